@@ -1,0 +1,101 @@
+// probe + fetch: pages go to the store one object per page, keyed by page number, so a retried
+// or resumed activity overwrites rather than duplicates, and no row travels through history.
+import { Context } from '@temporalio/activity';
+import { type TaskRow } from '../db/schema.js';
+import { requireTask, setLaneProgress, updateRunning } from '../db/tasks.js';
+import { expectedRows, pageCount, rowsInPages } from '../lib/plan.js';
+import { rowColumns, templateColumns } from './columns.js';
+import { type ActivityDeps, keys, type SourceMeta } from './deps.js';
+import { permanent } from './errors.js';
+import { encodeCsvRows } from './render-csv.js';
+import { getPage, type SourceClientOptions } from './source.js';
+
+export interface FetchPagesInput {
+  taskId: string;
+  lane: number;
+  laneFromPage: number;
+  fromPage: number;
+  /** Exclusive. */
+  toPage: number;
+}
+
+const pageExt = (task: TaskRow) => (task.type === 'csv' ? 'csv' : 'ndjson');
+const PROGRESS_EVERY_MS = 500;
+
+export function createFetchActivities({ db, storage, config }: ActivityDeps) {
+  const sourceOpts: SourceClientOptions = { timeoutMs: config.SOURCE_TIMEOUT_MS, maxBytes: config.SOURCE_MAX_PAGE_BYTES };
+
+  async function readMeta(taskId: string): Promise<SourceMeta> {
+    return JSON.parse((await storage.getBuffer(keys.meta(taskId))).toString('utf8')) as SourceMeta;
+  }
+
+  return {
+    /** page_size=1: total, template, header, footer (only this first answer's count). */
+    async probeSource({ taskId }: { taskId: string }): Promise<{ total: number; pagesTotal: number; pageSize: number }> {
+      const task = await requireTask(db, taskId);
+      await storage.deletePrefix(keys.staging(taskId));
+      const first = await getPage(task.sourceUrl, 0, 1, sourceOpts, Context.current().cancellationSignal);
+      const template = first.template ?? task.options.template;
+      const columns = templateColumns(template) ?? rowColumns(first.data[0]);
+      if (first.total > 0 && columns.length === 0) {
+        throw permanent('source_bad_response', 'the source reported rows but its first answer has neither a template nor a row to take columns from');
+      }
+      const meta: SourceMeta = { total: first.total, pageSize: task.pageSize, columns, template, header: first.header, footer: first.footer };
+      await storage.putBuffer(keys.meta(taskId), Buffer.from(JSON.stringify(meta)));
+      const pagesTotal = pageCount(first.total, task.pageSize);
+      await updateRunning(db, taskId, { totalRows: first.total, pagesTotal, stage: 'fetching', lanes: {} });
+      return { total: first.total, pagesTotal, pageSize: task.pageSize };
+    },
+
+    /**
+     * Fetches pages [fromPage, toPage). Heartbeats the next page to fetch; a retried attempt
+     * resumes there. A page whose total or row count differs from the probe fails with
+     * source_changed (the workflow decides whether to start over).
+     */
+    async fetchPages(input: FetchPagesInput): Promise<{ pages: number; rows: number }> {
+      const ctx = Context.current();
+      const task = await requireTask(db, input.taskId);
+      const meta = await readMeta(input.taskId);
+      const resumeAt = (ctx.info.heartbeatDetails as { nextPage?: number } | undefined)?.nextPage;
+      let next = Math.max(input.fromPage, resumeAt ?? input.fromPage);
+      // Heartbeats keep flowing while one slow page is in flight; Temporal throttles them.
+      const beat = setInterval(() => ctx.heartbeat({ nextPage: next }), 1000);
+      let lastProgress = 0;
+      const progress = async (force: boolean) => {
+        if (!force && Date.now() - lastProgress < PROGRESS_EVERY_MS) return;
+        lastProgress = Date.now();
+        const rows = rowsInPages(input.laneFromPage, next, meta.total, meta.pageSize);
+        await setLaneProgress(db, input.taskId, input.lane, { pages: next - input.laneFromPage, rows });
+      };
+      try {
+        for (; next < input.toPage; ) {
+          const page = await getPage(task.sourceUrl, next, meta.pageSize, sourceOpts, ctx.cancellationSignal);
+          checkPage(page.total, page.data.length, next, meta);
+          const body = pageExt(task) === 'csv' ? encodeCsvRows(page.data, meta.columns) : encodeNdjson(page.data);
+          await storage.putBuffer(keys.page(input.taskId, next, pageExt(task)), body);
+          next += 1;
+          ctx.heartbeat({ nextPage: next });
+          await progress(false);
+        }
+        await progress(true);
+      } finally {
+        clearInterval(beat);
+      }
+      return { pages: input.toPage - input.fromPage, rows: rowsInPages(input.fromPage, input.toPage, meta.total, meta.pageSize) };
+    },
+  };
+}
+
+function checkPage(total: number, rows: number, page: number, meta: SourceMeta): void {
+  if (total !== meta.total) {
+    throw permanent('source_changed', `the source's total changed from ${meta.total} to ${total} (seen on page ${page})`);
+  }
+  const want = expectedRows(page, meta.total, meta.pageSize);
+  if (rows !== want) {
+    throw permanent('source_changed', `page ${page} returned ${rows} rows where ${want} were expected for a total of ${meta.total}`);
+  }
+}
+
+function encodeNdjson(rows: unknown[]): Buffer {
+  return Buffer.from(rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length ? '\n' : ''), 'utf8');
+}

@@ -1,0 +1,20 @@
+import type { ActivityDeps } from './deps.js';
+import { createFetchActivities } from './fetch.js';
+import { createMergeActivities } from './merge.js';
+import { createRenderCsvActivities } from './render-csv.js';
+import { createTaskStateActivities } from './task-state.js';
+import { createUploadActivities } from './upload.js';
+
+export type { ActivityDeps } from './deps.js';
+
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...createTaskStateActivities(deps),
+    ...createFetchActivities(deps),
+    ...createMergeActivities(deps),
+    ...createRenderCsvActivities(deps),
+    ...createUploadActivities(deps),
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

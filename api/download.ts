@@ -1,0 +1,41 @@
+import type { Context } from 'hono';
+import { stream } from 'hono/streaming';
+import type { StoredFile, TaskRow } from '../db/schema.js';
+import type { Storage } from '../lib/storage/index.js';
+import { ApiError } from './errors.js';
+
+const contentTypes: Record<string, string> = {
+  csv: 'text/csv; charset=utf-8',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  zip: 'application/zip',
+};
+
+/** The file a plain download gives: the only file, or the zip that holds all parts. */
+export function primaryFile(task: TaskRow): StoredFile | undefined {
+  return task.files.length === 1 ? task.files[0] : task.files.find((f) => f.name.endsWith('.zip'));
+}
+
+export function assertDownloadable(task: TaskRow): void {
+  if (task.status === 'expired') throw new ApiError(410, 'expired', 'the files of this task have expired and were removed');
+  if (task.status !== 'succeeded') throw new ApiError(409, 'not_ready', `the task is ${task.status}; files exist once it has succeeded`);
+}
+
+export async function sendFile(c: Context, storage: Storage, file: StoredFile): Promise<Response> {
+  let body;
+  try {
+    body = await storage.getStream(file.key);
+  } catch {
+    throw new ApiError(410, 'expired', 'the file is no longer stored');
+  }
+  const ext = file.name.split('.').pop() ?? '';
+  c.header('Content-Type', contentTypes[ext] ?? 'application/octet-stream');
+  c.header('Content-Length', String(file.bytes));
+  c.header('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}`);
+  c.header('X-Content-SHA256', file.sha256);
+  return stream(c, async (s) => {
+    s.onAbort(() => {
+      body.destroy();
+    });
+    for await (const chunk of body) await s.write(chunk as Uint8Array);
+  });
+}

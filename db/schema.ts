@@ -1,0 +1,100 @@
+import { sql } from 'drizzle-orm';
+import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+
+export const projects = pgTable('projects', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  // Only a SHA-256 of the key is kept; the key itself is shown once at creation.
+  apiKeyHash: text('api_key_hash').notNull().unique(),
+  // The webhook secret must be readable to sign callbacks, so it is stored as issued.
+  webhookSecret: text('webhook_secret').notNull(),
+  sourceHosts: jsonb('source_hosts').$type<string[]>().notNull(),
+  callbackHosts: jsonb('callback_hosts').$type<string[]>().notNull(),
+  retentionHours: integer('retention_hours').notNull(),
+  maxRunningTasks: integer('max_running_tasks').notNull(),
+  submitPerMinute: integer('submit_per_minute').notNull(),
+  // Later per-project knobs (split limits, source politeness) without a migration each.
+  settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+export type LaneProgress = Record<string, { pages: number; rows: number }>;
+
+export interface StoredFile {
+  name: string;
+  key: string;
+  bytes: number;
+  rows: number;
+  sha256: string;
+}
+
+export const tasks = pgTable(
+  'tasks',
+  {
+    id: text('id').primaryKey(),
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id),
+    operatorId: text('operator_id').notNull(),
+    type: text('type').$type<'csv' | 'excel'>().notNull(),
+    fileName: text('file_name').notNull(),
+    sourceUrl: text('source_url').notNull(),
+    callback: text('callback'),
+    pageSize: integer('page_size').notNull(),
+    priority: integer('priority').notNull(),
+    // title, summary, template and any later per-task options: read by the workflow, never queried.
+    options: jsonb('options').$type<Record<string, unknown>>().notNull(),
+    status: text('status').notNull().default('queued'),
+    stage: text('stage'),
+    totalRows: integer('total_rows'),
+    pagesTotal: integer('pages_total'),
+    lanes: jsonb('lanes').$type<LaneProgress>().notNull().default(sql`'{}'::jsonb`),
+    files: jsonb('files').$type<StoredFile[]>().notNull().default(sql`'[]'::jsonb`),
+    errorCode: text('error_code'),
+    errorMessage: text('error_message'),
+    idempotencyKey: text('idempotency_key'),
+    // SHA-256 of the normalised request: both the Idempotency-Key body check and the no-key de-duplication use it.
+    requestHash: text('request_hash').notNull(),
+    runs: integer('runs').notNull().default(1),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    startedAt: timestamp('started_at', { withTimezone: true }),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+    expiresAt: timestamp('expires_at', { withTimezone: true }),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    // The list endpoint pages newest first within one project.
+    index('tasks_project_created_idx').on(t.projectId, t.createdAt.desc(), t.id.desc()),
+    index('tasks_project_operator_idx').on(t.projectId, t.operatorId, t.createdAt.desc()),
+    index('tasks_project_status_idx').on(t.projectId, t.status),
+    index('tasks_request_hash_idx').on(t.projectId, t.requestHash),
+    uniqueIndex('tasks_idempotency_idx').on(t.projectId, t.idempotencyKey),
+    // The cleaner scans for expired files.
+    index('tasks_expires_idx').on(t.expiresAt),
+  ],
+);
+
+export type ProjectRow = typeof projects.$inferSelect;
+export type TaskRow = typeof tasks.$inferSelect;
+
+/** One row per callback delivery attempt, shown by GET /v1/tasks/:id/deliveries. */
+export const deliveries = pgTable(
+  'deliveries',
+  {
+    id: text('id').primaryKey(),
+    taskId: text('task_id')
+      .notNull()
+      .references(() => tasks.id, { onDelete: 'cascade' }),
+    event: text('event').notNull(),
+    // Standard Webhooks: the same webhook-id on every retry of one event.
+    webhookId: text('webhook_id').notNull(),
+    attempt: integer('attempt').notNull(),
+    statusCode: integer('status_code'),
+    latencyMs: integer('latency_ms'),
+    error: text('error'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('deliveries_task_idx').on(t.taskId, t.createdAt)],
+);
+
+export type DeliveryRow = typeof deliveries.$inferSelect;

@@ -1,0 +1,41 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import { builtinModules } from 'node:module';
+
+// Workflow code is replayed; it must be deterministic, so it may not touch Node built-ins or I/O.
+const banned = [
+  ...builtinModules,
+  ...builtinModules.map((m) => `node:${m}`),
+  'undici', 'postgres', '@electric-sql/pglite', 'drizzle-orm', 'minio', 'exceljs', 'csv-stringify', 'hono', 'ws',
+  '@temporalio/activity', '@temporalio/worker', '@temporalio/client',
+];
+
+export default tseslint.config(
+  { ignores: ['node_modules/', '.tools/', 'data/', 'dist/', '.scratch/', 'db/migrations/', '.bench/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-control-regex': 'off',
+    },
+  },
+  {
+    files: ['**/*.mjs', '**/*.js'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
+  },
+  {
+    files: ['workflows/**/*.ts', 'lib/plan.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: banned.map((name) => ({ name, message: 'workflows must stay deterministic: do I/O in an activity' })),
+          patterns: [{ group: ['**/activities/**', '**/db/**', '**/api/**', '**/worker/**'], allowTypeImports: true, message: 'workflows may import only types from activities' }],
+        },
+      ],
+      '@typescript-eslint/consistent-type-imports': ['error', { prefer: 'type-imports' }],
+      'no-restricted-globals': ['error', { name: 'setTimeout', message: 'use sleep() from @temporalio/workflow' }, { name: 'fetch', message: 'do I/O in an activity' }],
+    },
+  },
+);

@@ -1,0 +1,80 @@
+// The one place that reads process.env. Everything else receives a Config.
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(1).max(65535);
+const positiveInt = z.coerce.number().int().positive();
+const optionalUrl = z.url().optional();
+
+const schema = z.object({
+  PORT: port.default(8080),
+  DATA_DIR: z.string().min(1).default('./data'),
+  ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  // Signs download links; generated and kept in DATA_DIR when unset (see lib/secrets.ts).
+  LINK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  PUBLIC_BASE_URL: optionalUrl,
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
+  TEMPORAL_ADDRESS: z
+    .string()
+    .regex(/^[\w.-]+:\d+$/, 'must be host:port')
+    .optional(),
+  TEMPORAL_PORT: port.default(7233),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_UI_PORT: port.default(8233),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('download-center'),
+  S3_ENDPOINT: optionalUrl,
+  S3_ACCESS_KEY: z.string().optional(),
+  S3_SECRET_KEY: z.string().optional(),
+  S3_BUCKET: z.string().default('download-center'),
+  S3_REGION: z.string().default('us-east-1'),
+  // Not in the contract: operational knobs with safe defaults, documented in README.
+  LINK_TTL_SECONDS: positiveInt.default(24 * 3600),
+  MAX_BODY_BYTES: positiveInt.default(256 * 1024),
+  SOURCE_TIMEOUT_MS: positiveInt.default(30_000),
+  SOURCE_MAX_PAGE_BYTES: positiveInt.default(64 * 1024 * 1024),
+  SOURCE_RETRY_INITIAL_MS: positiveInt.default(1000),
+  SOURCE_RETRY_MAX_ATTEMPTS: positiveInt.default(5),
+  DEMO_SOURCE: z
+    .enum(['on', 'off'])
+    .default('on')
+    .transform((v) => v === 'on'),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+});
+
+export type Env = z.infer<typeof schema>;
+
+export interface Config extends Env {
+  publicBaseUrl: string;
+  s3: { endpoint: string; accessKey: string; secretKey: string; bucket: string; region: string } | null;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parses the environment once; a bad value throws a ConfigError naming the variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid environment: ${lines.join('; ')}`);
+  }
+  const e = parsed.data;
+  let s3: Config['s3'] = null;
+  if (e.S3_ENDPOINT) {
+    if (!e.S3_ACCESS_KEY || !e.S3_SECRET_KEY) {
+      throw new ConfigError('invalid environment: S3_ACCESS_KEY and S3_SECRET_KEY are required with S3_ENDPOINT');
+    }
+    s3 = {
+      endpoint: e.S3_ENDPOINT,
+      accessKey: e.S3_ACCESS_KEY,
+      secretKey: e.S3_SECRET_KEY,
+      bucket: e.S3_BUCKET,
+      region: e.S3_REGION,
+    };
+  }
+  return { ...e, publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`, s3 };
+}

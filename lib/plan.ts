@@ -1,0 +1,45 @@
+// Pure arithmetic of the fetch plan, shared by the workflow (deterministic) and the activities.
+// Keep this file free of I/O and Node built-ins: the workflow bundle imports it.
+
+/** The design: ≤ 400 pages → one lane; more → ceil(total / (page_size × 100)) lanes, at most 5. */
+export const LINEAR_MAX_PAGES = 400;
+export const MAX_LANES = 5;
+/** Pages one fetch activity handles: keeps history small and bounds what a crash can redo. */
+export const PAGES_PER_ACTIVITY = 100;
+
+export interface Lane {
+  lane: number;
+  fromPage: number;
+  /** Exclusive. */
+  toPage: number;
+}
+
+export const pageCount = (total: number, pageSize: number): number => Math.ceil(total / pageSize);
+
+export function planLanes(total: number, pageSize: number, maxLanes = MAX_LANES): Lane[] {
+  const pages = pageCount(total, pageSize);
+  if (pages === 0) return [];
+  const lanes = pages <= LINEAR_MAX_PAGES ? 1 : Math.min(maxLanes, Math.ceil(total / (pageSize * 100)));
+  const per = Math.ceil(pages / lanes);
+  const out: Lane[] = [];
+  for (let i = 0, from = 0; from < pages; i++, from += per) {
+    out.push({ lane: i, fromPage: from, toPage: Math.min(pages, from + per) });
+  }
+  return out;
+}
+
+/** Consecutive [from, to) page ranges of at most `size` pages covering a lane. */
+export function chunkRange(fromPage: number, toPage: number, size = PAGES_PER_ACTIVITY): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (let p = fromPage; p < toPage; p += size) out.push([p, Math.min(toPage, p + size)]);
+  return out;
+}
+
+/** Rows the source must return for a page, given the probed total. */
+export function expectedRows(page: number, total: number, pageSize: number): number {
+  return Math.max(0, Math.min(pageSize, total - page * pageSize));
+}
+
+export function rowsInPages(fromPage: number, toPage: number, total: number, pageSize: number): number {
+  return Math.max(0, Math.min(total, toPage * pageSize) - fromPage * pageSize);
+}

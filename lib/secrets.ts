@@ -1,0 +1,25 @@
+// ADMIN_TOKEN and LINK_SECRET default to values generated once and kept in DATA_DIR, so that
+// links and the admin token survive a restart of the embedded service.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Config } from './config.js';
+import { randomToken } from './crypto.js';
+
+export interface Secrets {
+  adminToken: string;
+  linkSecret: string;
+  adminTokenGenerated: boolean;
+}
+
+export function loadSecrets(config: Config): Secrets {
+  const file = join(config.DATA_DIR, 'secrets.json');
+  let stored: Partial<Record<'adminToken' | 'linkSecret', string>> = {};
+  if (existsSync(file)) stored = JSON.parse(readFileSync(file, 'utf8'));
+  const adminToken = config.ADMIN_TOKEN ?? stored.adminToken ?? `adm_${randomToken()}`;
+  const linkSecret = config.LINK_SECRET ?? stored.linkSecret ?? randomToken(32);
+  if (!config.ADMIN_TOKEN || !config.LINK_SECRET) {
+    mkdirSync(config.DATA_DIR, { recursive: true });
+    writeFileSync(file, JSON.stringify({ adminToken, linkSecret }), { mode: 0o600 });
+  }
+  return { adminToken, linkSecret, adminTokenGenerated: !config.ADMIN_TOKEN };
+}

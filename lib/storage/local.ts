@@ -1,0 +1,92 @@
+import { createReadStream } from 'node:fs';
+import { copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
+import type { Readable } from 'node:stream';
+import { randomToken } from '../crypto.js';
+import { assertKey, type Storage } from './types.js';
+
+export class LocalStorage implements Storage {
+  readonly kind = 'local' as const;
+  constructor(private readonly root: string) {}
+
+  private path(key: string): string {
+    assertKey(key);
+    return join(this.root, ...key.split('/'));
+  }
+
+  async putFile(key: string, localPath: string): Promise<void> {
+    const dest = this.path(key);
+    await mkdir(dirname(dest), { recursive: true });
+    try {
+      await rename(localPath, dest);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+      await this.atomicWrite(dest, () => copyFile(localPath, `${dest}.part`));
+      await rm(localPath, { force: true });
+    }
+  }
+
+  async putBuffer(key: string, body: Buffer): Promise<void> {
+    const dest = this.path(key);
+    await mkdir(dirname(dest), { recursive: true });
+    await this.atomicWrite(dest, (tmp) => writeFile(tmp, body));
+  }
+
+  // Write beside the target, then rename: a reader never sees half a file.
+  private async atomicWrite(dest: string, write: (tmp: string) => Promise<void>): Promise<void> {
+    const tmp = `${dest}.${randomToken(6)}.part`;
+    await write(tmp);
+    await rename(tmp, dest);
+  }
+
+  getBuffer(key: string): Promise<Buffer> {
+    return readFile(this.path(key));
+  }
+
+  async getStream(key: string): Promise<Readable> {
+    const p = this.path(key);
+    await stat(p);
+    return createReadStream(p, { highWaterMark: 256 * 1024 });
+  }
+
+  async size(key: string): Promise<number | null> {
+    try {
+      return (await stat(this.path(key))).size;
+    } catch {
+      return null;
+    }
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    const dir = this.path(prefix.replace(/\/$/, ''));
+    try {
+      const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+      return entries
+        .filter((e) => e.isFile() && !e.name.endsWith('.part'))
+        .map((e) => relative(this.root, join(e.parentPath, e.name)).split(sep).join('/'))
+        .sort();
+    } catch {
+      return [];
+    }
+  }
+
+  async copy(from: string, to: string): Promise<void> {
+    const dest = this.path(to);
+    await mkdir(dirname(dest), { recursive: true });
+    await this.atomicWrite(dest, (tmp) => copyFile(this.path(from), tmp));
+  }
+
+  async move(from: string, to: string): Promise<void> {
+    const dest = this.path(to);
+    await mkdir(dirname(dest), { recursive: true });
+    await rename(this.path(from), dest);
+  }
+
+  async deletePrefix(prefix: string): Promise<void> {
+    await rm(this.path(prefix.replace(/\/$/, '')), { recursive: true, force: true });
+  }
+
+  async ping(): Promise<void> {
+    await mkdir(this.root, { recursive: true });
+  }
+}

@@ -1,0 +1,159 @@
+// Accepting a task: allow-lists, submit rate, de-duplication, then the row and its workflow.
+import { and, count, eq, gte, inArray } from 'drizzle-orm';
+import type { Client } from '@temporalio/client';
+import type { Db } from '../db/client.js';
+import { type ProjectRow, type TaskRow, tasks } from '../db/schema.js';
+import { ACTIVE_STATUSES } from '../db/tasks.js';
+import type { ExportInput } from '../workflows/export.js';
+import type { Config } from './config.js';
+import { newId, randomToken, sha256Hex } from './crypto.js';
+import { checkOutgoingUrl } from './hosts.js';
+
+export interface SubmitInput {
+  source_url: string;
+  operator_id: string;
+  type: 'csv' | 'excel';
+  file_name?: string | undefined;
+  title?: string | undefined;
+  summary?: string | undefined;
+  template?: unknown;
+  callback?: string | undefined;
+  page_size: number;
+  priority: number;
+}
+
+export class SubmitError extends Error {
+  constructor(
+    readonly status: 422 | 429 | 503,
+    readonly code: string,
+    message: string,
+    readonly field?: string,
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+  }
+}
+
+export interface SubmitDeps {
+  db: Db;
+  temporal: Client;
+  config: Config;
+}
+
+/** Canonical JSON (sorted keys) so that two equal requests hash the same. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const entries = Object.entries(v).filter(([, x]) => x !== undefined).sort(([a], [b]) => (a < b ? -1 : 1));
+    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonical(x)}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+export function defaultFileName(now = new Date()): string {
+  return `export-${now.toISOString().slice(0, 10)}-${randomToken(4).replace(/[^a-zA-Z0-9]/g, 'x')}`;
+}
+
+function checkHosts(project: ProjectRow, input: SubmitInput): void {
+  const src = checkOutgoingUrl(input.source_url, project.sourceHosts);
+  if (!src.ok) {
+    const why = src.reason === 'invalid' ? 'is not an http(s) URL' : src.reason === 'blocked' ? 'points at a refused address (cloud metadata or link-local)' : "has a host that is not on the project's source_hosts";
+    throw new SubmitError(422, src.reason === 'invalid' ? 'validation_failed' : 'source_host_not_allowed', `source_url ${why}`, 'source_url');
+  }
+  if (input.callback) {
+    const cb = checkOutgoingUrl(input.callback, project.callbackHosts);
+    if (!cb.ok) {
+      const why = cb.reason === 'invalid' ? 'is not an http(s) URL' : cb.reason === 'blocked' ? 'points at a refused address (cloud metadata or link-local)' : "has a host that is not on the project's callback_hosts";
+      throw new SubmitError(422, cb.reason === 'invalid' ? 'validation_failed' : 'callback_host_not_allowed', `callback ${why}`, 'callback');
+    }
+  }
+}
+
+async function checkRate(db: Db, project: ProjectRow): Promise<void> {
+  const since = new Date(Date.now() - 60_000);
+  const [recent] = await db
+    .select({ n: count() })
+    .from(tasks)
+    .where(and(eq(tasks.projectId, project.id), gte(tasks.createdAt, since)));
+  if ((recent?.n ?? 0) >= project.submitPerMinute) {
+    throw new SubmitError(429, 'rate_limited', `this project may submit ${project.submitPerMinute} tasks a minute`, undefined, 60);
+  }
+}
+
+export async function submitTask(
+  deps: SubmitDeps,
+  project: ProjectRow,
+  input: SubmitInput,
+  idempotencyKey: string | undefined,
+): Promise<{ task: TaskRow; created: boolean }> {
+  checkHosts(project, input);
+  const requestHash = sha256Hex(canonical(input));
+  const existing = await findDuplicate(deps.db, project.id, requestHash, idempotencyKey);
+  if (existing) return { task: existing, created: false };
+  await checkRate(deps.db, project);
+
+  const id = newId('tsk');
+  const [task] = await deps.db
+    .insert(tasks)
+    .values({
+      id,
+      projectId: project.id,
+      operatorId: input.operator_id,
+      type: input.type,
+      fileName: input.file_name ?? defaultFileName(),
+      sourceUrl: input.source_url,
+      callback: input.callback ?? null,
+      pageSize: input.page_size,
+      priority: input.priority,
+      options: { title: input.title, summary: input.summary, template: input.template },
+      idempotencyKey: idempotencyKey ?? null,
+      requestHash,
+      // Set here rather than by the database: list cursors compare it at millisecond precision.
+      createdAt: new Date(),
+    })
+    .onConflictDoNothing()
+    .returning();
+  if (!task) {
+    // A concurrent request with the same Idempotency-Key won the insert.
+    const winner = await findDuplicate(deps.db, project.id, requestHash, idempotencyKey);
+    if (winner) return { task: winner, created: false };
+    throw new SubmitError(422, 'idempotency_key_reused', 'this Idempotency-Key was used with a different request body', 'Idempotency-Key');
+  }
+  await startExport(deps, task);
+  return { task, created: true };
+}
+
+async function findDuplicate(db: Db, projectId: string, requestHash: string, key: string | undefined): Promise<TaskRow | undefined> {
+  if (key) {
+    const [byKey] = await db.select().from(tasks).where(and(eq(tasks.projectId, projectId), eq(tasks.idempotencyKey, key)));
+    if (byKey && byKey.requestHash !== requestHash) {
+      throw new SubmitError(422, 'idempotency_key_reused', 'this Idempotency-Key was used with a different request body', 'Idempotency-Key');
+    }
+    return byKey;
+  }
+  const [active] = await db
+    .select()
+    .from(tasks)
+    .where(and(eq(tasks.projectId, projectId), eq(tasks.requestHash, requestHash), inArray(tasks.status, [...ACTIVE_STATUSES])))
+    .limit(1);
+  return active;
+}
+
+export async function startExport(deps: SubmitDeps, task: TaskRow): Promise<void> {
+  const input: ExportInput = {
+    taskId: task.id,
+    retry: { initialMs: deps.config.SOURCE_RETRY_INITIAL_MS, maxAttempts: deps.config.SOURCE_RETRY_MAX_ATTEMPTS },
+  };
+  try {
+    await deps.temporal.workflow.start('exportWorkflow', {
+      workflowId: task.id,
+      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+      args: [input],
+      // 1 runs first; the server orders queued work by this key where priority is enabled.
+      priority: { priorityKey: task.priority },
+    });
+  } catch (err) {
+    await deps.db.delete(tasks).where(eq(tasks.id, task.id));
+    throw new SubmitError(503, 'temporal_unavailable', `the task could not be scheduled: ${(err as Error).message}`);
+  }
+}

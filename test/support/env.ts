@@ -1,0 +1,132 @@
+// A complete service for one test file: a fresh Postgres database, the real API on a real port,
+// and a worker on its own task queue of the shared Temporal dev server.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ServerType } from '@hono/node-server';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import postgres from 'postgres';
+import { inject } from 'vitest';
+import { type Config, loadConfig } from '../../lib/config.js';
+import { randomToken } from '../../lib/crypto.js';
+import { type Core, installTemporalRuntime, openCore, startApi } from '../../lib/runtime.js';
+import { createWorker } from '../../worker/index.js';
+import { freePort } from './global-setup.js';
+
+export const ADMIN = 'test-admin-token-0123456789';
+const PG_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface TestEnv {
+  base: string;
+  config: Config;
+  core: Core;
+  temporal: Client;
+  worker: Worker;
+  databaseUrl: string;
+  api(method: string, path: string, opts?: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<{ status: number; json: any; headers: Headers }>;
+  createProject(overrides?: Record<string, unknown>): Promise<{ project_id: string; api_key: string; webhook_secret: string }>;
+  waitForTask(taskId: string, apiKey: string, until?: (t: any) => boolean, timeoutMs?: number): Promise<any>;
+  close(): Promise<void>;
+}
+
+export async function createDatabase(): Promise<string> {
+  const name = `dc_test_${randomToken(6).toLowerCase().replace(/[^a-z0-9]/g, '')}`;
+  const admin = postgres(PG_ADMIN_URL, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  await admin.end();
+  return `postgres://postgres@127.0.0.1:5432/${name}`;
+}
+
+export async function dropDatabase(url: string): Promise<void> {
+  const name = new URL(url).pathname.slice(1);
+  const admin = postgres(PG_ADMIN_URL, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`drop database if exists ${name} with (force)`);
+  await admin.end();
+}
+
+export async function startTestEnv(env: Record<string, string> = {}): Promise<TestEnv> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'dc-test-'));
+  const databaseUrl = await createDatabase();
+  const port = await freePort();
+  const address = inject('temporalAddress');
+  const config = loadConfig({
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl,
+    ADMIN_TOKEN: ADMIN,
+    LINK_SECRET: 'test-link-secret-0123456789',
+    TEMPORAL_ADDRESS: address,
+    TEMPORAL_TASK_QUEUE: `test-${randomToken(6)}`,
+    SOURCE_RETRY_INITIAL_MS: '200',
+    ...env,
+  });
+  installTemporalRuntime('warn');
+  const core = await openCore(config);
+  const temporal = new Client({ connection: await Connection.connect({ address }), namespace: config.TEMPORAL_NAMESPACE });
+  const nativeConnection = await NativeConnection.connect({ address });
+  const worker = await createWorker({
+    connection: nativeConnection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    deps: { db: core.database.db, storage: core.storage, config },
+    workflowBundle: { code: inject('workflowBundleCode') },
+  });
+  const running = worker.run();
+  const server: ServerType = await startApi({ ...core, temporal });
+  const base = `http://127.0.0.1:${port}`;
+
+  const api: TestEnv['api'] = async (method, path, opts = {}) => {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+    let body: string | undefined = opts.raw;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] = 'application/json';
+    }
+    const res = await fetch(`${base}${path}`, { method, headers, body });
+    const text = await res.text();
+    let json: unknown = text;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      // not JSON: leave the text
+    }
+    return { status: res.status, json, headers: res.headers };
+  };
+
+  return {
+    base,
+    config,
+    core,
+    temporal,
+    worker,
+    databaseUrl,
+    api,
+    async createProject(overrides = {}) {
+      const res = await api('POST', '/v1/projects', { token: ADMIN, body: { name: 'test', source_hosts: ['127.0.0.1'], ...overrides } });
+      if (res.status !== 201) throw new Error(`createProject: ${res.status} ${JSON.stringify(res.json)}`);
+      return res.json;
+    },
+    async waitForTask(taskId, apiKey, until = (t) => !['queued', 'running'].includes(t.status), timeoutMs = 60_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const res = await api('GET', `/v1/tasks/${taskId}`, { token: apiKey });
+        if (res.status !== 200) throw new Error(`GET task: ${res.status} ${JSON.stringify(res.json)}`);
+        if (until(res.json)) return res.json;
+        if (Date.now() > deadline) throw new Error(`task ${taskId} still ${res.json.status}/${res.json.stage} after ${timeoutMs}ms`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+    async close() {
+      worker.shutdown();
+      await running;
+      await new Promise((r) => server.close(r));
+      await temporal.connection.close();
+      await nativeConnection.close();
+      await core.database.close();
+      await dropDatabase(databaseUrl);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,65 @@
+// A real HTTP server speaking the source protocol, with knobs for the failures tests need.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+
+export interface SourceRequest {
+  page: number;
+  pageSize: number;
+  query: URLSearchParams;
+}
+
+export type Reply = { status: number; body: string; headers?: Record<string, string> } | undefined;
+
+export interface SourceOptions {
+  total: number;
+  row?: (i: number) => Record<string, unknown>;
+  /** Extra fields for the first (page_size=1) answer: template, header, footer. */
+  firstExtras?: Record<string, unknown>;
+  /** Return a reply to override the normal answer for this request. */
+  intercept?: (req: SourceRequest, n: number) => Reply;
+}
+
+export const defaultRow = (i: number) => ({ id: i + 1, name: `客户 ${i + 1}`, amount: Math.round(i * 13.7) / 100, note: i % 7 === 0 ? 'a, "quoted" note' : '' });
+
+export interface SourceServer {
+  url: string;
+  host: string;
+  requests: SourceRequest[];
+  options: SourceOptions;
+  close(): Promise<void>;
+}
+
+export async function startSource(options: SourceOptions): Promise<SourceServer> {
+  const requests: SourceRequest[] = [];
+  const row = () => options.row ?? defaultRow;
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const r: SourceRequest = { page: Number(url.searchParams.get('page')), pageSize: Number(url.searchParams.get('page_size')), query: url.searchParams };
+    requests.push(r);
+    const override = options.intercept?.(r, requests.length);
+    if (override) {
+      res.writeHead(override.status, { 'content-type': 'application/json', ...override.headers });
+      res.end(override.body);
+      return;
+    }
+    const from = r.page * r.pageSize;
+    const data = [];
+    for (let i = from; i < Math.min(options.total, from + r.pageSize); i++) data.push(row()(i));
+    const body = { total: options.total, data, ...(r.pageSize === 1 && r.page === 0 ? options.firstExtras : {}) };
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
+  const server: Server = createServer(handle);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}/export`,
+    host: `127.0.0.1:${port}`,
+    requests,
+    options,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

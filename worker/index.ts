@@ -1,0 +1,28 @@
+import { fileURLToPath } from 'node:url';
+import { NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { createActivities, type ActivityDeps } from '../activities/index.js';
+
+export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+
+export interface WorkerOptions {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  deps: ActivityDeps;
+  /** A pre-built bundle (tests build it once); otherwise workflows/ is bundled at start. */
+  workflowBundle?: WorkflowBundle;
+}
+
+export async function createWorker(opts: WorkerOptions): Promise<Worker> {
+  return Worker.create({
+    connection: opts.connection,
+    namespace: opts.namespace,
+    taskQueue: opts.taskQueue,
+    activities: createActivities(opts.deps),
+    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath }),
+    // Fetch lanes are I/O bound; rendering is CPU bound and memory-hungry, so keep the total modest.
+    maxConcurrentActivityTaskExecutions: 16,
+    // Drain in-flight activities on shutdown before giving their work back to the server.
+    shutdownGraceTime: '10 seconds',
+  });
+}

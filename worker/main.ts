@@ -1,0 +1,24 @@
+// `npm run worker`: the worker alone, for scale-out (needs TEMPORAL_ADDRESS and DATABASE_URL).
+import { ConfigError, loadConfig } from '../lib/config.js';
+import { onShutdown, openCore, startWorker } from '../lib/runtime.js';
+
+try {
+  const config = loadConfig();
+  if (!config.TEMPORAL_ADDRESS) throw new ConfigError('TEMPORAL_ADDRESS is required for npm run worker');
+  if (!config.DATABASE_URL) throw new ConfigError('DATABASE_URL is required for npm run worker (PGlite is single-process)');
+  const core = await openCore(config);
+  const { worker, running, connection } = await startWorker(core, config.TEMPORAL_ADDRESS);
+  onShutdown([
+    async () => {
+      worker.shutdown();
+      await running;
+    },
+    () => connection.close(),
+    () => core.database.close(),
+  ]);
+  console.log(`[download-center] worker polling ${config.TEMPORAL_TASK_QUEUE} on ${config.TEMPORAL_ADDRESS}`);
+  await running;
+} catch (err) {
+  console.error(`[download-center] cannot start: ${(err as Error).message}`);
+  process.exit(1);
+}

@@ -1,0 +1,1 @@
+export { exportWorkflow } from './export.js';
