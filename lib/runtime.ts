@@ -89,6 +89,7 @@ export function onShutdown(steps: Array<() => Promise<unknown>>): void {
         console.error('[download-center] shutdown step failed:', (err as Error).message);
       }
     }
+    console.log('[download-center] stopped');
     process.exit(0);
   };
   process.on('SIGINT', () => void handler('SIGINT'));

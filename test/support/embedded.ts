@@ -1,0 +1,59 @@
+// Runs the real `npm start` (embedded defaults: PGlite, spawned Temporal dev server, local files)
+// as a child process group, the way a newcomer's terminal does.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { projectRoot } from '../../lib/temporal-server.js';
+import { freePort } from './global-setup.js';
+
+export interface Embedded {
+  child: ChildProcess;
+  base: string;
+  port: number;
+  dataDir: string;
+  output(): string;
+  adminToken(): string;
+  /** Resolves when npm and everything holding its output have exited (npm itself may die of the signal). */
+  exited: Promise<number | null>;
+  signal(sig: NodeJS.Signals): void;
+}
+
+export async function startEmbedded(opts: { dataDir?: string; ports?: { port: number; temporal: number; ui: number }; env?: Record<string, string> } = {}): Promise<Embedded> {
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'dc-embedded-'));
+  const ports = opts.ports ?? { port: await freePort(), temporal: await freePort(), ui: await freePort() };
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v !== undefined && !['DATABASE_URL', 'TEMPORAL_ADDRESS', 'S3_ENDPOINT', 'ADMIN_TOKEN', 'LINK_SECRET'].includes(k)) env[k] = v;
+  }
+  Object.assign(env, { DATA_DIR: dataDir, PORT: String(ports.port), TEMPORAL_PORT: String(ports.temporal), TEMPORAL_UI_PORT: String(ports.ui), LOG_LEVEL: 'warn', ...opts.env });
+  const child = spawn('npm', ['start', '--silent'], { cwd: projectRoot, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout?.on('data', (b: Buffer) => (out += b.toString()));
+  child.stderr?.on('data', (b: Buffer) => (out += b.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  const deadline = Date.now() + 90_000;
+  while (!out.includes('[download-center] ready')) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`npm start did not become ready:\n${out}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    child,
+    base: `http://127.0.0.1:${ports.port}`,
+    port: ports.port,
+    dataDir,
+    exited,
+    output: () => out,
+    adminToken: () => (JSON.parse(readFileSync(join(dataDir, 'secrets.json'), 'utf8')) as { adminToken: string }).adminToken,
+    signal: (sig) => process.kill(-child.pid!, sig),
+  };
+}
+
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
