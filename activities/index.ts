@@ -1,3 +1,4 @@
+import { createCleanupActivities } from './cleanup.js';
 import type { ActivityDeps } from './deps.js';
 import { createFetchActivities } from './fetch.js';
 import { createMergeActivities } from './merge.js';
@@ -14,6 +15,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createMergeActivities(deps),
     ...createRenderCsvActivities(deps),
     ...createUploadActivities(deps),
+    ...createCleanupActivities(deps),
   };
 }
 

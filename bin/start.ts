@@ -5,6 +5,7 @@ import { demoSourceApp } from '../demo/source.js';
 import { type Config, ConfigError, loadConfig } from '../lib/config.js';
 import { connectTemporal, onShutdown, openCore, startApi, startWorker } from '../lib/runtime.js';
 import { type DevServer, startDevServer } from '../lib/temporal-server.js';
+import { ensureCleanupSchedule } from '../worker/schedules.js';
 
 function fail(message: string): never {
   console.error(`[download-center] cannot start: ${message}`);
@@ -57,6 +58,7 @@ async function main() {
     if (config.DEMO_SOURCE) app.route('/demo', demoSourceApp());
   }).catch(orStop);
   const { worker, running, connection } = await startWorker(core, address).catch(orStop);
+  await ensureCleanupSchedule(temporal, config).catch(orStop);
   onShutdown([
     async () => {
       worker.shutdown();

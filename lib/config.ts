@@ -36,6 +36,7 @@ const schema = z.object({
   SOURCE_MAX_PAGE_BYTES: positiveInt.default(64 * 1024 * 1024),
   SOURCE_RETRY_INITIAL_MS: positiveInt.default(1000),
   SOURCE_RETRY_MAX_ATTEMPTS: positiveInt.default(5),
+  CLEANUP_INTERVAL_MINUTES: positiveInt.default(10),
   DEMO_SOURCE: z
     .enum(['on', 'off'])
     .default('on')

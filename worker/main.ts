@@ -1,6 +1,7 @@
 // `npm run worker`: the worker alone, for scale-out (needs TEMPORAL_ADDRESS and DATABASE_URL).
 import { ConfigError, loadConfig } from '../lib/config.js';
-import { onShutdown, openCore, startWorker } from '../lib/runtime.js';
+import { connectTemporal, onShutdown, openCore, startWorker } from '../lib/runtime.js';
+import { ensureCleanupSchedule } from './schedules.js';
 
 try {
   const config = loadConfig();
@@ -8,12 +9,15 @@ try {
   if (!config.DATABASE_URL) throw new ConfigError('DATABASE_URL is required for npm run worker (PGlite is single-process)');
   const core = await openCore(config);
   const { worker, running, connection } = await startWorker(core, config.TEMPORAL_ADDRESS);
+  const client = await connectTemporal(config, config.TEMPORAL_ADDRESS);
+  await ensureCleanupSchedule(client, config);
   onShutdown([
     async () => {
       worker.shutdown();
       await running;
     },
     () => connection.close(),
+    () => client.connection.close(),
     () => core.database.close(),
   ]);
   console.log(`[download-center] worker polling ${config.TEMPORAL_TASK_QUEUE} on ${config.TEMPORAL_ADDRESS}`);

@@ -1,1 +1,2 @@
+export { cleanupWorkflow } from './cleanup.js';
 export { exportWorkflow } from './export.js';
