@@ -123,6 +123,21 @@ describe('CSV export end to end', () => {
     expect(tb.error).toEqual({ code: 'source_bad_response', message: expect.stringMatching(/"total"/) });
   });
 
+  it('shows live status, stage and progress while it runs', async () => {
+    const src = await source({ total: 2000, delayMs: (r) => (r.pageSize === 100 ? 60 : 0) });
+    const res = await submit({ source_url: src.url, page_size: 100 });
+    const seen: Array<{ stage: string; fetched: number; percent: number; eta: number | null }> = [];
+    const task = await env.waitForTask(res.json.task_id, key, (t) => {
+      if (t.status === 'running') seen.push({ stage: t.stage, fetched: t.progress.fetched_rows, percent: t.progress.percent, eta: t.progress.eta_seconds });
+      return t.status === 'succeeded';
+    });
+    expect(task.started_at).not.toBeNull();
+    const fetching = seen.filter((s) => s.stage === 'fetching' && s.fetched > 0 && s.fetched < 2000);
+    expect(fetching.length).toBeGreaterThan(2);
+    expect(fetching.every((s, i) => i === 0 || s.fetched >= fetching[i - 1]!.fetched)).toBe(true);
+    expect(fetching.some((s) => s.percent > 0 && s.percent < 100 && s.eta !== null)).toBe(true);
+  });
+
   it('sends the filters in source_url back unchanged on every call', async () => {
     const src = await source({ total: 150 });
     const url = `${src.url}?month=2026-11&shop=${encodeURIComponent('上海 徐汇')}&tag=a&tag=b`;

@@ -14,6 +14,8 @@ export interface SourceOptions {
   row?: (i: number) => Record<string, unknown>;
   /** Extra fields for the first (page_size=1) answer: template, header, footer. */
   firstExtras?: Record<string, unknown>;
+  /** Delay before answering a request (the event loop stays free). */
+  delayMs?: (req: SourceRequest) => number;
   /** Return a reply to override the normal answer for this request. */
   intercept?: (req: SourceRequest, n: number) => Reply;
 }
@@ -31,10 +33,12 @@ export interface SourceServer {
 export async function startSource(options: SourceOptions): Promise<SourceServer> {
   const requests: SourceRequest[] = [];
   const row = () => options.row ?? defaultRow;
-  const handle = (req: IncomingMessage, res: ServerResponse) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const r: SourceRequest = { page: Number(url.searchParams.get('page')), pageSize: Number(url.searchParams.get('page_size')), query: url.searchParams };
     requests.push(r);
+    const delay = options.delayMs?.(r) ?? 0;
+    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
     const override = options.intercept?.(r, requests.length);
     if (override) {
       res.writeHead(override.status, { 'content-type': 'application/json', ...override.headers });
@@ -48,7 +52,7 @@ export async function startSource(options: SourceOptions): Promise<SourceServer>
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
   };
-  const server: Server = createServer(handle);
+  const server: Server = createServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
   return {
