@@ -23,6 +23,20 @@ export interface Database {
 
 const migrationsFolder = fileURLToPath(new URL('./migrations', import.meta.url));
 
+// Any fixed number: the advisory lock that makes concurrent start-ups (api + worker) migrate one at a time.
+const MIGRATION_LOCK = 7_262_001;
+
+async function migrateLocked(url: string): Promise<void> {
+  // One connection, so the session lock and the migration share it.
+  const one = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    await one`select pg_advisory_lock(${MIGRATION_LOCK})`;
+    await migratePostgres(drizzlePostgres(one, { schema }), { migrationsFolder });
+  } finally {
+    await one.end({ timeout: 5 });
+  }
+}
+
 /** Postgres when a URL is given, otherwise PGlite in DATA_DIR/pglite (the embedded default). */
 export async function openDatabase(opts: { url?: string; dataDir: string }): Promise<Database> {
   if (opts.url) {
@@ -32,7 +46,7 @@ export async function openDatabase(opts: { url?: string; dataDir: string }): Pro
     return {
       db,
       kind: 'postgres',
-      migrate: () => migratePostgres(drizzlePostgres(client, { schema }), { migrationsFolder }),
+      migrate: () => migrateLocked(opts.url!),
       ping: async () => {
         await client`select 1`;
       },
