@@ -9,7 +9,7 @@ import { type Embedded, pidAlive, startEmbedded } from './support/embedded.js';
 let svc: Embedded | undefined;
 
 afterAll(async () => {
-  if (svc && svc.child.exitCode === null) {
+  if (svc && svc.child.exitCode === null && svc.child.signalCode === null) {
     svc.signal('SIGKILL');
     await svc.exited;
   }

@@ -45,7 +45,13 @@ export async function startEmbedded(opts: { dataDir?: string; ports?: { port: nu
     exited,
     output: () => out,
     adminToken: () => (JSON.parse(readFileSync(join(dataDir, 'secrets.json'), 'utf8')) as { adminToken: string }).adminToken,
-    signal: (sig) => process.kill(-child.pid!, sig),
+    signal: (sig) => {
+      try {
+        process.kill(-child.pid!, sig);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+      }
+    },
   };
 }
 

@@ -2,7 +2,7 @@
 import type { Reporter, TestModule } from 'vitest/node';
 
 export default class SummaryReporter implements Reporter {
-  onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
+  onTestRunEnd(modules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<unknown>): void {
     let passed = 0;
     let failed = 0;
     let skipped = 0;
@@ -13,8 +13,11 @@ export default class SummaryReporter implements Reporter {
         else if (s === 'failed') failed++;
         else skipped++;
       }
-      if (m.state() === 'failed' && [...m.children.allTests()].length === 0) failed++;
+      // A file can fail outside its tests (a hook, an import): that is a failure too.
+      const testsFailed = [...m.children.allTests()].some((t) => t.result().state === 'failed');
+      if (m.state() === 'failed' && !testsFailed) failed++;
     }
+    failed += unhandledErrors.length;
     console.log(`\ntests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
   }
 }
