@@ -54,19 +54,18 @@ export function defaultFileName(now = new Date()): string {
   return `export-${now.toISOString().slice(0, 10)}-${randomToken(4).replace(/[^a-zA-Z0-9]/g, 'x')}`;
 }
 
+function checkHost(field: 'source_url' | 'callback', url: string, hosts: readonly string[], list: string): void {
+  const check = checkOutgoingUrl(url, hosts);
+  if (check.ok) return;
+  if (check.reason === 'invalid') throw new SubmitError(422, 'validation_failed', `${field} is not an http(s) URL without credentials`, field);
+  const why = check.reason === 'blocked' ? 'points at a refused address (cloud metadata or link-local)' : `has a host that is not on the project's ${list}`;
+  const code = field === 'source_url' ? 'source_host_not_allowed' : 'callback_host_not_allowed';
+  throw new SubmitError(422, code, `${field} ${why}`, field);
+}
+
 function checkHosts(project: ProjectRow, input: SubmitInput): void {
-  const src = checkOutgoingUrl(input.source_url, project.sourceHosts);
-  if (!src.ok) {
-    const why = src.reason === 'invalid' ? 'is not an http(s) URL' : src.reason === 'blocked' ? 'points at a refused address (cloud metadata or link-local)' : "has a host that is not on the project's source_hosts";
-    throw new SubmitError(422, src.reason === 'invalid' ? 'validation_failed' : 'source_host_not_allowed', `source_url ${why}`, 'source_url');
-  }
-  if (input.callback) {
-    const cb = checkOutgoingUrl(input.callback, project.callbackHosts);
-    if (!cb.ok) {
-      const why = cb.reason === 'invalid' ? 'is not an http(s) URL' : cb.reason === 'blocked' ? 'points at a refused address (cloud metadata or link-local)' : "has a host that is not on the project's callback_hosts";
-      throw new SubmitError(422, cb.reason === 'invalid' ? 'validation_failed' : 'callback_host_not_allowed', `callback ${why}`, 'callback');
-    }
-  }
+  checkHost('source_url', input.source_url, project.sourceHosts, 'source_hosts');
+  if (input.callback) checkHost('callback', input.callback, project.callbackHosts, 'callback_hosts');
 }
 
 async function checkRate(db: Db, project: ProjectRow): Promise<void> {
