@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { projects, type ProjectRow } from '../db/schema.js';
 import { newId, randomToken, sha256Hex } from '../lib/crypto.js';
 import { hostPatternRegex } from '../lib/hosts.js';
+import { newWebhookSecret } from '../lib/webhooks.js';
 import { authenticate, requireAdmin } from './auth.js';
 import { notFound } from './errors.js';
 import type { ApiDeps, AppEnv } from './types.js';
@@ -46,7 +47,7 @@ export function projectsApp(deps: ApiDeps) {
     requireAdmin(c.get('principal'));
     const body = await jsonBody(c, createProject);
     const apiKey = `dck_${randomToken(24)}`;
-    const webhookSecret = `whsec_${randomToken(24)}`;
+    const webhookSecret = newWebhookSecret();
     const [row] = await db
       .insert(projects)
       .values({

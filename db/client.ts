@@ -18,6 +18,11 @@ export interface Database {
   /** Applies the committed migrations in db/migrations; the same call in tests and production. */
   migrate(): Promise<void>;
   ping(): Promise<void>;
+  /**
+   * LISTEN on a channel (lib/events.ts). onConnect runs after every (re)connect of the listening
+   * connection, so a caller can catch up on what it missed while disconnected.
+   */
+  listen(channel: string, onNotice: (payload: string) => void, onConnect?: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -50,6 +55,11 @@ export async function openDatabase(opts: { url?: string; dataDir: string }): Pro
       ping: async () => {
         await client`select 1`;
       },
+      listen: async (channel, onNotice, onConnect) => {
+        // postgres.js keeps one dedicated connection for LISTEN and re-listens after a reconnect.
+        const req = await client.listen(channel, onNotice, onConnect);
+        return () => req.unlisten();
+      },
       close: () => client.end({ timeout: 5 }),
     };
   }
@@ -63,6 +73,12 @@ export async function openDatabase(opts: { url?: string; dataDir: string }): Pro
     migrate: () => migratePglite(db, { migrationsFolder }),
     ping: async () => {
       await client.query('select 1');
+    },
+    listen: async (channel, onNotice, onConnect) => {
+      // PGlite is in-process: a NOTIFY from any query on this instance reaches its listeners.
+      const unlisten = await client.listen(channel, onNotice);
+      onConnect?.();
+      return unlisten;
     },
     close: () => client.close(),
   };

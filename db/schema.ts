@@ -92,6 +92,8 @@ export const deliveries = pgTable(
     statusCode: integer('status_code'),
     latencyMs: integer('latency_ms'),
     error: text('error'),
+    // When the next attempt is due (null once delivered or given up).
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('deliveries_task_idx').on(t.taskId, t.createdAt)],

@@ -37,6 +37,21 @@ const schema = z.object({
   SOURCE_RETRY_INITIAL_MS: positiveInt.default(1000),
   SOURCE_RETRY_MAX_ATTEMPTS: positiveInt.default(5),
   CLEANUP_INTERVAL_MINUTES: positiveInt.default(10),
+  // Callbacks (activities/notify.ts): per-attempt timeout, then backoff with jitter within a window.
+  CALLBACK_TIMEOUT_MS: positiveInt.max(120_000).default(10_000),
+  CALLBACK_RETRY_INITIAL_MS: positiveInt.default(5_000),
+  CALLBACK_RETRY_MAX_INTERVAL_MS: positiveInt.default(3600_000),
+  CALLBACK_RETRY_WINDOW_MS: positiveInt.default(24 * 3600_000),
+  // POST /v1/tasks/sync (api/sync.ts): row limit, concurrent sync exports per API process, wait.
+  SYNC_MAX_ROWS: positiveInt.default(10_000),
+  SYNC_SLOTS: positiveInt.default(4),
+  SYNC_TIMEOUT_MS: positiveInt.default(60_000),
+  // WebSocket /v1/ws (api/realtime.ts): progress throttle and per-connection limits.
+  WS_PROGRESS_INTERVAL_MS: positiveInt.default(250),
+  WS_MAX_FRAME_BYTES: positiveInt.default(4096),
+  WS_MAX_SUBSCRIPTIONS: positiveInt.default(100),
+  WS_IDLE_MS: positiveInt.default(60_000),
+  WS_PING_MS: positiveInt.default(30_000),
   DEMO_SOURCE: z
     .enum(['on', 'off'])
     .default('on')
