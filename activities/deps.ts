@@ -7,6 +7,8 @@ export interface ActivityDeps {
   db: Db;
   storage: Storage;
   config: Config;
+  /** Signs the file links in callback payloads (activities/notify.ts), as the API does. */
+  linkSecret: string;
 }
 
 /** Where a task's intermediate and final objects live in the store. */

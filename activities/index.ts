@@ -2,6 +2,7 @@ import { createCleanupActivities } from './cleanup.js';
 import type { ActivityDeps } from './deps.js';
 import { createFetchActivities } from './fetch.js';
 import { createMergeActivities } from './merge.js';
+import { createNotifyActivities } from './notify.js';
 import { createRenderCsvActivities } from './render-csv.js';
 import { createTaskStateActivities } from './task-state.js';
 import { createUploadActivities } from './upload.js';
@@ -16,6 +17,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createRenderCsvActivities(deps),
     ...createUploadActivities(deps),
     ...createCleanupActivities(deps),
+    ...createNotifyActivities(deps),
   };
 }
 
