@@ -57,6 +57,8 @@ export async function getPage(
       signal,
     });
   } catch (err) {
+    // A cancelled activity must end as cancelled (its signal's reason), not as a retryable error.
+    if (signal?.aborted) throw signal.reason ?? err;
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'EBLOCKED') throw permanent('source_unreachable', `source refused: ${e.message}`);
     throw transient('source_unreachable', `source did not answer ${where}: ${e.code ?? e.message}`);
@@ -70,7 +72,9 @@ export async function getPage(
     await res.body.dump();
     throw permanent('source_bad_response', `source answered HTTP ${statusCode} for ${where}; expected 200 with JSON`);
   }
-  const text = await readLimited(res.body, opts.maxBytes, where);
+  const text = await readLimited(res.body, opts.maxBytes, where).catch((err: unknown) => {
+    throw signal?.aborted ? (signal.reason ?? err) : err;
+  });
   let json: unknown;
   try {
     json = JSON.parse(text);

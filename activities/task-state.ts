@@ -1,6 +1,6 @@
 // The task row follows the workflow: these activities are the only writers of status and stage.
 import { and, count, eq, sql } from 'drizzle-orm';
-import { finishTask, requireTask, type TaskStage, updateRunning } from '../db/tasks.js';
+import { cancelActive, finishTask, requireTask, type TaskStage, updateRunning } from '../db/tasks.js';
 import { projects, type StoredFile, tasks } from '../db/schema.js';
 import type { ActivityDeps } from './deps.js';
 import { ApplicationFailure } from '@temporalio/common';
@@ -57,6 +57,11 @@ export function createTaskStateActivities({ db }: ActivityDeps) {
 
     async failTask({ taskId, code, message }: TaskRef & { code: string; message: string }): Promise<{ ok: boolean }> {
       return { ok: await finishTask(db, taskId, { status: 'failed', errorCode: code, errorMessage: message }) };
+    },
+
+    /** A run cancelled from outside the API (Temporal UI or CLI) still ends as a cancelled task. */
+    async markCancelled({ taskId }: TaskRef): Promise<{ ok: boolean }> {
+      return { ok: (await cancelActive(db, taskId)) !== undefined };
     },
   };
 }

@@ -42,6 +42,8 @@ export function taskJson(t: TaskRow, signer: LinkSigner) {
     priority: t.priority,
     callback: t.callback,
     status: t.status,
+    // How many times the task has run: 1, then one more for each retry.
+    runs: t.runs,
     stage: t.status === 'running' ? t.stage : null,
     progress: progress(t),
     files,

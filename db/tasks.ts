@@ -59,3 +59,40 @@ export async function finishTask(
     .returning({ id: tasks.id });
   return rows.length > 0;
 }
+
+/** queued or running → cancelled (the API's cancel and the workflow's own cleanup both use it). */
+export async function cancelActive(db: Db, taskId: string): Promise<TaskRow | undefined> {
+  const now = new Date();
+  const [row] = await db
+    .update(tasks)
+    .set({ status: 'cancelled', stage: null, finishedAt: now, updatedAt: now })
+    .where(and(eq(tasks.id, taskId), inArray(tasks.status, [...ACTIVE_STATUSES])))
+    .returning();
+  return row;
+}
+
+export const RETRYABLE_STATUSES = ['failed', 'cancelled'] as const;
+
+/** failed or cancelled → queued as a new run: progress, files and error are reset, runs counts up. */
+export async function resetForRetry(db: Db, taskId: string): Promise<TaskRow | undefined> {
+  const [row] = await db
+    .update(tasks)
+    .set({
+      status: 'queued',
+      stage: null,
+      totalRows: null,
+      pagesTotal: null,
+      lanes: {},
+      files: [],
+      errorCode: null,
+      errorMessage: null,
+      startedAt: null,
+      finishedAt: null,
+      expiresAt: null,
+      runs: sql`${tasks.runs} + 1`,
+      updatedAt: new Date(),
+    })
+    .where(and(eq(tasks.id, taskId), inArray(tasks.status, [...RETRYABLE_STATUSES])))
+    .returning();
+  return row;
+}

@@ -138,19 +138,26 @@ async function findDuplicate(db: Db, projectId: string, requestHash: string, key
   return active;
 }
 
-export async function startExport(deps: SubmitDeps, task: TaskRow): Promise<void> {
+/** Starts a run of the export workflow for the task (a retry starts a new run under the same id). */
+export async function startWorkflow(deps: SubmitDeps, task: TaskRow): Promise<void> {
   const input: ExportInput = {
     taskId: task.id,
     retry: { initialMs: deps.config.SOURCE_RETRY_INITIAL_MS, maxAttempts: deps.config.SOURCE_RETRY_MAX_ATTEMPTS },
+    run: task.runs,
+    callback: task.callback !== null,
   };
+  await deps.temporal.workflow.start('exportWorkflow', {
+    workflowId: task.id,
+    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+    args: [input],
+    // 1 runs first; the server orders queued work by this key where priority is enabled.
+    priority: { priorityKey: task.priority },
+  });
+}
+
+export async function startExport(deps: SubmitDeps, task: TaskRow): Promise<void> {
   try {
-    await deps.temporal.workflow.start('exportWorkflow', {
-      workflowId: task.id,
-      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-      args: [input],
-      // 1 runs first; the server orders queued work by this key where priority is enabled.
-      priority: { priorityKey: task.priority },
-    });
+    await startWorkflow(deps, task);
   } catch (err) {
     await deps.db.delete(tasks).where(eq(tasks.id, task.id));
     throw new SubmitError(503, 'temporal_unavailable', `the task could not be scheduled: ${(err as Error).message}`);

@@ -1,16 +1,32 @@
 // One export, workflowId = task id. Deterministic orchestration only: every side effect is an
 // activity, and only keys, counts and checksums pass through history.
-import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  ParentClosePolicy,
+  proxyActivities,
+  startChild,
+} from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from '../activities/index.js';
+import type { CallbackEvent } from '../activities/notify.js';
+import { callbackWorkflow } from './callback.js';
 import { chunkRange, planLanes, type Lane } from '../lib/plan.js';
 
 export interface ExportInput {
   taskId: string;
   retry: { initialMs: number; maxAttempts: number };
+  /** tasks.runs of this run (a retry is run 2, …): names the callback's webhook-id. */
+  run?: number;
+  /** Whether the task has a callback URL to notify when it ends. */
+  callback?: boolean;
 }
 
 export interface ExportOutput {
-  status: 'succeeded' | 'failed' | 'skipped';
+  status: 'succeeded' | 'failed' | 'skipped' | 'cancelled';
   errorCode?: string;
 }
 
@@ -27,6 +43,8 @@ export async function exportWorkflow(input: ExportInput): Promise<ExportOutput> 
     startToCloseTimeout: '2 hours',
     // Short, so a killed worker's pages move to another worker within seconds.
     heartbeatTimeout: '10 seconds',
+    // On cancel, wait until fetches have really stopped, so nothing is staged after the cleanup.
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     retry: {
       initialInterval: input.retry.initialMs,
       backoffCoefficient: 2,
@@ -37,24 +55,52 @@ export async function exportWorkflow(input: ExportInput): Promise<ExportOutput> 
   const work = proxyActivities<Activities>({
     startToCloseTimeout: '2 hours',
     heartbeatTimeout: '30 seconds',
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumAttempts: 5 },
   });
 
-  const { proceed } = await state.startTask({ taskId });
-  if (!proceed) return { status: 'skipped' };
   try {
+    const { proceed } = await state.startTask({ taskId });
+    if (!proceed) return { status: 'skipped' };
     await fetchAll(taskId, source, work);
     await state.setStage({ taskId, stage: 'rendering' });
     const { outputs } = await work.renderCsv({ taskId });
     await state.setStage({ taskId, stage: 'uploading' });
     const { files } = await work.publishFiles({ taskId, outputs });
-    await state.completeTask({ taskId, files });
+    const { ok } = await state.completeTask({ taskId, files });
+    // Cancelled while publishing: the files of a cancelled task must not stay.
+    if (!ok) return (await work.discardStaged({ taskId, files: true }), { status: 'cancelled' });
+    await notify(input, 'task.succeeded');
     return { status: 'succeeded' };
   } catch (err) {
+    if (isCancellation(err)) {
+      await CancellationScope.nonCancellable(async () => {
+        await work.discardStaged({ taskId, files: true });
+        await state.markCancelled({ taskId });
+      });
+      throw err;
+    }
     const { code, message } = describe(err);
     await work.discardStaged({ taskId });
-    await state.failTask({ taskId, code, message });
+    const { ok } = await state.failTask({ taskId, code, message });
+    if (ok) await notify(input, 'task.failed');
     return { status: 'failed', errorCode: code };
+  }
+}
+
+/** The callback is its own workflow, abandoned by this one: the task's status is already final. */
+async function notify(input: ExportInput, event: CallbackEvent): Promise<void> {
+  if (!input.callback) return;
+  const run = input.run ?? 1;
+  try {
+    await startChild(callbackWorkflow, {
+      workflowId: `${input.taskId}.callback.${run}`,
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      args: [{ taskId: input.taskId, run, event, webhookId: `msg_${input.taskId}_${run}` }],
+    });
+  } catch (err) {
+    // Already started by an earlier attempt of this step: that delivery stands.
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
 }
 
@@ -65,7 +111,7 @@ async function fetchAll(taskId: string, source: Acts, work: Acts): Promise<void>
   for (let attempt = 1; ; attempt++) {
     try {
       const { total, pageSize } = await source.probeSource({ taskId });
-      await Promise.all(planLanes(total, pageSize).map((lane) => fetchLane(taskId, lane, source)));
+      await allOrNothing(planLanes(total, pageSize).map((lane) => () => fetchLane(taskId, lane, source)));
       await work.verifyStaged({ taskId });
       return;
     } catch (err) {
@@ -73,6 +119,28 @@ async function fetchAll(taskId: string, source: Acts, work: Acts): Promise<void>
       await work.discardStaged({ taskId });
     }
   }
+}
+
+/**
+ * Runs the lanes together; the first failure cancels the others, and it is thrown only once all
+ * have stopped, so the cleanup that follows never races a lane still writing pages.
+ */
+async function allOrNothing(jobs: Array<() => Promise<void>>): Promise<void> {
+  const scope = new CancellationScope();
+  let first: { err: unknown } | undefined;
+  await scope.run(() =>
+    Promise.allSettled(
+      jobs.map((job) =>
+        job().catch((err: unknown) => {
+          if (!first) {
+            first = { err };
+            scope.cancel();
+          }
+        }),
+      ),
+    ),
+  );
+  if (first) throw first.err;
 }
 
 async function fetchLane(taskId: string, lane: Lane, source: Acts): Promise<void> {
