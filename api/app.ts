@@ -5,6 +5,7 @@ import { ApiError, onError } from './errors.js';
 import { filesApp } from './files.js';
 import { healthApp } from './health.js';
 import { projectsApp } from './projects.js';
+import { createRealtime } from './realtime.js';
 import { tasksApp } from './tasks.js';
 import type { ApiDeps, AppEnv } from './types.js';
 
@@ -12,6 +13,7 @@ export type { ApiDeps } from './types.js';
 
 export function createApp(deps: ApiDeps) {
   const app = new Hono<AppEnv>();
+  const realtime = createRealtime(deps, app);
   app.use('*', requestId());
   app.use(
     '/v1/*',
@@ -24,9 +26,10 @@ export function createApp(deps: ApiDeps) {
   );
   app.route('/healthz', healthApp(deps));
   app.route('/v1/projects', projectsApp(deps));
-  app.route('/v1/tasks', tasksApp(deps));
+  app.route('/v1/tasks', tasksApp(deps, realtime.hub));
+  app.route('/v1/ws', realtime.routes);
   app.route('/v1/files', filesApp(deps));
   app.notFound((c) => onError(new ApiError(404, 'not_found', `no such endpoint: ${c.req.method} ${c.req.path}`), c));
   app.onError(onError);
-  return app;
+  return { app, realtime };
 }

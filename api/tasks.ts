@@ -1,13 +1,15 @@
-import { and, count, desc, eq, lt, or, type SQL } from 'drizzle-orm';
-import { Hono } from 'hono';
+import { and, count, desc, eq, gte, lt, or, type SQL } from 'drizzle-orm';
+import { type Context, Hono } from 'hono';
 import { z } from 'zod';
-import { type TaskRow, tasks } from '../db/schema.js';
+import { type ProjectRow, type TaskRow, tasks } from '../db/schema.js';
 import { ACTIVE_STATUSES, getTask, TERMINAL_STATUSES } from '../db/tasks.js';
+import type { TaskEvents } from '../lib/events.js';
 import { SubmitError, submitTask } from '../lib/submit.js';
 import { authenticate, requireProject } from './auth.js';
 import { assertDownloadable, primaryFile, sendFile } from './download.js';
 import { ApiError, notFound } from './errors.js';
 import { type LinkSigner, taskJson } from './serialize.js';
+import { taskActions } from './task-actions.js';
 import type { ApiDeps, AppEnv } from './types.js';
 import { jsonBody, parseWith } from './validate.js';
 
@@ -29,12 +31,26 @@ const submitSchema = z.object({
 });
 
 const statuses = [...ACTIVE_STATUSES, ...TERMINAL_STATUSES] as const;
-const listSchema = z.object({
+const filterSchema = z.object({
   operator_id: z.string().max(128).optional(),
   status: z.enum(statuses).optional(),
+  // Creation time window: created_after inclusive, created_before exclusive (ISO 8601).
+  created_after: z.iso.datetime({ offset: true }).transform((s) => new Date(s)).optional(),
+  created_before: z.iso.datetime({ offset: true }).transform((s) => new Date(s)).optional(),
+});
+const listSchema = filterSchema.extend({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   cursor: z.string().max(200).optional(),
 });
+
+function filters(projectId: string, q: z.infer<typeof filterSchema>): SQL[] {
+  const where: SQL[] = [eq(tasks.projectId, projectId)];
+  if (q.operator_id) where.push(eq(tasks.operatorId, q.operator_id));
+  if (q.status) where.push(eq(tasks.status, q.status));
+  if (q.created_after) where.push(gte(tasks.createdAt, q.created_after));
+  if (q.created_before) where.push(lt(tasks.createdAt, q.created_before));
+  return where;
+}
 
 const encodeCursor = (t: TaskRow) => Buffer.from(JSON.stringify([t.createdAt.toISOString(), t.id])).toString('base64url');
 function decodeCursor(s: string): [Date, string] {
@@ -48,7 +64,7 @@ function decodeCursor(s: string): [Date, string] {
   }
 }
 
-export function tasksApp(deps: ApiDeps) {
+export function tasksApp(deps: ApiDeps, hub: TaskEvents) {
   const { db } = deps.database;
   const signer: LinkSigner = { baseUrl: deps.config.publicBaseUrl, secret: deps.secrets.linkSecret, ttlSeconds: deps.config.LINK_TTL_SECONDS };
   const app = new Hono<AppEnv>();
@@ -61,8 +77,8 @@ export function tasksApp(deps: ApiDeps) {
     return task;
   }
 
-  app.post('/', async (c) => {
-    const project = requireProject(c.get('principal'));
+  /** Validation and submission shared by POST / and POST /sync. */
+  async function accept(c: Context<AppEnv>, project: ProjectRow): Promise<{ task: TaskRow; created: boolean }> {
     const body = await jsonBody(c, submitSchema);
     if (body.type !== 'csv') throw new ApiError(422, 'unsupported_type', 'excel exports are not available yet; use type csv', [{ field: 'type', message: 'excel is not available yet' }]);
     const key = c.req.header('idempotency-key');
@@ -70,22 +86,24 @@ export function tasksApp(deps: ApiDeps) {
       throw new ApiError(422, 'validation_failed', 'Idempotency-Key must be 1 to 255 characters', [{ field: 'Idempotency-Key', message: 'length 1 to 255' }]);
     }
     try {
-      const { task, created } = await submitTask({ db, temporal: deps.temporal, config: deps.config }, project, body, key);
-      if (created) c.header('Location', `/v1/tasks/${task.id}`);
-      return c.json(taskJson(task, signer), created ? 202 : 200);
+      return await submitTask({ db, temporal: deps.temporal, config: deps.config }, project, body, key);
     } catch (err) {
       if (!(err instanceof SubmitError)) throw err;
       const details = err.field ? [{ field: err.field, message: err.message }] : undefined;
       throw new ApiError(err.status, err.code, err.message, details, err.retryAfter ? { 'Retry-After': String(err.retryAfter) } : undefined);
     }
+  }
+
+  app.post('/', async (c) => {
+    const { task, created } = await accept(c, requireProject(c.get('principal')));
+    if (created) c.header('Location', `/v1/tasks/${task.id}`);
+    return c.json(taskJson(task, signer), created ? 202 : 200);
   });
 
   app.get('/', async (c) => {
     const project = requireProject(c.get('principal'));
     const q = parseWith(listSchema, c.req.query());
-    const where: SQL[] = [eq(tasks.projectId, project.id)];
-    if (q.operator_id) where.push(eq(tasks.operatorId, q.operator_id));
-    if (q.status) where.push(eq(tasks.status, q.status));
+    const where = filters(project.id, q);
     if (q.cursor) {
       const [at, id] = decodeCursor(q.cursor);
       where.push(or(lt(tasks.createdAt, at), and(eq(tasks.createdAt, at), lt(tasks.id, id)))!);
@@ -98,7 +116,8 @@ export function tasksApp(deps: ApiDeps) {
 
   app.get('/counts', async (c) => {
     const project = requireProject(c.get('principal'));
-    const rows = await db.select({ status: tasks.status, n: count() }).from(tasks).where(eq(tasks.projectId, project.id)).groupBy(tasks.status);
+    const where = filters(project.id, parseWith(filterSchema, c.req.query()));
+    const rows = await db.select({ status: tasks.status, n: count() }).from(tasks).where(and(...where)).groupBy(tasks.status);
     const counts = Object.fromEntries(statuses.map((s) => [s, 0])) as Record<string, number>;
     for (const r of rows) counts[r.status] = r.n;
     return c.json({ counts });
@@ -117,5 +136,7 @@ export function tasksApp(deps: ApiDeps) {
     if (!file) throw new ApiError(410, 'expired', 'the task has no file to download');
     return sendFile(c, deps.storage, file);
   });
+
+  taskActions(app, { deps, hub, signer, accept, ownTask, project: (c) => requireProject(c.get('principal')) });
   return app;
 }

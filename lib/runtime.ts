@@ -1,4 +1,5 @@
 // Wiring shared by the embedded start (bin/start.ts) and the split processes (api/main.ts, worker/main.ts).
+import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import { Client, Connection } from '@temporalio/client';
@@ -44,11 +45,12 @@ export async function connectTemporal(config: Config, address: string): Promise<
   }
 }
 
-export function startApi(deps: ApiDeps, extra?: (app: ReturnType<typeof createApp>) => void): Promise<ServerType> {
-  const app = createApp(deps);
+export function startApi(deps: ApiDeps, extra?: (app: ReturnType<typeof createApp>['app']) => void): Promise<ServerType> {
+  const { app, realtime } = createApp(deps);
   extra?.(app);
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port: deps.config.PORT, hostname: '0.0.0.0' }, () => resolve(server));
+    realtime.attach(server as Server);
     server.once('error', (err: NodeJS.ErrnoException) =>
       reject(new Error(err.code === 'EADDRINUSE' ? `port ${deps.config.PORT} is already in use (PORT)` : `the API could not listen: ${err.message}`)),
     );
@@ -70,7 +72,7 @@ export async function startWorker(core: Core, address: string): Promise<{ worker
     connection,
     namespace: core.config.TEMPORAL_NAMESPACE,
     taskQueue: core.config.TEMPORAL_TASK_QUEUE,
-    deps: { db: core.database.db, storage: core.storage, config: core.config },
+    deps: { db: core.database.db, storage: core.storage, config: core.config, linkSecret: core.secrets.linkSecret },
   });
   return { worker, running: worker.run(), connection };
 }

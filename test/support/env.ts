@@ -69,7 +69,7 @@ export async function startTestEnv(env: Record<string, string> = {}): Promise<Te
     connection: nativeConnection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    deps: { db: core.database.db, storage: core.storage, config },
+    deps: { db: core.database.db, storage: core.storage, config, linkSecret: core.secrets.linkSecret },
     workflowBundle: { code: inject('workflowBundleCode') },
   });
   const running = worker.run();
