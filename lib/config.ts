@@ -41,7 +41,7 @@ const schema = z.object({
   CALLBACK_TIMEOUT_MS: positiveInt.max(120_000).default(10_000),
   CALLBACK_RETRY_INITIAL_MS: positiveInt.default(5_000),
   CALLBACK_RETRY_MAX_INTERVAL_MS: positiveInt.default(3600_000),
-  CALLBACK_RETRY_WINDOW_MS: positiveInt.default(24 * 3600_000),
+  CALLBACK_RETRY_WINDOW_MS: positiveInt.max(72 * 3600_000).default(24 * 3600_000),
   // POST /v1/tasks/sync (api/sync.ts): row limit, concurrent sync exports per API process, wait.
   SYNC_MAX_ROWS: positiveInt.default(10_000),
   SYNC_SLOTS: positiveInt.default(4),
