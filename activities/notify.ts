@@ -4,7 +4,7 @@
 // CALLBACK_RETRY_WINDOW_MS; 3xx (never followed) and other 4xx stop at once. Every attempt is a
 // row in `deliveries`.
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import { eq } from 'drizzle-orm';
 import { Agent, request } from 'undici';
 import { taskJson } from '../api/serialize.js';
@@ -148,7 +148,13 @@ export function createNotifyActivities({ db, config, linkSecret }: ActivityDeps)
         return stop('callback_gave_up', `${what}; gave up after ${attempt} attempts (retry window ${config.CALLBACK_RETRY_WINDOW_MS} ms)`, a);
       }
       await record({ ...a, error: what, nextAttemptAt: new Date(Date.now() + delay) });
-      throw ApplicationFailure.create({ type: 'callback_failed', message: `${what}; next attempt in ${delay} ms`, nextRetryDelay: delay });
+      // BENIGN: an unreachable receiver is expected now and then; the worker logs it at debug only.
+      throw ApplicationFailure.create({
+        type: 'callback_failed',
+        message: `${what}; next attempt in ${delay} ms`,
+        nextRetryDelay: delay,
+        category: ApplicationFailureCategory.BENIGN,
+      });
     },
   };
 }

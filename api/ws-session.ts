@@ -41,6 +41,9 @@ export class Session {
   private idleTimer: NodeJS.Timeout | undefined;
   private readonly pingTimer: NodeJS.Timeout;
   private alive = true;
+  private disposed = false;
+  /** Messages are handled one at a time, in order: limits hold and replies keep their order. */
+  private queue: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly ws: WebSocket,
@@ -57,8 +60,16 @@ export class Session {
     this.armIdle();
   }
 
-  async message(data: string | ArrayBuffer): Promise<void> {
-    if (!this.withinRate()) return this.close(CLOSE.policy, 'too many messages');
+  message(data: string | ArrayBuffer): Promise<void> {
+    if (!this.withinRate()) {
+      this.close(CLOSE.policy, 'too many messages');
+      return this.queue;
+    }
+    this.queue = this.queue.then(() => this.handle(data));
+    return this.queue;
+  }
+
+  private async handle(data: string | ArrayBuffer): Promise<void> {
     if (typeof data !== 'string') return this.strike('bad_message', 'send JSON text frames, not binary');
     let raw: unknown;
     try {
@@ -79,6 +90,7 @@ export class Session {
   }
 
   dispose(): void {
+    this.disposed = true;
     clearInterval(this.pingTimer);
     clearTimeout(this.idleTimer);
     for (const off of this.subs.values()) off();
@@ -105,11 +117,11 @@ export class Session {
       return;
     }
     const row = await getTask(this.deps.db, target);
+    if (this.disposed) return;
     // Another project's task looks exactly like a missing one (CONTRACT §2).
     if (!row || row.projectId !== this.project.id) {
       return this.strike('not_found', `task ${target} was not found`, { subscribe: target });
     }
-    if (this.subs.has(target)) return;
     this.subs.set(target, this.deps.hub.watchTask(target, listener));
     this.armIdle();
     this.send({ subscribed: target });

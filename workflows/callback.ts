@@ -16,7 +16,7 @@ export async function callbackWorkflow(input: DeliverInput): Promise<DeliverOutp
     scheduleToCloseTimeout: '73 hours',
     // The activity sets each delay itself (backoff, jitter, Retry-After) and stops at the end of
     // CALLBACK_RETRY_WINDOW_MS; these values only apply when an attempt crashes or times out.
-    retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes', maximumAttempts: 0, nonRetryableErrorTypes: STOP_TYPES },
+    retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes', nonRetryableErrorTypes: STOP_TYPES },
   });
   return deliverCallback(input);
 }

@@ -1,3 +1,3 @@
-export { cleanupWorkflow } from './cleanup.js';
 export { callbackWorkflow } from './callback.js';
+export { cleanupWorkflow } from './cleanup.js';
 export { exportWorkflow } from './export.js';

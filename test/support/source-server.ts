@@ -26,19 +26,30 @@ export interface SourceServer {
   url: string;
   host: string;
   requests: SourceRequest[];
+  /** Delayed requests whose client went away before the answer (e.g. a cancelled fetch). */
+  aborted: Array<SourceRequest & { at: number }>;
   options: SourceOptions;
   close(): Promise<void>;
 }
 
 export async function startSource(options: SourceOptions): Promise<SourceServer> {
   const requests: SourceRequest[] = [];
+  const aborted: SourceServer['aborted'] = [];
   const row = () => options.row ?? defaultRow;
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const r: SourceRequest = { page: Number(url.searchParams.get('page')), pageSize: Number(url.searchParams.get('page_size')), query: url.searchParams };
     requests.push(r);
     const delay = options.delayMs?.(r) ?? 0;
-    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+    if (delay > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const gone = await Promise.race([
+        new Promise<boolean>((resolve) => res.once('close', () => resolve(true))),
+        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), delay))),
+      ]);
+      clearTimeout(timer);
+      if (gone) return void aborted.push({ ...r, at: Date.now() });
+    }
     const override = options.intercept?.(r, requests.length);
     if (override) {
       res.writeHead(override.status, { 'content-type': 'application/json', ...override.headers });
@@ -59,6 +70,7 @@ export async function startSource(options: SourceOptions): Promise<SourceServer>
     url: `http://127.0.0.1:${port}/export`,
     host: `127.0.0.1:${port}`,
     requests,
+    aborted,
     options,
     close: () =>
       new Promise((resolve) => {
