@@ -56,7 +56,7 @@ describe('POST /v1/tasks/sync', () => {
     const res = await sync({ source_url: src.url });
     expect(res.status).toBe(202);
     expect(res.headers.get('x-sync-fallback')).toBe('over_row_limit');
-    const body = await res.json();
+    const body: any = await res.json();
     expect(res.headers.get('location')).toBe(`/v1/tasks/${body.task_id}`);
     expect(body.progress.total_rows).toBe(1200);
     const task = await env.waitForTask(body.task_id, key);
@@ -87,13 +87,13 @@ describe('POST /v1/tasks/sync', () => {
     const src = await source({ total: 200, intercept: (r) => (r.page === 1 ? { status: 404, body: '{}' } : undefined) });
     const res = await sync({ source_url: src.url });
     expect(res.status).toBe(502);
-    const body = await res.json();
+    const body: any = await res.json();
     expect(body.error).toMatchObject({ code: 'source_bad_response', message: expect.stringMatching(/HTTP 404/) });
   });
 
   it('validates the body like POST /v1/tasks', async () => {
     const res = await sync({ source_url: 'not a url' });
     expect(res.status).toBe(422);
-    expect((await res.json()).error.details[0].field).toBe('source_url');
+    expect(((await res.json()) as any).error.details[0].field).toBe('source_url');
   });
 });

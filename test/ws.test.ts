@@ -166,7 +166,7 @@ describe('WebSocket /v1/ws', () => {
 
   it('limits subscriptions per connection', async () => {
     const src = await source({ total: 0 });
-    const ids = [];
+    const ids: string[] = [];
     for (let i = 0; i < 4; i++) ids.push(await submit(a.api_key, { source_url: `${src.url}?n=${i}` }));
     const ws = await client(a.api_key);
     for (const id of ids) ws.send({ subscribe: id });

@@ -1,6 +1,6 @@
 // Delivery of one callback event, as a child of the export that the export abandons: the task is
 // already final when this starts, so a slow or dead receiver never holds the export up, and the
-// delivery keeps its own durable retry state (docs/adr/0001-callback-delivery-child-workflow.md).
+// delivery keeps its own durable retry state (docs/adr/0004-callback-delivery-child-workflow.md).
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { DeliverInput, DeliverOutput } from '../activities/notify.js';
