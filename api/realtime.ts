@@ -15,7 +15,6 @@ export interface Realtime {
   routes: Hono<AppEnv>;
   /** Hooks the upgrade handler into the HTTP server; closing the server closes the sockets first. */
   attach(server: Server): void;
-  close(): Promise<void>;
 }
 
 export function createRealtime(deps: ApiDeps, root: Hono<AppEnv>): Realtime {
@@ -76,10 +75,6 @@ export function createRealtime(deps: ApiDeps, root: Hono<AppEnv>): Realtime {
         return close(cb);
       }) as typeof server.close;
       server.once('close', () => void hub.close());
-    },
-    async close() {
-      for (const s of sessions) s.close(CLOSE.goingAway, 'server shutting down');
-      await hub.close();
     },
   };
 }

@@ -68,8 +68,11 @@ export async function exportWorkflow(input: ExportInput): Promise<ExportOutput> 
     await state.setStage({ taskId, stage: 'uploading' });
     const { files } = await work.publishFiles({ taskId, outputs });
     const { ok } = await state.completeTask({ taskId, files });
-    // Cancelled while publishing: the files of a cancelled task must not stay.
-    if (!ok) return (await work.discardStaged({ taskId, files: true }), { status: 'cancelled' });
+    if (!ok) {
+      // Cancelled while publishing: the files of a cancelled task must not stay.
+      await work.discardStaged({ taskId, files: true });
+      return { status: 'cancelled' };
+    }
     await notify(input, 'task.succeeded');
     return { status: 'succeeded' };
   } catch (err) {
