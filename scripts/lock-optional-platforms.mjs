@@ -16,7 +16,8 @@ for (const [path, pkg] of Object.entries(lock.packages)) {
     if (lock.packages[key] || lock.packages[`${path}/node_modules/${dep}`]) continue;
     const p = platform(dep);
     if (!p) continue;
-    lock.packages[key] = { version, ...p, optional: true };
+    // The key order npm itself writes, so a later `npm install` leaves the file unchanged.
+    lock.packages[key] = { version, cpu: p.cpu, optional: true, os: p.os };
     added++;
   }
 }
