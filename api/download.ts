@@ -20,6 +20,12 @@ export function assertDownloadable(task: TaskRow): void {
   if (task.status !== 'succeeded') throw new ApiError(409, 'not_ready', `the task is ${task.status}; files exist once it has succeeded`);
 }
 
+/** RFC 6266: an ASCII `filename` for old clients (and curl -OJ) beside the exact UTF-8 `filename*`. */
+export function contentDisposition(name: string): string {
+  const ascii = name.normalize('NFKD').replace(/[^\x20-\x7e]/g, '_').replace(/["\\%;]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}
+
 export async function sendFile(c: Context, storage: Storage, file: StoredFile): Promise<Response> {
   let body;
   try {
@@ -30,7 +36,7 @@ export async function sendFile(c: Context, storage: Storage, file: StoredFile): 
   const ext = file.name.split('.').pop() ?? '';
   c.header('Content-Type', contentTypes[ext] ?? 'application/octet-stream');
   c.header('Content-Length', String(file.bytes));
-  c.header('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}`);
+  c.header('Content-Disposition', contentDisposition(file.name));
   c.header('X-Content-SHA256', file.sha256);
   return stream(c, async (s) => {
     s.onAbort(() => {

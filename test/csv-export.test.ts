@@ -61,7 +61,7 @@ describe('CSV export end to end', () => {
     expect(src.requests[0]).toMatchObject({ page: 0, pageSize: 1 });
     expect(src.requests.slice(1).map((r) => r.page)).toEqual([...Array(13).keys()]);
     const viaApi = await fetch(`${env.base}/v1/tasks/${task.task_id}/download`, { headers: { authorization: `Bearer ${key}` } });
-    expect(viaApi.headers.get('content-disposition')).toBe(`attachment; filename*=UTF-8''${encodeURIComponent('订单_2026_11.csv')}`);
+    expect(viaApi.headers.get('content-disposition')).toBe(`attachment; filename="___2026_11.csv"; filename*=UTF-8''${encodeURIComponent('订单_2026_11.csv')}`);
     expect(Buffer.from(await viaApi.arrayBuffer())).toEqual(body);
   });
 

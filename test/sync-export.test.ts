@@ -38,7 +38,7 @@ describe('POST /v1/tasks/sync', () => {
     const res = await sync({ source_url: src.url, file_name: '对账单 11月' });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
-    expect(res.headers.get('content-disposition')).toBe(`attachment; filename*=UTF-8''${encodeURIComponent('对账单 11月.csv')}`);
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="___ 11_.csv"; filename*=UTF-8''${encodeURIComponent('对账单 11月.csv')}`);
     const taskId = res.headers.get('x-task-id')!;
     const text = Buffer.from(await res.arrayBuffer()).toString('utf8').slice(1);
     const rows = parse(text, { columns: true }) as Record<string, string>[];
