@@ -52,6 +52,8 @@ const schema = z.object({
   WS_MAX_SUBSCRIPTIONS: positiveInt.default(100),
   WS_IDLE_MS: positiveInt.default(60_000),
   WS_PING_MS: positiveInt.default(30_000),
+  // How soon a fetch activity whose worker died is handed to another worker.
+  FETCH_HEARTBEAT_TIMEOUT_MS: positiveInt.min(2000).default(10_000),
   DEMO_SOURCE: z
     .enum(['on', 'off'])
     .default('on')

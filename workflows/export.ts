@@ -23,6 +23,8 @@ export interface ExportInput {
   run?: number;
   /** Whether the task has a callback URL to notify when it ends. */
   callback?: boolean;
+  /** FETCH_HEARTBEAT_TIMEOUT_MS; absent in workflows started before it existed. */
+  heartbeatTimeoutMs?: number;
 }
 
 export interface ExportOutput {
@@ -42,7 +44,7 @@ export async function exportWorkflow(input: ExportInput): Promise<ExportOutput> 
   const source = proxyActivities<Activities>({
     startToCloseTimeout: '2 hours',
     // Short, so a killed worker's pages move to another worker within seconds.
-    heartbeatTimeout: '10 seconds',
+    heartbeatTimeout: input.heartbeatTimeoutMs ?? 10_000,
     // On cancel, wait until fetches have really stopped, so nothing is staged after the cleanup.
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     retry: {

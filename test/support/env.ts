@@ -22,7 +22,8 @@ export interface TestEnv {
   config: Config;
   core: Core;
   temporal: Client;
-  worker: Worker;
+  /** Absent with { worker: false }: the test runs its workers as child processes (worker-process.ts). */
+  worker: Worker | undefined;
   databaseUrl: string;
   api(method: string, path: string, opts?: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<{ status: number; json: any; headers: Headers }>;
   createProject(overrides?: Record<string, unknown>): Promise<{ project_id: string; api_key: string; webhook_secret: string }>;
@@ -45,7 +46,13 @@ export async function dropDatabase(url: string): Promise<void> {
   await admin.end();
 }
 
-export async function startTestEnv(env: Record<string, string> = {}): Promise<TestEnv> {
+/** Environment for the S3 store: the run's SeaweedFS (global-setup.ts) and a bucket of our own. */
+export function s3Env(): Record<string, string> {
+  const s3 = inject('s3');
+  return { S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY: s3.accessKey, S3_SECRET_KEY: s3.secretKey, S3_BUCKET: `dc-${randomToken(8).toLowerCase().replace(/[^a-z0-9]/g, '0')}` };
+}
+
+export async function startTestEnv(env: Record<string, string> = {}, opts: { worker?: boolean } = {}): Promise<TestEnv> {
   const dataDir = mkdtempSync(join(tmpdir(), 'dc-test-'));
   const databaseUrl = await createDatabase();
   const port = await freePort();
@@ -65,14 +72,17 @@ export async function startTestEnv(env: Record<string, string> = {}): Promise<Te
   const core = await openCore(config);
   const temporal = new Client({ connection: await Connection.connect({ address }), namespace: config.TEMPORAL_NAMESPACE });
   const nativeConnection = await NativeConnection.connect({ address });
-  const worker = await createWorker({
-    connection: nativeConnection,
-    namespace: config.TEMPORAL_NAMESPACE,
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
-    deps: { db: core.database.db, storage: core.storage, config, linkSecret: core.secrets.linkSecret },
-    workflowBundle: { code: inject('workflowBundleCode') },
-  });
-  const running = worker.run();
+  const worker =
+    opts.worker === false
+      ? undefined
+      : await createWorker({
+          connection: nativeConnection,
+          namespace: config.TEMPORAL_NAMESPACE,
+          taskQueue: config.TEMPORAL_TASK_QUEUE,
+          deps: { db: core.database.db, storage: core.storage, config, linkSecret: core.secrets.linkSecret },
+          workflowBundle: { code: inject('workflowBundleCode') },
+        });
+  const running = worker?.run();
   const server: ServerType = await startApi({ ...core, temporal });
   const base = `http://127.0.0.1:${port}`;
 
@@ -119,7 +129,7 @@ export async function startTestEnv(env: Record<string, string> = {}): Promise<Te
       }
     },
     async close() {
-      worker.shutdown();
+      worker?.shutdown();
       await running;
       await new Promise((r) => server.close(r));
       await temporal.connection.close();

