@@ -5,6 +5,8 @@ export interface SourceRequest {
   page: number;
   pageSize: number;
   query: URLSearchParams;
+  /** Date.now() when the request arrived. */
+  at: number;
 }
 
 export type Reply = { status: number; body: string; headers?: Record<string, string> } | undefined;
@@ -29,6 +31,10 @@ export interface SourceServer {
   /** Delayed requests whose client went away before the answer (e.g. a cancelled fetch). */
   aborted: Array<SourceRequest & { at: number }>;
   options: SourceOptions;
+  /** The most requests that were in flight at once. */
+  maxInFlight(): number;
+  /** How many times each page (page_size > 1) was asked for. */
+  pageCounts(): Map<number, number>;
   close(): Promise<void>;
 }
 
@@ -36,10 +42,15 @@ export async function startSource(options: SourceOptions): Promise<SourceServer>
   const requests: SourceRequest[] = [];
   const aborted: SourceServer['aborted'] = [];
   const row = () => options.row ?? defaultRow;
+  let inFlight = 0;
+  let maxInFlight = 0;
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://x');
-    const r: SourceRequest = { page: Number(url.searchParams.get('page')), pageSize: Number(url.searchParams.get('page_size')), query: url.searchParams };
+    const r: SourceRequest = { page: Number(url.searchParams.get('page')), pageSize: Number(url.searchParams.get('page_size')), query: url.searchParams, at: Date.now() };
     requests.push(r);
+    inFlight += 1;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    res.once('close', () => (inFlight -= 1));
     const delay = options.delayMs?.(r) ?? 0;
     if (delay > 0) {
       let timer: NodeJS.Timeout | undefined;
@@ -72,6 +83,12 @@ export async function startSource(options: SourceOptions): Promise<SourceServer>
     requests,
     aborted,
     options,
+    maxInFlight: () => maxInFlight,
+    pageCounts: () => {
+      const counts = new Map<number, number>();
+      for (const r of requests) if (r.pageSize !== 1) counts.set(r.page, (counts.get(r.page) ?? 0) + 1);
+      return counts;
+    },
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
