@@ -1,12 +1,13 @@
 // probe + fetch: pages go to the store one object per page, keyed by page number, so a retried
 // or resumed activity overwrites rather than duplicates, and no row travels through history.
 import { Context } from '@temporalio/activity';
+import { ApplicationFailure, msOptionalToNumber } from '@temporalio/common';
 import { type TaskRow } from '../db/schema.js';
 import { requireTask, setLaneProgress, updateRunning } from '../db/tasks.js';
 import { expectedRows, pageCount, rowsInPages } from '../lib/plan.js';
 import { rowColumns, templateColumns } from './columns.js';
 import { type ActivityDeps, keys, type SourceMeta } from './deps.js';
-import { permanent } from './errors.js';
+import { permanent, type TaskErrorCode } from './errors.js';
 import { encodeCsvRows } from './render-csv.js';
 import { getPage, type SourceClientOptions } from './source.js';
 
@@ -17,6 +18,21 @@ export interface FetchPagesInput {
   fromPage: number;
   /** Exclusive. */
   toPage: number;
+  /** Failed attempts already spent on fromPage by an earlier call, and the budget per page. */
+  failedAttempts?: number;
+  maxAttempts?: number;
+}
+
+export interface FetchPagesOutput {
+  pages: number;
+  rows: number;
+  /**
+   * Set when a transient error came after this attempt had stored pages: the workflow waits
+   * retryAfterMs and calls again from nextPage, so every page gets the full retry budget rather
+   * than a 100-page chunk sharing five attempts.
+   */
+  nextPage?: number;
+  retryAfterMs?: number;
 }
 
 const pageExt = (task: TaskRow) => (task.type === 'csv' ? 'csv' : 'ndjson');
@@ -52,12 +68,13 @@ export function createFetchActivities({ db, storage, config }: ActivityDeps) {
      * resumes there. A page whose total or row count differs from the probe fails with
      * source_changed (the workflow decides whether to start over).
      */
-    async fetchPages(input: FetchPagesInput): Promise<{ pages: number; rows: number }> {
+    async fetchPages(input: FetchPagesInput): Promise<FetchPagesOutput> {
       const ctx = Context.current();
       const task = await requireTask(db, input.taskId);
       const meta = await readMeta(input.taskId);
       const resumeAt = (ctx.info.heartbeatDetails as { nextPage?: number } | undefined)?.nextPage;
       let next = Math.max(input.fromPage, resumeAt ?? input.fromPage);
+      const attemptFrom = next;
       // Heartbeats keep flowing while one slow page is in flight; Temporal throttles them.
       const beat = setInterval(() => ctx.heartbeat({ nextPage: next }), 1000);
       let lastProgress = 0;
@@ -78,6 +95,17 @@ export function createFetchActivities({ db, storage, config }: ActivityDeps) {
           await progress(false);
         }
         await progress(true);
+      } catch (err) {
+        // Cancelled (another lane failed): report the CancelledFailure, not the aborted request.
+        if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason instanceof Error ? ctx.cancellationSignal.reason : err;
+        if (!(err instanceof ApplicationFailure) || err.nonRetryable) throw err;
+        if (next === attemptFrom) {
+          const spent = ctx.info.attempt + (input.failedAttempts ?? 0);
+          if (spent >= (input.maxAttempts ?? Infinity)) throw permanent(err.type as TaskErrorCode, err.message);
+          throw err;
+        }
+        await progress(true);
+        return { pages: next - input.fromPage, rows: rowsInPages(input.fromPage, next, meta.total, meta.pageSize), nextPage: next, retryAfterMs: msOptionalToNumber(err.nextRetryDelay ?? undefined) };
       } finally {
         clearInterval(beat);
       }

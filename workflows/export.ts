@@ -8,9 +8,11 @@ import {
   isCancellation,
   ParentClosePolicy,
   proxyActivities,
+  sleep,
   startChild,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import type { FetchPagesOutput } from '../activities/fetch.js';
 import type { Activities } from '../activities/index.js';
 import type { CallbackEvent } from '../activities/notify.js';
 import { callbackWorkflow } from './callback.js';
@@ -54,6 +56,19 @@ export async function exportWorkflow(input: ExportInput): Promise<ExportOutput> 
       nonRetryableErrorTypes: SOURCE_ERRORS_PERMANENT,
     },
   });
+  // A lane that stored pages before a transient error continues in a fresh activity (per-page
+  // attempt budget, activities/fetch.ts); its retries start one step further along the backoff.
+  const resume = proxyActivities<Activities>({
+    startToCloseTimeout: '2 hours',
+    heartbeatTimeout: input.heartbeatTimeoutMs ?? 10_000,
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    retry: {
+      initialInterval: input.retry.initialMs * 2,
+      backoffCoefficient: 2,
+      maximumAttempts: input.retry.maxAttempts,
+      nonRetryableErrorTypes: SOURCE_ERRORS_PERMANENT,
+    },
+  });
   const work = proxyActivities<Activities>({
     startToCloseTimeout: '2 hours',
     heartbeatTimeout: '30 seconds',
@@ -64,7 +79,7 @@ export async function exportWorkflow(input: ExportInput): Promise<ExportOutput> 
   try {
     const { proceed } = await state.startTask({ taskId });
     if (!proceed) return { status: 'skipped' };
-    await fetchAll(taskId, source, work);
+    await fetchAll(taskId, { source, resume, work }, input.retry);
     await state.setStage({ taskId, stage: 'rendering' });
     const { outputs } = await work.renderCsv({ taskId });
     await state.setStage({ taskId, stage: 'uploading' });
@@ -111,16 +126,25 @@ async function notify(input: ExportInput, event: CallbackEvent): Promise<void> {
 
 type Acts = ReturnType<typeof proxyActivities<Activities>>;
 
+interface Proxies {
+  source: Acts;
+  resume: Acts;
+  work: Acts;
+}
+
 /** The design's restart rule: a source that changes mid-export gets one fresh start, then fails. */
-async function fetchAll(taskId: string, source: Acts, work: Acts): Promise<void> {
+async function fetchAll(taskId: string, acts: Proxies, retry: ExportInput['retry']): Promise<void> {
+  const { source, work } = acts;
   for (let attempt = 1; ; attempt++) {
     try {
       const { total, pageSize } = await source.probeSource({ taskId });
-      await allOrNothing(planLanes(total, pageSize).map((lane) => () => fetchLane(taskId, lane, source)));
+      await allOrNothing(planLanes(total, pageSize).map((lane) => () => fetchLane(taskId, lane, acts, retry)));
       await work.verifyStaged({ taskId });
       return;
     } catch (err) {
-      if (attempt > 1 || describe(err).code !== 'source_changed') throw err;
+      const { code, message } = describe(err);
+      if (code !== 'source_changed') throw err;
+      if (attempt > 1) throw ApplicationFailure.create({ type: code, nonRetryable: true, message: `the source changed again after the export had restarted once: ${message}` });
       await work.discardStaged({ taskId });
     }
   }
@@ -148,9 +172,15 @@ async function allOrNothing(jobs: Array<() => Promise<void>>): Promise<void> {
   if (first) throw first.err;
 }
 
-async function fetchLane(taskId: string, lane: Lane, source: Acts): Promise<void> {
-  for (const [fromPage, toPage] of chunkRange(lane.fromPage, lane.toPage)) {
-    await source.fetchPages({ taskId, lane: lane.lane, laneFromPage: lane.fromPage, fromPage, toPage });
+async function fetchLane(taskId: string, lane: Lane, { source, resume }: Proxies, retry: ExportInput['retry']): Promise<void> {
+  const base = { taskId, lane: lane.lane, laneFromPage: lane.fromPage };
+  for (const [chunkFrom, toPage] of chunkRange(lane.fromPage, lane.toPage)) {
+    let out: FetchPagesOutput = await source.fetchPages({ ...base, fromPage: chunkFrom, toPage });
+    while (out.nextPage !== undefined) {
+      // The failed request was attempt 1 of that page; Retry-After, when given, sets the wait.
+      await sleep(out.retryAfterMs ?? retry.initialMs);
+      out = await resume.fetchPages({ ...base, fromPage: out.nextPage, toPage, failedAttempts: 1, maxAttempts: retry.maxAttempts });
+    }
   }
 }
 
