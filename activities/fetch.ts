@@ -2,9 +2,11 @@
 // or resumed activity overwrites rather than duplicates, and no row travels through history.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, msOptionalToNumber } from '@temporalio/common';
-import { type TaskRow } from '../db/schema.js';
+import { eq } from 'drizzle-orm';
+import { projects, type TaskRow } from '../db/schema.js';
 import { requireTask, setLaneProgress, updateRunning } from '../db/tasks.js';
 import { expectedRows, pageCount, rowsInPages } from '../lib/plan.js';
+import { LocalSourceLimiter, PgSourceLimiter, type SourceLimiter, type SourceLimits, sourceLimits } from '../lib/source-limiter.js';
 import { rowColumns, templateColumns } from './columns.js';
 import { type ActivityDeps, keys, type SourceMeta } from './deps.js';
 import { permanent, type TaskErrorCode } from './errors.js';
@@ -41,6 +43,26 @@ const PROGRESS_EVERY_MS = 500;
 export function createFetchActivities({ db, storage, config }: ActivityDeps) {
   const sourceOpts: SourceClientOptions = { timeoutMs: config.SOURCE_TIMEOUT_MS, maxBytes: config.SOURCE_MAX_PAGE_BYTES };
 
+  // PGlite is single-process, so an in-memory limiter covers it; Postgres serves several workers.
+  let limiter: SourceLimiter | undefined;
+  const limiterFor = () => (limiter ??= config.DATABASE_URL ? new PgSourceLimiter(config.DATABASE_URL, 20) : new LocalSourceLimiter());
+
+  /** One GET under the project's politeness limits; the slot is freed in the background. */
+  async function limitsOf(task: TaskRow): Promise<SourceLimits> {
+    const [project] = await db.select({ settings: projects.settings }).from(projects).where(eq(projects.id, task.projectId));
+    return sourceLimits(project?.settings);
+  }
+
+  async function politeGet(task: TaskRow, limits: SourceLimits, page: number, pageSize: number, signal: AbortSignal) {
+    const permit = await limiterFor().acquire(task.projectId, limits, signal);
+    try {
+      return await getPage(task.sourceUrl, page, pageSize, sourceOpts, signal);
+    } finally {
+      // Not awaited: with an rps limit the slot stays held a while, and the page can be stored meanwhile.
+      void permit.release().catch(() => {});
+    }
+  }
+
   async function readMeta(taskId: string): Promise<SourceMeta> {
     return JSON.parse((await storage.getBuffer(keys.meta(taskId))).toString('utf8')) as SourceMeta;
   }
@@ -50,7 +72,7 @@ export function createFetchActivities({ db, storage, config }: ActivityDeps) {
     async probeSource({ taskId }: { taskId: string }): Promise<{ total: number; pagesTotal: number; pageSize: number }> {
       const task = await requireTask(db, taskId);
       await storage.deletePrefix(keys.staging(taskId));
-      const first = await getPage(task.sourceUrl, 0, 1, sourceOpts, Context.current().cancellationSignal);
+      const first = await politeGet(task, await limitsOf(task), 0, 1, Context.current().cancellationSignal);
       const template = first.template ?? task.options.template;
       const columns = templateColumns(template) ?? rowColumns(first.data[0]);
       if (first.total > 0 && columns.length === 0) {
@@ -72,6 +94,7 @@ export function createFetchActivities({ db, storage, config }: ActivityDeps) {
       const ctx = Context.current();
       const task = await requireTask(db, input.taskId);
       const meta = await readMeta(input.taskId);
+      const limits = await limitsOf(task);
       const resumeAt = (ctx.info.heartbeatDetails as { nextPage?: number } | undefined)?.nextPage;
       let next = Math.max(input.fromPage, resumeAt ?? input.fromPage);
       const attemptFrom = next;
@@ -86,7 +109,7 @@ export function createFetchActivities({ db, storage, config }: ActivityDeps) {
       };
       try {
         for (; next < input.toPage; ) {
-          const page = await getPage(task.sourceUrl, next, meta.pageSize, sourceOpts, ctx.cancellationSignal);
+          const page = await politeGet(task, limits, next, meta.pageSize, ctx.cancellationSignal);
           checkPage(page.total, page.data.length, next, meta);
           const body = pageExt(task) === 'csv' ? encodeCsvRows(page.data, meta.columns) : encodeNdjson(page.data);
           await storage.putBuffer(keys.page(input.taskId, next, pageExt(task)), body);

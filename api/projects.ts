@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { projects, type ProjectRow } from '../db/schema.js';
 import { newId, randomToken, sha256Hex } from '../lib/crypto.js';
 import { hostPatternRegex } from '../lib/hosts.js';
+import { DEFAULT_SOURCE_LIMITS, sourceLimits } from '../lib/source-limiter.js';
 import { newWebhookSecret } from '../lib/webhooks.js';
 import { authenticate, requireAdmin } from './auth.js';
 import { notFound } from './errors.js';
@@ -23,6 +24,9 @@ const createProject = z.object({
   retention_hours: z.number().int().min(1).max(24 * 365).default(168),
   max_running_tasks: z.number().int().min(1).max(100).default(4),
   submit_per_minute: z.number().int().min(1).max(10_000).default(60),
+  // Politeness towards the project's source, across all its tasks, lanes and workers (lib/source-limiter.ts).
+  source_max_concurrency: z.number().int().min(1).max(64).default(DEFAULT_SOURCE_LIMITS.maxConcurrency),
+  source_rps: z.number().positive().max(10_000).nullable().default(null),
 });
 
 export function projectJson(p: ProjectRow) {
@@ -34,6 +38,8 @@ export function projectJson(p: ProjectRow) {
     retention_hours: p.retentionHours,
     max_running_tasks: p.maxRunningTasks,
     submit_per_minute: p.submitPerMinute,
+    source_max_concurrency: sourceLimits(p.settings).maxConcurrency,
+    source_rps: sourceLimits(p.settings).rps,
     created_at: p.createdAt.toISOString(),
   };
 }
@@ -60,6 +66,7 @@ export function projectsApp(deps: ApiDeps) {
         retentionHours: body.retention_hours,
         maxRunningTasks: body.max_running_tasks,
         submitPerMinute: body.submit_per_minute,
+        settings: { source_max_concurrency: body.source_max_concurrency, source_rps: body.source_rps },
       })
       .returning();
     return c.json({ ...projectJson(row!), api_key: apiKey, webhook_secret: webhookSecret }, 201);
