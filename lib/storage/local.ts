@@ -7,7 +7,16 @@ import { assertKey, type Storage } from './types.js';
 
 export class LocalStorage implements Storage {
   readonly kind = 'local' as const;
+  // Directories known to exist: a page write then costs a write and a rename, not a mkdir too.
+  private readonly dirs = new Set<string>();
   constructor(private readonly root: string) {}
+
+  private async ensureDir(dir: string): Promise<void> {
+    if (this.dirs.has(dir)) return;
+    await mkdir(dir, { recursive: true });
+    if (this.dirs.size > 10_000) this.dirs.clear();
+    this.dirs.add(dir);
+  }
 
   private path(key: string): string {
     assertKey(key);
@@ -28,8 +37,16 @@ export class LocalStorage implements Storage {
 
   async putBuffer(key: string, body: Buffer): Promise<void> {
     const dest = this.path(key);
-    await mkdir(dirname(dest), { recursive: true });
-    await this.atomicWrite(dest, (tmp) => writeFile(tmp, body));
+    await this.ensureDir(dirname(dest));
+    try {
+      await this.atomicWrite(dest, (tmp) => writeFile(tmp, body));
+    } catch (err) {
+      // The directory was removed meanwhile (deletePrefix of a restarted export): make it again.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      this.dirs.delete(dirname(dest));
+      await this.ensureDir(dirname(dest));
+      await this.atomicWrite(dest, (tmp) => writeFile(tmp, body));
+    }
   }
 
   // Write beside the target, then rename: a reader never sees half a file.
@@ -83,6 +100,7 @@ export class LocalStorage implements Storage {
   }
 
   async deletePrefix(prefix: string): Promise<void> {
+    this.dirs.clear();
     await rm(this.path(prefix.replace(/\/$/, '')), { recursive: true, force: true });
   }
 

@@ -1,0 +1,40 @@
+// The baseline: the simplest script that fetches the same pages and writes the same CSV file
+// (same encoder, BOM and header), one page after another. bench/run.ts compares our export to it.
+//   node --import tsx bench/bare.ts <source_url> <page_size> <out.csv>
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { stringify } from 'csv-stringify/sync';
+import { request } from 'undici';
+import { rowColumns } from '../activities/columns.js';
+import { encodeCsvRows, escapeFormula } from '../activities/render-csv.js';
+
+const [sourceUrl, pageSizeArg, outPath] = process.argv.slice(2) as [string, string, string];
+const pageSize = Number(pageSizeArg);
+const started = Date.now();
+
+async function get(page: number, size: number): Promise<{ total: number; data: Record<string, unknown>[] }> {
+  const url = new URL(sourceUrl);
+  url.searchParams.set('page', String(page));
+  url.searchParams.set('page_size', String(size));
+  const res = await request(url);
+  return (await res.body.json()) as { total: number; data: Record<string, unknown>[] };
+}
+
+const probe = await get(0, 1);
+const columns = rowColumns(probe.data[0]);
+const out = createWriteStream(outPath, { highWaterMark: 1 << 20 });
+const hash = createHash('sha256');
+let bytes = 0;
+const write = async (buf: Buffer) => {
+  hash.update(buf);
+  bytes += buf.length;
+  if (!out.write(buf)) await once(out, 'drain');
+};
+await write(Buffer.from('\ufeff', 'utf8'));
+await write(Buffer.from(stringify([columns.map((c) => escapeFormula(c.title))], { record_delimiter: 'windows' }), 'utf8'));
+const pages = Math.ceil(probe.total / pageSize);
+for (let p = 0; p < pages; p++) await write(encodeCsvRows((await get(p, pageSize)).data, columns));
+out.end();
+await once(out, 'close');
+console.log(JSON.stringify({ ms: Date.now() - started, bytes, rows: probe.total, sha256: hash.digest('hex'), maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) }));
