@@ -6,7 +6,7 @@ import { eq } from 'drizzle-orm';
 import { projects, type TaskRow } from '../db/schema.js';
 import { requireTask, setLaneProgress, updateRunning } from '../db/tasks.js';
 import { expectedRows, pageCount, rowsInPages } from '../lib/plan.js';
-import { LocalSourceLimiter, PgSourceLimiter, type SourceLimiter, type SourceLimits, sourceLimits } from '../lib/source-limiter.js';
+import { LocalSourceLimiter, PgSourceLimiter, type Permit, type SourceLimiter, type SourceLimits, sourceLimits } from '../lib/source-limiter.js';
 import { rowColumns, templateColumns } from './columns.js';
 import { type ActivityDeps, keys, type SourceMeta } from './deps.js';
 import { permanent, type TaskErrorCode } from './errors.js';
@@ -53,7 +53,8 @@ export function createFetchActivities({ db, storage, config }: ActivityDeps) {
     return sourceLimits(project?.settings);
   }
 
-  async function politeGet(task: TaskRow, limits: SourceLimits, page: number, pageSize: number, signal: AbortSignal) {
+  async function politeGet(task: TaskRow, limits: SourceLimits, page: number, pageSize: number, signal: AbortSignal, lease?: Permit) {
+    if (lease) return getPage(task.sourceUrl, page, pageSize, sourceOpts, signal);
     const permit = await limiterFor().acquire(task.projectId, limits, signal);
     try {
       return await getPage(task.sourceUrl, page, pageSize, sourceOpts, signal);
@@ -95,6 +96,9 @@ export function createFetchActivities({ db, storage, config }: ActivityDeps) {
       const task = await requireTask(db, input.taskId);
       const meta = await readMeta(input.taskId);
       const limits = await limitsOf(task);
+      // Without an rps limit a lane keeps one slot for its whole chunk: it has one request in
+      // flight at a time, so the cap holds at two queries per chunk rather than two per page.
+      let lease: Permit | undefined;
       const resumeAt = (ctx.info.heartbeatDetails as { nextPage?: number } | undefined)?.nextPage;
       let next = Math.max(input.fromPage, resumeAt ?? input.fromPage);
       const attemptFrom = next;
@@ -108,8 +112,10 @@ export function createFetchActivities({ db, storage, config }: ActivityDeps) {
         await setLaneProgress(db, input.taskId, input.lane, { pages: next - input.laneFromPage, rows });
       };
       try {
+        // Acquired inside the try: the heartbeat interval runs while the lane waits for a slot.
+        if (!limits.rps) lease = await limiterFor().acquire(task.projectId, limits, ctx.cancellationSignal);
         for (; next < input.toPage; ) {
-          const page = await politeGet(task, limits, next, meta.pageSize, ctx.cancellationSignal);
+          const page = await politeGet(task, limits, next, meta.pageSize, ctx.cancellationSignal, lease);
           checkPage(page.total, page.data.length, next, meta);
           const body = pageExt(task) === 'csv' ? encodeCsvRows(page.data, meta.columns) : encodeNdjson(page.data);
           await storage.putBuffer(keys.page(input.taskId, next, pageExt(task)), body);
@@ -131,6 +137,7 @@ export function createFetchActivities({ db, storage, config }: ActivityDeps) {
         return { pages: next - input.fromPage, rows: rowsInPages(input.fromPage, next, meta.total, meta.pageSize), nextPage: next, retryAfterMs: msOptionalToNumber(err.nextRetryDelay ?? undefined) };
       } finally {
         clearInterval(beat);
+        await lease?.release().catch(() => {});
       }
       return { pages: input.toPage - input.fromPage, rows: rowsInPages(input.fromPage, input.toPage, meta.total, meta.pageSize) };
     },

@@ -37,4 +37,4 @@ const pages = Math.ceil(probe.total / pageSize);
 for (let p = 0; p < pages; p++) await write(encodeCsvRows((await get(p, pageSize)).data, columns));
 out.end();
 await once(out, 'close');
-console.log(JSON.stringify({ ms: Date.now() - started, bytes, rows: probe.total, sha256: hash.digest('hex'), maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) }));
+console.log(JSON.stringify({ ms: Date.now() - started, bytes, rows: probe.total, sha256: hash.digest('hex'), maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024), cpuSeconds: Math.round((process.cpuUsage().user + process.cpuUsage().system) / 1e5) / 10 }));

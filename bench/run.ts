@@ -54,6 +54,12 @@ function rssMb(pid: number): { rss: number; hwm: number } {
   return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
 }
 
+/** CPU seconds (user + system) a process has used, from /proc/<pid>/stat (clock ticks of 10 ms). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 function dirBytes(dir: string): number {
   let n = 0;
   try {
@@ -129,15 +135,20 @@ async function main() {
 
       const load = loadavg()[0]!;
       const bareOut = join(dataDir, 'bare.csv');
+      const srcPid = source.child.pid!;
+      const srcCpu0 = cpuSeconds(srcPid);
       const bare = spawnNode(['bench/bare.ts', url, String(PAGE_SIZE), bareOut], {});
       await new Promise((r) => bare.child.once('exit', r));
-      const b = JSON.parse(bare.out().trim().split('\n').at(-1)!) as { ms: number; bytes: number; sha256: string; maxRssMb: number };
+      const b = JSON.parse(bare.out().trim().split('\n').at(-1)!) as { ms: number; bytes: number; sha256: string; maxRssMb: number; cpuSeconds: number };
+      const bareSourceCpu = cpuSeconds(srcPid) - srcCpu0;
       rmSync(bareOut, { force: true });
 
       // BENCH_WORKER_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=.bench" profiles the worker.
       const worker = spawnNode(['worker/main.ts'], env, (process.env.BENCH_WORKER_NODE_OPTIONS ?? '').split(' ').filter(Boolean));
       await worker.ready('worker polling');
       const pid = worker.child.pid!;
+      const baselineRss = rssMb(pid).rss;
+      const [workerCpu0, srcCpu1] = [cpuSeconds(pid), cpuSeconds(srcPid)];
       const rssSamples: number[] = [];
       let staged = 0;
       const sampler = setInterval(() => rssSamples.push(rssMb(pid).rss), 250);
@@ -152,6 +163,7 @@ async function main() {
       clearInterval(sampler);
       clearInterval(stager);
       const peak = rssMb(pid).hwm;
+      const [workerCpu, serviceSourceCpu] = [cpuSeconds(pid) - workerCpu0, cpuSeconds(srcPid) - srcCpu1];
       const events = (await client.workflow.getHandle(task.task_id).fetchHistory()).events ?? [];
       const history = events.length;
       const phases = phaseSpans(events);
@@ -170,6 +182,10 @@ async function main() {
         serviceRowsPerSec: Math.round(total / (ms / 1000)),
         bareSeconds: b.ms / 1000,
         ratio: Math.round((ms / b.ms) * 100) / 100,
+        workerCpuSeconds: Math.round(workerCpu * 10) / 10,
+        bareCpuSeconds: b.cpuSeconds,
+        sourceCpuSeconds: { bare: Math.round(bareSourceCpu * 10) / 10, service: Math.round(serviceSourceCpu * 10) / 10 },
+        workerIdleRssMb: Math.round(baselineRss),
         workerPeakRssMb: Math.round(peak),
         workerRssAtQuartersMb: [1, 2, 3, 4].map(quarter),
         bareMaxRssMb: b.maxRssMb,
@@ -205,6 +221,9 @@ async function main() {
     ['bare script (s)', ...results.map((r) => r.bareSeconds.toFixed(1))],
     ['service / bare', ...results.map((r) => `${r.ratio}x`)],
     ['same bytes as bare', ...results.map((r) => (r.sameAsBare ? 'yes' : 'NO'))],
+    ['CPU s: worker / bare script', ...results.map((r) => `${r.workerCpuSeconds} / ${r.bareCpuSeconds}`)],
+    ['CPU s of the source: for service / for bare', ...results.map((r) => `${r.sourceCpuSeconds.service} / ${r.sourceCpuSeconds.bare}`)],
+    ['worker RSS idle before the export (MB)', ...results.map((r) => r.workerIdleRssMb)],
     ['worker peak RSS (MB)', ...results.map((r) => r.workerPeakRssMb)],
     ['worker RSS at 25/50/75/100% (MB)', ...results.map((r) => r.workerRssAtQuartersMb.join(' / '))],
     ['bare script peak RSS (MB)', ...results.map((r) => r.bareMaxRssMb)],
