@@ -47,12 +47,12 @@ export function createFetchActivities({ db, storage, config }: ActivityDeps) {
   let limiter: SourceLimiter | undefined;
   const limiterFor = () => (limiter ??= config.DATABASE_URL ? new PgSourceLimiter(config.DATABASE_URL, 20) : new LocalSourceLimiter());
 
-  /** One GET under the project's politeness limits; the slot is freed in the background. */
   async function limitsOf(task: TaskRow): Promise<SourceLimits> {
     const [project] = await db.select({ settings: projects.settings }).from(projects).where(eq(projects.id, task.projectId));
     return sourceLimits(project?.settings);
   }
 
+  /** One GET under the project's politeness limits (or under the lane's lease); the slot is freed in the background. */
   async function politeGet(task: TaskRow, limits: SourceLimits, page: number, pageSize: number, signal: AbortSignal, lease?: Permit) {
     if (lease) return getPage(task.sourceUrl, page, pageSize, sourceOpts, signal);
     const permit = await limiterFor().acquire(task.projectId, limits, signal);
