@@ -36,6 +36,8 @@ const schema = z.object({
   SOURCE_MAX_PAGE_BYTES: positiveInt.default(64 * 1024 * 1024),
   SOURCE_RETRY_INITIAL_MS: positiveInt.default(1000),
   SOURCE_RETRY_MAX_ATTEMPTS: positiveInt.default(5),
+  // Activities one worker runs at once (each fetch lane and each render is one).
+  WORKER_MAX_ACTIVITIES: positiveInt.default(16),
   CLEANUP_INTERVAL_MINUTES: positiveInt.default(10),
   // Callbacks (activities/notify.ts): per-attempt timeout, then backoff with jitter within a window.
   CALLBACK_TIMEOUT_MS: positiveInt.max(120_000).default(10_000),

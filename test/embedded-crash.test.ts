@@ -15,7 +15,7 @@ let svc: Embedded | undefined;
 let src: SourceServer | undefined;
 
 afterAll(async () => {
-  if (svc && svc.child.exitCode === null) {
+  if (svc && svc.child.exitCode === null && svc.child.signalCode === null) {
     svc.signal('SIGINT');
     await svc.exited;
   }
@@ -32,13 +32,15 @@ async function call(method: string, path: string, token: string, body?: unknown)
   return { status: res.status, json: (await res.json()) as any };
 }
 
-async function waitDone(taskId: string, key: string): Promise<any> {
-  for (let i = 0; i < 1200; i++) {
+// A deadline rather than a count of polls: on a loaded machine each poll itself is slow.
+async function waitDone(taskId: string, key: string, timeoutMs = 180_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
     const task = (await call('GET', `/v1/tasks/${taskId}`, key)).json;
     if (!['queued', 'running'].includes(task.status)) return task;
+    if (Date.now() > deadline) throw new Error(`task ${taskId} still ${task.status}/${task.stage} after ${timeoutMs} ms: ${JSON.stringify(task.progress)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`task ${taskId} did not finish`);
 }
 
 it('completes an export after the whole process group was SIGKILLed and started again', async () => {
@@ -72,4 +74,4 @@ it('completes an export after the whole process group was SIGKILLed and started 
   const refTask = await waitDone(ref.json.task_id, key);
   expect(refTask.files[0].sha256).toBe(task.files[0].sha256);
   expect(await sha256Of(task.files[0].url)).toBe(refTask.files[0].sha256);
-}, 300_000);
+}, 420_000);

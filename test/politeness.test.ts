@@ -17,9 +17,11 @@ async function source(opts: Parameters<typeof startSource>[0]) {
 }
 
 beforeAll(async () => {
-  env = await startTestEnv();
+  // Three activities per worker: neither can take all ten lanes of the two exports below, so both
+  // worker processes fetch, whatever the scheduling.
+  env = await startTestEnv({ WORKER_MAX_ACTIVITIES: '3' });
   // A second worker, in its own process, on the same task queue: the cap must hold across both.
-  other = await startWorkerProcess(workerEnv(env.config));
+  other = await startWorkerProcess(workerEnv(env.config, { WORKER_MAX_ACTIVITIES: '3' }));
 });
 
 afterAll(async () => {

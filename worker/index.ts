@@ -21,7 +21,7 @@ export async function createWorker(opts: WorkerOptions): Promise<Worker> {
     activities: createActivities(opts.deps),
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath }),
     // Fetch lanes are I/O bound; rendering is CPU bound and memory-hungry, so keep the total modest.
-    maxConcurrentActivityTaskExecutions: 16,
+    maxConcurrentActivityTaskExecutions: opts.deps.config.WORKER_MAX_ACTIVITIES,
     // Drain in-flight activities on shutdown before giving their work back to the server.
     shutdownGraceTime: '10 seconds',
     // Cancellation reaches an activity only in a heartbeat's answer; sending heartbeats at most a
