@@ -7,6 +7,7 @@ import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporal
 import { createApp } from '../api/app.js';
 import type { ApiDeps } from '../api/types.js';
 import { type Database, openDatabase } from '../db/client.js';
+import { cachedWorkflowBundle } from '../worker/bundle.js';
 import { createWorker } from '../worker/index.js';
 import type { Config } from './config.js';
 import { loadSecrets, type Secrets } from './secrets.js';
@@ -73,6 +74,7 @@ export async function startWorker(core: Core, address: string): Promise<{ worker
     namespace: core.config.TEMPORAL_NAMESPACE,
     taskQueue: core.config.TEMPORAL_TASK_QUEUE,
     deps: { db: core.database.db, storage: core.storage, config: core.config, linkSecret: core.secrets.linkSecret },
+    workflowBundle: await cachedWorkflowBundle(join(core.config.DATA_DIR, 'cache')),
   });
   return { worker, running: worker.run(), connection };
 }

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.js';
 
 export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -9,8 +9,8 @@ export interface WorkerOptions {
   namespace: string;
   taskQueue: string;
   deps: ActivityDeps;
-  /** A pre-built bundle (tests build it once); otherwise workflows/ is bundled at start. */
-  workflowBundle?: WorkflowBundle;
+  /** A pre-built bundle (worker/bundle.ts; tests build one per run); otherwise workflows/ is bundled here. */
+  workflowBundle?: WorkflowBundleOption;
 }
 
 export async function createWorker(opts: WorkerOptions): Promise<Worker> {
