@@ -1,0 +1,58 @@
+// The design's own example template (下载中心设计, 列标题): recharge and refund figures by source.
+export const rechargeTemplate = [
+  { name: 'source', title: '来源方式' },
+  {
+    name: 'recharge',
+    title: '充值',
+    children: [
+      { name: 'recharge_num', title: '充值笔数' },
+      { name: 'pay_money', title: '付款金额' },
+      { name: '_', title: '其中', children: [{ name: 'wechat', title: '微信支付' }, { name: 'alipay', title: '支付宝' }] },
+      { name: 'recharge_money', title: '充值金额' },
+      { name: 'reduction', title: '优惠汇总' },
+    ],
+  },
+  {
+    name: 'refund',
+    title: '退款',
+    children: [
+      { name: 'refund_num', title: '退款笔数' },
+      { name: 'refund_money', title: '退款金额' },
+      { name: 'real_refund_money', title: '实退金额' },
+    ],
+  },
+];
+
+/** The same tree with the node options the design lists: types, formats, styles, condition styles. */
+export const styledRechargeTemplate = [
+  { name: 'source', title: '来源方式', align: 'left', bold: true, width: 14 },
+  {
+    name: 'recharge',
+    title: '充值',
+    bg_color: 'FFE2EFDA',
+    children: [
+      { name: 'recharge_num', title: '充值笔数', type: 'integer' },
+      { name: 'pay_money', title: '付款金额', type: 'money' },
+      {
+        name: '_',
+        title: '其中',
+        children: [
+          { name: 'wechat', title: '微信支付', type: 'money', color: 'green' },
+          { name: 'alipay', title: '支付宝', type: 'money', color: 'blue' },
+        ],
+      },
+      { name: 'recharge_money', title: '充值金额', type: 'money', condition_style: [{ condition: '>= 10000', color: 'red', bold: true }] },
+      { name: 'reduction', title: '优惠汇总', type: 'percent' },
+    ],
+  },
+  {
+    name: 'refund',
+    title: '退款',
+    bg_color: 'FFFCE4D6',
+    children: [
+      { name: 'refund_num', title: '退款笔数', type: 'integer' },
+      { name: 'refund_money', title: '退款金额', type: 'money', format: '#,##0.00;[Red]-#,##0.00' },
+      { name: 'real_refund_money', title: '实退金额', type: 'money', condition_style: [{ condition: '> 0 and < 100', bg_color: 'yellow' }, { condition: '>= 100', bg_color: 'FFF8CBAD', bold: true }] },
+    ],
+  },
+];
