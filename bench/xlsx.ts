@@ -1,0 +1,57 @@
+// npm run bench:xlsx [-- --rows 1000000]: xlsx writers side by side, each in its own process so
+// wall time and peak RSS are its own. Results print as a table (and JSON under .bench/).
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+
+const { values } = parseArgs({ options: { rows: { type: 'string', default: '1000000' }, variant: { type: 'string' }, only: { type: 'string' } } });
+const rows = Number(values.rows);
+const dir = join(process.cwd(), '.bench', 'xlsx');
+
+const VARIANTS: Record<string, string> = {
+  idle: 'node + tsx + the modules loaded, nothing written (the RSS floor)',
+  minimal: 'minimal streaming XML+zip writer: no styles, inline strings (the yardstick)',
+  ours: 'our writer, styled template, one file (no size split)',
+  'ours-split': 'our writer, styled template, default split (10 MB parts)',
+  'ours-staged': 'our writer fed from staged .ndjson pages (read + JSON.parse), default split: the render activity',
+  exceljs: 'exceljs streaming WorkbookWriter, same styles, waiting on its queue (tuned)',
+};
+
+async function child(variant: string): Promise<void> {
+  const v = await import('./xlsx-variants.js');
+  const out = join(dir, `${variant}.xlsx`);
+  let bytes = 0;
+  let t0 = performance.now();
+  if (variant === 'minimal') bytes = await v.minimal(rows, out);
+  else if (variant === 'ours') bytes = await v.ours(rows, out, Number.MAX_SAFE_INTEGER);
+  else if (variant === 'ours-split') bytes = await v.ours(rows, out, 10 * 1024 * 1024);
+  else if (variant === 'ours-staged') {
+    await v.stage(rows, join(dir, 'pages'));
+    t0 = performance.now();
+    bytes = await v.ours(rows, out, 10 * 1024 * 1024, v.stagedPages(join(dir, 'pages')));
+  } else if (variant === 'exceljs') bytes = await v.exceljs(rows, out, true);
+  const ms = performance.now() - t0;
+  process.stdout.write(JSON.stringify({ variant, ms, rssMB: process.resourceUsage().maxRSS / 1024, bytes }) + '\n');
+}
+
+function parent(): void {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const results: { variant: string; ms: number; rssMB: number; bytes: number }[] = [];
+  const list = values.only ? values.only.split(',') : Object.keys(VARIANTS);
+  for (const variant of list) {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/xlsx.ts', '--variant', variant, '--rows', String(rows)], { encoding: 'utf8', maxBuffer: 1 << 24 });
+    if (r.status !== 0) throw new Error(`${variant} failed: ${r.stderr}`);
+    const res = JSON.parse(r.stdout.trim().split('\n').pop()!);
+    results.push(res);
+    console.log(`${variant.padEnd(12)} ${(res.ms / 1000).toFixed(1).padStart(6)} s  ${res.rssMB.toFixed(0).padStart(5)} MB peak RSS  ${(res.bytes / 1e6).toFixed(1).padStart(7)} MB out   ${VARIANTS[variant]}`);
+  }
+  const base = results.find((r) => r.variant === 'minimal');
+  if (base) for (const r of results) if (r.variant !== 'idle') console.log(`${r.variant.padEnd(12)} ${(r.ms / base.ms).toFixed(2)}x the minimal writer's time`);
+  writeFileSync(join(process.cwd(), '.bench', 'xlsx.json'), JSON.stringify({ rows, at: new Date().toISOString(), results }, null, 2));
+  rmSync(dir, { recursive: true, force: true });
+}
+
+if (values.variant) await child(values.variant);
+else parent();

@@ -1,0 +1,200 @@
+// One worksheet part: title, summary, header area, table header, data rows, footer area, merges.
+// Data rows are turned into XML as they come and handed to the package at once; only the merge
+// list (title/areas/header plus row-title merges) is held until the end of the part.
+import type { AreaCell } from '../template/areas.js';
+import type { Run } from '../template/html.js';
+import type { SheetLayout } from '../template/layout.js';
+import { type Cell, toCell } from '../template/values.js';
+import type { Looks } from './looks.js';
+import type { XlsxPackage } from './package.js';
+import { RowTitles } from './row-titles.js';
+import { fontXml } from './styles.js';
+import { colName, NS_MAIN, NS_REL, rangeRef, textEl, XML_HEAD } from './xml.js';
+
+export interface SheetContent {
+  layout: SheetLayout;
+  looks: Looks;
+  /** Column widths in characters, one per physical column. */
+  widths: number[];
+  /** Title, summary, header and footer span this many columns (the column count, at most 20). */
+  areaWidth: number;
+  title?: string | undefined;
+  summary?: { runs: Run[]; height: number } | undefined;
+  header: AreaCell[][];
+  footer: AreaCell[][];
+  /** Freeze the panes below the table header (when the rows above it are not too tall). */
+  freeze: boolean;
+}
+
+const FORMULA_START = /^[=+\-@]/;
+
+interface ColumnPlan {
+  letter: string;
+  key: string | null;
+  /** Position among the data (non-row-title) columns, for rows given as arrays. */
+  pos: number;
+  cellOf: (v: unknown) => Cell;
+  plain: number[];
+  quoted: number[];
+  tests: ((v: unknown) => boolean)[];
+}
+
+/** What stays the same across parts: the column plans and the prelude's shape. */
+export class SheetPlan {
+  readonly columns: ColumnPlan[];
+  readonly rowAttr: string;
+  readonly firstTitleCol: number;
+
+  constructor(readonly content: SheetContent) {
+    const { layout, looks } = content;
+    let pos = 0;
+    this.columns = layout.columns.map((c, i) => ({
+      letter: colName(i),
+      key: c.key,
+      pos: c.key === null ? -1 : pos++,
+      cellOf: (v: unknown) => toCell(v, c.type),
+      plain: looks.columns[i]!.plain,
+      quoted: looks.columns[i]!.quoted,
+      tests: c.conditions.map((k) => k.test),
+    }));
+    this.rowAttr = layout.rowHeight ? ` ht="${layout.rowHeight}" customHeight="1"` : '';
+    this.firstTitleCol = layout.columns.findIndex((c) => c.key === null);
+  }
+}
+
+export class SheetPart {
+  /** Next row, 0-based. */
+  row = 0;
+  dataRows = 0;
+  private readonly merges: string[] = [];
+  private readonly titles: RowTitles | null;
+
+  constructor(
+    private readonly pkg: XlsxPackage,
+    private readonly plan: SheetPlan,
+  ) {
+    const { layout, looks } = plan.content;
+    this.titles = layout.rowLevels > 0 ? new RowTitles(layout.rowLevels, plan.firstTitleCol, looks, (m) => this.merges.push(m)) : null;
+  }
+
+  /** Bytes the rest of this part still needs at most (footer, merges, closing tags), uncompressed. */
+  get tailBytes(): number {
+    return 2048 + this.merges.length * 24 + this.plan.content.footer.length * 400;
+  }
+
+  private merge(r1: number, c1: number, r2: number, c2: number): void {
+    if (r1 !== r2 || c1 !== c2) this.merges.push(rangeRef(r1, c1, r2, c2));
+  }
+
+  async open(): Promise<void> {
+    const c = this.plan.content;
+    const cols = c.widths.map((w, i) => `<col min="${i + 1}" max="${i + 1}" width="${w}" customWidth="1"/>`).join('');
+    const preludeRows = (c.title ? 1 : 0) + (c.summary ? 1 : 0) + c.header.length + c.layout.headerRows;
+    const pane = c.freeze
+      ? `<pane ySplit="${preludeRows}" topLeftCell="A${preludeRows + 1}" activePane="bottomLeft" state="frozen"/><selection pane="bottomLeft"/>`
+      : '';
+    await this.pkg.write(
+      `${XML_HEAD}<worksheet xmlns="${NS_MAIN}" xmlns:r="${NS_REL}"><sheetViews><sheetView workbookViewId="0">${pane}</sheetView></sheetViews>` +
+        `<sheetFormatPr defaultRowHeight="15"/><cols>${cols}</cols><sheetData>`,
+    );
+    if (c.title) await this.wideRow(`<is>${textEl(c.title)}</is>`, c.looks.title, ' ht="32" customHeight="1"');
+    if (c.summary) await this.wideRow(richText(c.summary.runs), c.looks.summary, ` ht="${c.summary.height}" customHeight="1"`);
+    for (const cells of c.header) await this.areaRow(cells);
+    await this.tableHeader();
+  }
+
+  private async wideRow(inner: string, style: number, attr: string): Promise<void> {
+    const w = this.plan.content.areaWidth;
+    const r = this.row + 1;
+    let xml = `<row r="${r}"${attr}><c r="A${r}" s="${style}" t="inlineStr">${inner}</c>`;
+    for (let i = 1; i < w; i++) xml += `<c r="${colName(i)}${r}" s="${style}"/>`;
+    this.merge(this.row, 0, this.row, w - 1);
+    this.row++;
+    await this.pkg.write(`${xml}</row>`);
+  }
+
+  private async areaRow(cells: AreaCell[]): Promise<void> {
+    const { looks } = this.plan.content;
+    const r = this.row + 1;
+    let xml = `<row r="${r}">`;
+    for (const cell of cells) {
+      const s = cell.role === 'key' ? looks.areaKey : cell.role === 'pair' ? looks.areaPair : typeof cell.text === 'number' ? looks.areaNumber : looks.areaValue;
+      xml += valueCell(`${colName(cell.col)}${r}`, s, cell.text);
+      for (let i = 1; i < cell.span; i++) xml += `<c r="${colName(cell.col + i)}${r}" s="${s}"/>`;
+      this.merge(this.row, cell.col, this.row, cell.col + cell.span - 1);
+    }
+    this.row++;
+    await this.pkg.write(`${xml}</row>`);
+  }
+
+  private async tableHeader(): Promise<void> {
+    const { layout, looks } = this.plan.content;
+    const n = layout.columns.length;
+    // Every cell of the header block gets the header look, so merged ranges keep their borders.
+    const grid: string[][] = Array.from({ length: layout.headerRows }, () => Array.from({ length: n }, () => ''));
+    const styles: number[][] = Array.from({ length: layout.headerRows }, () => Array.from({ length: n }, () => looks.header));
+    for (const h of layout.headerCells) {
+      const s = looks.headerCell(h);
+      for (let r = h.row; r < h.row + h.rows; r++) for (let c = h.col; c < h.col + h.cols; c++) styles[r]![c] = s;
+      grid[h.row]![h.col] = h.title;
+      this.merge(this.row + h.row, h.col, this.row + h.row + h.rows - 1, h.col + h.cols - 1);
+    }
+    for (let hr = 0; hr < layout.headerRows; hr++) {
+      const r = this.row + 1;
+      let xml = `<row r="${r}">`;
+      for (let c = 0; c < n; c++) xml += valueCell(`${colName(c)}${r}`, styles[hr]![c]!, grid[hr]![c] || null);
+      this.row++;
+      await this.pkg.write(`${xml}</row>`);
+    }
+  }
+
+  /** One data row; `leaf` is its row-tree leaf in a three-dimensional table. */
+  dataRow(data: unknown, leaf: Parameters<RowTitles['cells']>[0] = null): Promise<void> | undefined {
+    const r = this.row + 1;
+    let xml = `<row r="${r}"${this.plan.rowAttr}>`;
+    let titlesDone = false;
+    const arr = Array.isArray(data) ? (data as unknown[]) : null;
+    const obj = (arr ? null : (data ?? {})) as Record<string, unknown> | null;
+    for (const col of this.plan.columns) {
+      if (col.key === null) {
+        if (!titlesDone && this.titles) xml += this.titles.cells(leaf, this.row);
+        titlesDone = true;
+        continue;
+      }
+      const v = arr ? arr[col.pos] : obj![col.key];
+      let k = 0;
+      while (k < col.tests.length && !col.tests[k]!(v)) k++;
+      k = k < col.tests.length ? k + 1 : 0;
+      const cell = col.cellOf(v);
+      const ref = col.letter + r;
+      if (cell === null) xml += `<c r="${ref}" s="${col.plain[k]}"/>`;
+      else if (cell.t === 'n') xml += `<c r="${ref}" s="${col.plain[k]}"><v>${cell.v}</v></c>`;
+      else if (cell.t === 'b') xml += `<c r="${ref}" s="${col.plain[k]}" t="b"><v>${cell.v ? 1 : 0}</v></c>`;
+      else xml += `<c r="${ref}" s="${FORMULA_START.test(cell.v) ? col.quoted[k] : col.plain[k]}" t="inlineStr"><is>${textEl(cell.v)}</is></c>`;
+    }
+    this.row++;
+    this.dataRows++;
+    return this.pkg.write(`${xml}</row>`);
+  }
+
+  async close(): Promise<void> {
+    this.titles?.closeFrom(0, this.row - 1);
+    const c = this.plan.content;
+    for (const cells of c.footer) await this.areaRow(cells);
+    const merges = this.merges.length ? `<mergeCells count="${this.merges.length}">${this.merges.map((m) => `<mergeCell ref="${m}"/>`).join('')}</mergeCells>` : '';
+    await this.pkg.write(
+      `</sheetData>${merges}<pageMargins left="0.5" right="0.5" top="0.75" bottom="0.75" header="0.3" footer="0.3"/>` +
+        '<pageSetup orientation="landscape"/></worksheet>',
+    );
+  }
+}
+
+function valueCell(ref: string, s: number, v: string | number | boolean | null): string {
+  if (v === null || v === '') return `<c r="${ref}" s="${s}"/>`;
+  if (typeof v === 'number' && Number.isFinite(v)) return `<c r="${ref}" s="${s}"><v>${v}</v></c>`;
+  return `<c r="${ref}" s="${s}" t="inlineStr"><is>${textEl(String(v))}</is></c>`;
+}
+
+function richText(runs: Run[]): string {
+  return `<is>${runs.map((r) => `<r>${fontXml(r, 'rPr', 'rFont')}${textEl(r.text)}</r>`).join('')}</is>`;
+}
