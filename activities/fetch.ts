@@ -11,6 +11,7 @@ import { rowColumns, templateColumns } from './columns.js';
 import { type ActivityDeps, keys, type SourceMeta } from './deps.js';
 import { permanent, type TaskErrorCode } from './errors.js';
 import { encodeCsvRows } from './render-csv.js';
+import { checkExcelLayout } from './render-xlsx.js';
 import { getPage, type SourceClientOptions } from './source.js';
 
 export interface FetchPagesInput {
@@ -75,6 +76,8 @@ export function createFetchActivities({ db, storage, config }: ActivityDeps) {
       await storage.deletePrefix(keys.staging(taskId));
       const first = await politeGet(task, await limitsOf(task), 0, 1, Context.current().cancellationSignal);
       const template = first.template ?? task.options.template;
+      // A bad template or header fails the task now, before any page is fetched.
+      if (task.type === 'excel') checkExcelLayout(template, first, task.options);
       const columns = templateColumns(template) ?? rowColumns(first.data[0]);
       if (first.total > 0 && columns.length === 0) {
         throw permanent('source_bad_response', 'the source reported rows but its first answer has neither a template nor a row to take columns from');

@@ -4,6 +4,7 @@ import { createFetchActivities } from './fetch.js';
 import { createMergeActivities } from './merge.js';
 import { createNotifyActivities } from './notify.js';
 import { createRenderCsvActivities } from './render-csv.js';
+import { createRenderXlsxActivities } from './render-xlsx.js';
 import { createTaskStateActivities } from './task-state.js';
 import { createUploadActivities } from './upload.js';
 
@@ -15,6 +16,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createFetchActivities(deps),
     ...createMergeActivities(deps),
     ...createRenderCsvActivities(deps),
+    ...createRenderXlsxActivities(deps),
     ...createUploadActivities(deps),
     ...createCleanupActivities(deps),
     ...createNotifyActivities(deps),

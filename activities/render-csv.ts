@@ -1,14 +1,17 @@
 // CSV: RFC 4180 (CRLF, quotes doubled), UTF-8 with a BOM by default so Excel shows Chinese text.
 // Pages are encoded to CSV fragments as they are fetched; rendering is then a concatenation.
-import { createHash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { once } from 'node:events';
 import { Context } from '@temporalio/activity';
 import { stringify } from 'csv-stringify/sync';
+import { eq } from 'drizzle-orm';
+import { projects } from '../db/schema.js';
 import { requireTask } from '../db/tasks.js';
+import { expectedRows } from '../lib/plan.js';
+import { resolveSplit } from '../lib/split.js';
 import type { Column } from './columns.js';
 import { type ActivityDeps, keys, type SourceMeta } from './deps.js';
+import { CsvParts } from './csv-parts.js';
 import { orderedPageKeys } from './merge.js';
+import { storeParts } from './parts.js';
 import { tempPath } from './tmp.js';
 
 export interface RenderedFile {
@@ -47,33 +50,27 @@ export function encodeCsvRows(rows: unknown[], columns: Column[]): Buffer {
 
 export function createRenderCsvActivities({ db, storage, config }: ActivityDeps) {
   return {
+    /** Concatenates the staged fragments; over the size limit, parts plus a zip (activities/csv-parts.ts). */
     async renderCsv({ taskId }: { taskId: string }): Promise<{ outputs: RenderedFile[] }> {
       const ctx = Context.current();
       const task = await requireTask(db, taskId);
       const meta = JSON.parse((await storage.getBuffer(keys.meta(taskId))).toString('utf8')) as SourceMeta;
-      const name = `${task.fileName}.csv`;
-      const tmp = tempPath(config.DATA_DIR, taskId, name);
-      const out = createWriteStream(tmp, { highWaterMark: 1 << 20 });
-      const hash = createHash('sha256');
-      let bytes = 0;
-      const write = async (buf: Buffer) => {
-        hash.update(buf);
-        bytes += buf.length;
-        if (!out.write(buf)) await once(out, 'drain');
-      };
-      const bom = task.options.csv_bom !== false;
-      if (bom) await write(Buffer.from('\ufeff', 'utf8'));
-      await write(Buffer.from(stringify([meta.columns.map((c) => escapeFormula(c.title))], csvOptions), 'utf8'));
-      let done = 0;
-      for (const key of await orderedPageKeys(storage, taskId)) {
-        await write(await storage.getBuffer(key));
-        ctx.heartbeat({ done: ++done });
+      const [project] = await db.select({ settings: projects.settings }).from(projects).where(eq(projects.id, task.projectId));
+      const bom = task.options.csv_bom !== false ? '\ufeff' : '';
+      const head = Buffer.from(bom + stringify([meta.columns.map((c) => escapeFormula(c.title))], csvOptions), 'utf8');
+      const parts = new CsvParts(head, resolveSplit('csv', task.options, project?.settings ?? {}), (n) => tempPath(config.DATA_DIR, taskId, `part-${n}.csv`));
+      try {
+        let page = 0;
+        for (const key of await orderedPageKeys(storage, taskId)) {
+          await parts.page(await storage.getBuffer(key), expectedRows(page, meta.total, meta.pageSize));
+          ctx.heartbeat({ done: ++page });
+        }
+        const local = await parts.finish();
+        return { outputs: await storeParts({ storage, dataDir: config.DATA_DIR, taskId, fileName: task.fileName, ext: 'csv', parts: local, mtime: task.createdAt }) };
+      } catch (err) {
+        await parts.discard();
+        throw err;
       }
-      out.end();
-      await once(out, 'close');
-      const key = keys.output(taskId, name);
-      await storage.putFile(key, tmp);
-      return { outputs: [{ name, key, bytes, rows: meta.total, sha256: hash.digest('hex') }] };
     },
   };
 }

@@ -6,6 +6,7 @@ import { newId, randomToken, sha256Hex } from '../lib/crypto.js';
 import { hostPatternRegex } from '../lib/hosts.js';
 import { DEFAULT_SOURCE_LIMITS, sourceLimits } from '../lib/source-limiter.js';
 import { newWebhookSecret } from '../lib/webhooks.js';
+import { projectSplitFields, splitSettingsJson, splitSettingsOf } from '../lib/split.js';
 import { authenticate, requireAdmin } from './auth.js';
 import { notFound } from './errors.js';
 import type { ApiDeps, AppEnv } from './types.js';
@@ -27,6 +28,8 @@ const createProject = z.object({
   // Politeness towards the project's source, across all its tasks, lanes and workers (lib/source-limiter.ts).
   source_max_concurrency: z.number().int().min(1).max(64).default(DEFAULT_SOURCE_LIMITS.maxConcurrency),
   source_rps: z.number().positive().max(10_000).nullable().default(null),
+  // Defaults for the project's tasks' output files, kept in projects.settings (lib/split.ts).
+  ...projectSplitFields,
 });
 
 export function projectJson(p: ProjectRow) {
@@ -40,6 +43,7 @@ export function projectJson(p: ProjectRow) {
     submit_per_minute: p.submitPerMinute,
     source_max_concurrency: sourceLimits(p.settings).maxConcurrency,
     source_rps: sourceLimits(p.settings).rps,
+    ...splitSettingsJson(p.settings),
     created_at: p.createdAt.toISOString(),
   };
 }
@@ -66,7 +70,7 @@ export function projectsApp(deps: ApiDeps) {
         retentionHours: body.retention_hours,
         maxRunningTasks: body.max_running_tasks,
         submitPerMinute: body.submit_per_minute,
-        settings: { source_max_concurrency: body.source_max_concurrency, source_rps: body.source_rps },
+        settings: { source_max_concurrency: body.source_max_concurrency, source_rps: body.source_rps, ...splitSettingsOf(body) },
       })
       .returning();
     return c.json({ ...projectJson(row!), api_key: apiKey, webhook_secret: webhookSecret }, 201);

@@ -4,7 +4,10 @@ import { z } from 'zod';
 import { type ProjectRow, type TaskRow, tasks } from '../db/schema.js';
 import { ACTIVE_STATUSES, getTask, TERMINAL_STATUSES } from '../db/tasks.js';
 import type { TaskEvents } from '../lib/events.js';
+import { taskSplitFields } from '../lib/split.js';
 import { SubmitError, submitTask } from '../lib/submit.js';
+import { areaSchema } from '../lib/template/areas.js';
+import { templateField } from '../lib/template/schema.js';
 import { authenticate, requireProject } from './auth.js';
 import { assertDownloadable, primaryFile, sendFile } from './download.js';
 import { ApiError, notFound } from './errors.js';
@@ -24,7 +27,10 @@ const submitSchema = z.object({
   file_name: z.string().max(200).transform(sanitizeFileName).pipe(z.string().min(1, 'has no usable characters')).optional(),
   title: z.string().max(500).optional(),
   summary: z.string().max(20_000).optional(),
-  template: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).optional(),
+  template: templateField.optional(),
+  header: areaSchema.optional(),
+  footer: areaSchema.optional(),
+  ...taskSplitFields,
   callback: z.string().max(4096).url('must be an http(s) URL').optional(),
   page_size: z.number().int().min(100).max(1000).default(500),
   priority: z.number().int().min(1).max(5).default(3),
@@ -80,7 +86,6 @@ export function tasksApp(deps: ApiDeps, hub: TaskEvents) {
   /** Validation and submission shared by POST / and POST /sync. */
   async function accept(c: Context<AppEnv>, project: ProjectRow): Promise<{ task: TaskRow; created: boolean }> {
     const body = await jsonBody(c, submitSchema);
-    if (body.type !== 'csv') throw new ApiError(422, 'unsupported_type', 'excel exports are not available yet; use type csv', [{ field: 'type', message: 'excel is not available yet' }]);
     const key = c.req.header('idempotency-key');
     if (key !== undefined && (key.length < 1 || key.length > 255)) {
       throw new ApiError(422, 'validation_failed', 'Idempotency-Key must be 1 to 255 characters', [{ field: 'Idempotency-Key', message: 'length 1 to 255' }]);

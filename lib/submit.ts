@@ -17,6 +17,10 @@ export interface SubmitInput {
   title?: string | undefined;
   summary?: string | undefined;
   template?: unknown;
+  header?: unknown;
+  footer?: unknown;
+  max_file_rows?: number | undefined;
+  max_file_bytes?: number | undefined;
   callback?: string | undefined;
   page_size: number;
   priority: number;
@@ -104,7 +108,15 @@ export async function submitTask(
       callback: input.callback ?? null,
       pageSize: input.page_size,
       priority: input.priority,
-      options: { title: input.title, summary: input.summary, template: input.template },
+      options: {
+        title: input.title,
+        summary: input.summary,
+        template: input.template,
+        header: input.header,
+        footer: input.footer,
+        max_file_rows: input.max_file_rows,
+        max_file_bytes: input.max_file_bytes,
+      },
       idempotencyKey: idempotencyKey ?? null,
       requestHash,
       // Set here rather than by the database: list cursors compare it at millisecond precision.
@@ -142,6 +154,7 @@ async function findDuplicate(db: Db, projectId: string, requestHash: string, key
 export async function startWorkflow(deps: SubmitDeps, task: TaskRow): Promise<void> {
   const input: ExportInput = {
     taskId: task.id,
+    type: task.type,
     retry: { initialMs: deps.config.SOURCE_RETRY_INITIAL_MS, maxAttempts: deps.config.SOURCE_RETRY_MAX_ATTEMPTS },
     run: task.runs,
     callback: task.callback !== null,

@@ -20,6 +20,8 @@ import { chunkRange, planLanes, type Lane } from '../lib/plan.js';
 
 export interface ExportInput {
   taskId: string;
+  /** Picks the renderer; absent in workflows started before Excel existed. */
+  type?: 'csv' | 'excel';
   retry: { initialMs: number; maxAttempts: number };
   /** tasks.runs of this run (a retry is run 2, …): names the callback's webhook-id. */
   run?: number;
@@ -81,7 +83,7 @@ export async function exportWorkflow(input: ExportInput): Promise<ExportOutput> 
     if (!proceed) return { status: 'skipped' };
     await fetchAll(taskId, { source, resume, work }, input.retry);
     await state.setStage({ taskId, stage: 'rendering' });
-    const { outputs } = await work.renderCsv({ taskId });
+    const { outputs } = await (input.type === 'excel' ? work.renderXlsx : work.renderCsv)({ taskId });
     await state.setStage({ taskId, stage: 'uploading' });
     const { files } = await work.publishFiles({ taskId, outputs });
     const { ok } = await state.completeTask({ taskId, files });

@@ -105,8 +105,9 @@ export function parseArea(raw: unknown): { ok: true; area: Area | undefined } | 
   return { ok: false, message: `${i.path.length ? `${i.path.join('.')}: ` : ''}${i.message}` };
 }
 
-/** For request bodies: validates a header or footer area in place and keeps it as sent. */
-export const areaField = z.unknown().superRefine((raw, ctx) => {
-  const r = areaSchema.safeParse(raw);
-  if (!r.success) for (const i of r.error.issues) ctx.addIssue({ code: 'custom', path: i.path.filter((k) => typeof k !== 'symbol'), message: i.message });
-});
+const pairList = z.array(z.object({ key: z.string(), value: z.union([z.string(), z.number(), z.boolean(), z.null()]) }));
+/**
+ * An area as the API stores it (areaSchema's output): jsonb does not keep object key order, and
+ * the order of the pairs is the layout, so they are kept in arrays.
+ */
+export const storedArea = z.union([z.object({ kind: z.literal('flat'), pairs: pairList }), z.object({ kind: z.literal('rows'), rows: z.array(pairList) })]);

@@ -238,8 +238,14 @@ export function describeIssues(issues: TemplateIssue[]): string {
   return parts.join('; ') + (issues.length > 3 ? ` (and ${issues.length - 3} more)` : '');
 }
 
-/** For request bodies: validates a template in place (field-level issues) and keeps it as sent. */
-export const templateField = z.unknown().superRefine((raw, ctx) => {
+/**
+ * For request bodies: validates with field-level issues and normalises to `{ceil: [...], row}`.
+ * Stored in jsonb, which does not keep object key order: the normal form holds every ordered
+ * thing (a keyed node list included) in arrays.
+ */
+export const templateField = z.unknown().transform((raw, ctx) => {
   const r = parseTemplate(raw);
-  if (!r.ok) for (const i of r.issues) ctx.addIssue({ code: 'custom', path: i.path, message: i.message });
+  if (r.ok) return r.template;
+  for (const i of r.issues) ctx.addIssue({ code: 'custom', path: i.path, message: i.message });
+  return z.NEVER;
 });

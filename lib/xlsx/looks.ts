@@ -35,17 +35,21 @@ export class Looks {
   private readonly rowTitleBase: XfSpec = { bold: true, border: true, h: 'center', v: 'middle', wrap: true };
   readonly rowTitle = this.sheet.xf(this.rowTitleBase);
   readonly columns: ColumnStyles[];
+  private readonly headerCells = new Map<HeaderCell, number>();
+  private readonly rowTitles = new Map<number, number>();
 
   constructor(layout: SheetLayout) {
     this.columns = layout.columns.map((c) => this.columnStyles(c));
+    for (const h of layout.headerCells) this.headerCells.set(h, this.sheet.xf(over(this.headerBase, h)));
+    for (const leaf of layout.rowLeaves) for (const t of leaf.path) this.rowTitles.set(t.id, this.sheet.xf(over(this.rowTitleBase, t)));
   }
 
   headerCell(h: HeaderCell): number {
-    return this.sheet.xf(over(this.headerBase, h));
+    return this.headerCells.get(h) ?? this.header;
   }
 
   rowTitleCell(t: RowTitle): number {
-    return this.sheet.xf(over(this.rowTitleBase, t));
+    return this.rowTitles.get(t.id) ?? this.rowTitle;
   }
 
   private columnStyles(c: DataColumn): ColumnStyles {

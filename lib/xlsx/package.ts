@@ -9,7 +9,8 @@ import { pipeline } from 'node:stream/promises';
 import yazl from 'yazl';
 import { esc, NS_MAIN, NS_REL, XML_HEAD } from './xml.js';
 
-const CHUNK = 1 << 16;
+// Small chunks keep the XML not yet compressed small, which bounds how far a part can overshoot.
+const CHUNK = 1 << 14;
 const CT = 'application/vnd.openxmlformats-officedocument.spreadsheetml';
 const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 
@@ -82,6 +83,11 @@ export class XlsxPackage {
   /** Compressed bytes that reached the file so far. */
   get bytes(): number {
     return this.meter.bytes;
+  }
+
+  /** Upper bound of the worksheet bytes written here but not yet inside yazl (UTF-8 ≤ 3 bytes a unit). */
+  get queued(): number {
+    return this.pending.length * 3 + this.sheet.writableLength + this.sheet.readableLength;
   }
 
   /**

@@ -32,7 +32,6 @@ export class LeafCursor {
 
 export class RowTitles {
   private readonly open: (Open | undefined)[] = [];
-  private readonly styles = new Map<number, number>();
 
   constructor(
     private readonly levels: number,
@@ -41,12 +40,6 @@ export class RowTitles {
     private readonly looks: Looks,
     private readonly onMerge: (ref: string) => void,
   ) {}
-
-  private style(node: RowTitle): number {
-    let s = this.styles.get(node.id);
-    if (s === undefined) this.styles.set(node.id, (s = this.looks.rowTitleCell(node)));
-    return s;
-  }
 
   /** The row-title cells of one data row, opening and closing merges as the path changes. */
   cells(leaf: RowLeaf | null, row: number): string {
@@ -66,7 +59,7 @@ export class RowTitles {
         const isLeaf = node === leaf!.path[leaf!.path.length - 1];
         this.open[level] = { node, start: row, lastCol: isLeaf ? this.firstCol + this.levels - 1 : col };
       }
-      const s = this.style(node);
+      const s = this.looks.rowTitleCell(node);
       const starts = this.open[level]!.start === row && node.level === level;
       xml += starts ? `<c r="${colName(col)}${r}" s="${s}" t="inlineStr"><is><t>${esc(node.title)}</t></is></c>` : `<c r="${colName(col)}${r}" s="${s}"/>`;
     }

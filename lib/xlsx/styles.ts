@@ -58,6 +58,8 @@ export class StyleSheet {
   ]);
   private readonly formats = new Map<string, number>();
   private readonly xfs = new Table(['<xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>']);
+  /** Set once styles.xml is written: a look first seen after that would point past the table. */
+  private written = false;
 
   private numFmtId(code: string | undefined): number {
     if (!code) return 0;
@@ -82,10 +84,15 @@ export class StyleSheet {
       `numFmtId="${numFmtId}" fontId="${fontId}" fillId="${fillId}" borderId="${borderId}" xfId="0"` +
       `${numFmtId ? ' applyNumberFormat="1"' : ''}${fontId ? ' applyFont="1"' : ''}${fillId ? ' applyFill="1"' : ''}` +
       `${borderId ? ' applyBorder="1"' : ''}${align ? ' applyAlignment="1"' : ''}${s.quotePrefix ? ' quotePrefix="1"' : ''}`;
-    return this.xfs.id(align ? `<xf ${attrs}>${align}</xf>` : `<xf ${attrs}/>`);
+    const xml = align ? `<xf ${attrs}>${align}</xf>` : `<xf ${attrs}/>`;
+    const before = this.xfs.items.length;
+    const id = this.xfs.id(xml);
+    if (this.written && this.xfs.items.length !== before) throw new Error('a cell style was registered after styles.xml was written');
+    return id;
   }
 
   toXml(): string {
+    this.written = true;
     const list = (tag: string, items: string[]) => `<${tag} count="${items.length}">${items.join('')}</${tag}>`;
     const fmts = [...this.formats].map(([code, id]) => `<numFmt numFmtId="${id}" formatCode="${esc(code)}"/>`);
     return (

@@ -13,10 +13,12 @@ import { type SheetContent, SheetPart, SheetPlan } from './sheet.js';
 /** Excel's hard limit of rows on one sheet. */
 export const EXCEL_MAX_ROWS = 1_048_576;
 /**
- * Compressed output lags the XML handed to zlib by what sits in its window and stream buffers
- * (measured under 40 KB at level 6); a part closes this much early so it never passes its limit.
+ * What can sit inside yazl between our stream and the file: five 16 KiB stream buffers of XML
+ * (deflate never grows data by more than 0.1 %), zlib's pending block, and three 16 KiB buffers of
+ * compressed output. A part closes when the bytes on disk plus this, plus our own queue, plus the
+ * tail could reach its limit, so it never passes it (bench and tests check the sizes).
  */
-export const COMPRESSOR_LAG = 64 * 1024;
+export const PIPELINE_LAG = 5 * 16384 * 1.001 + 48 * 1024 + 3 * 16384;
 
 export interface WorkbookInput {
   layout: SheetLayout;
@@ -114,7 +116,7 @@ export async function writeWorkbook(input: WorkbookInput): Promise<WrittenPart[]
     const { bytes, sha256 } = await pkg!.close();
     parts.push({ path, rows: part!.dataRows, bytes, sha256 });
   };
-  const full = () => part!.dataRows >= maxRows || (part!.dataRows > 0 && pkg!.bytes + COMPRESSOR_LAG + part!.tailBytes >= input.maxBytes);
+  const full = () => part!.dataRows >= maxRows || (part!.dataRows > 0 && pkg!.bytes + pkg!.queued + PIPELINE_LAG + part!.tailBytes >= input.maxBytes);
   const leaves = new LeafCursor(c.layout.rowLeaves);
 
   try {
