@@ -92,8 +92,8 @@ describe('Excel export with row headers (three-dimensional data)', () => {
 describe('Template validation', () => {
   it('answers 422 naming the field for a bad template, header or limit at submission', async () => {
     const src = await source({ total: 1 });
-    const badCondition = structuredClone(rechargeTemplate) as Record<string, any>[];
-    badCondition[1]!.children[3].condition_style = [{ condition: '>= 100 and or', color: 'red' }];
+    const badCondition = structuredClone(rechargeTemplate);
+    Object.assign(badCondition[1]!.children![3]!, { condition_style: [{ condition: '>= 100 and or', color: 'red' }] });
     const cases: [Record<string, unknown>, string, RegExp][] = [
       [{ template: badCondition }, 'template.1.children.3.condition_style.0.condition', /invalid condition: expected a comparison .* found "or" at character 12/],
       [{ template: [{ name: 'a', type: 'money2' }] }, 'template.0.type', /./],
