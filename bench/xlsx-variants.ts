@@ -125,16 +125,20 @@ export async function exceljs(rows: number, out: string, backpressure: boolean):
   const border = { top: { style: 'thin' }, left: { style: 'thin' }, bottom: { style: 'thin' }, right: { style: 'thin' } } as const;
   const fmts: Record<string, string> = { id: '0', amount: '#,##0.00', qty: '0', rate: '0.00%', day: 'yyyy-mm-dd', created: 'yyyy-mm-dd hh:mm:ss', code: '@' };
   ws.columns = KEYS.map((k) => ({ key: k, width: 14, style: { numFmt: fmts[k], border, alignment: { horizontal: 'center', vertical: 'middle' } } }));
-  // Its sheet stream pushes into archiver's entry stream without waiting; the queue is there.
-  const stream = (ws as unknown as { stream: { buffers: unknown[]; pipes: { writableLength?: number; readableLength?: number }[] } }).stream;
-  const queued = () => stream.buffers.length * 65536 + stream.pipes.reduce((n, p) => n + (p.writableLength ?? 0) + (p.readableLength ?? 0), 0);
+  // Its sheet stream hands chunks on without waiting; commit() is synchronous, so the caller must
+  // yield to let the zip drain, and wait while the sheet stream's queue is long.
+  type Queue = { buffers: unknown[]; pipes: { _writableState?: { length: number }; _readableState?: { length: number } }[] };
+  const stream = (ws as unknown as { stream: Queue }).stream;
+  const queued = () => stream.buffers.length * 65536 + stream.pipes.reduce((n, p) => n + (p._writableState?.length ?? 0) + (p._readableState?.length ?? 0), 0);
   for (let i = 0; i < rows; i++) {
     const r = row(i);
     const added = ws.addRow({ ...r, day: new Date(r.day as string), created: new Date((r.created as string).replace(' ', 'T') + 'Z') });
     if ((r.amount as number) < 0) added.getCell('amount').font = { color: { argb: 'FFFF0000' }, bold: true };
     added.commit();
-    // exceljs never applies backpressure: without this wait its queue holds the whole sheet.
-    if (backpressure && i % 64 === 0) while (queued() > 4 << 20) await new Promise((res) => setImmediate(res));
+    if (backpressure && i % 64 === 0) {
+      do await new Promise((res) => setImmediate(res));
+      while (queued() > 4 << 20);
+    }
   }
   ws.commit();
   await wb.commit();
