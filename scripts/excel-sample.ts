@@ -53,7 +53,8 @@ const [part] = await writeWorkbook({
 console.log(`wrote ${part!.path} (${part!.bytes} bytes)`);
 
 execFileSync('soffice', ['--headless', '--convert-to', 'pdf', '--outdir', dir, part!.path], { stdio: 'inherit' });
-execFileSync('pdftoppm', ['-png', '-r', '110', '-singlefile', join(dir, 'excel-sample.pdf'), join(dir, 'excel-sample')], { stdio: 'inherit' });
+// The sample fills the top left of an A4 landscape page: crop to it.
+execFileSync('pdftoppm', ['-png', '-r', '110', '-x', '40', '-y', '80', '-W', '1005', '-H', '460', '-singlefile', join(dir, 'excel-sample.pdf'), join(dir, 'excel-sample')], { stdio: 'inherit' });
 renameSync(join(dir, 'excel-sample.png'), 'docs/excel-sample.png');
 rmSync(dir, { recursive: true, force: true });
 console.log('wrote docs/excel-sample.png');
