@@ -1,11 +1,11 @@
-// npm run bench:xlsx [-- --rows 1000000]: xlsx writers side by side, each in its own process so
+// npm run bench:xlsx [-- --rows 1000000 --repeat 3 --only minimal,ours]: xlsx writers side by side, each in its own process so
 // wall time and peak RSS are its own. Results print as a table (and JSON under .bench/).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({ options: { rows: { type: 'string', default: '1000000' }, variant: { type: 'string' }, only: { type: 'string' } } });
+const { values } = parseArgs({ options: { rows: { type: 'string', default: '1000000' }, variant: { type: 'string' }, only: { type: 'string' }, repeat: { type: 'string', default: '1' } } });
 const rows = Number(values.rows);
 const dir = join(process.cwd(), '.bench', 'xlsx');
 
@@ -35,17 +35,29 @@ async function child(variant: string): Promise<void> {
   process.stdout.write(JSON.stringify({ variant, ms, rssMB: process.resourceUsage().maxRSS / 1024, bytes }) + '\n');
 }
 
+type Result = { variant: string; ms: number; rssMB: number; bytes: number };
+
+function once(variant: string): Result {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/xlsx.ts', '--variant', variant, '--rows', String(rows)], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  if (r.status !== 0) throw new Error(`${variant} failed: ${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop()!) as Result;
+}
+
+/** Runs are interleaved (a, b, c, a, b, c …) so a busy moment on the machine hits all of them. */
 function parent(): void {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const results: { variant: string; ms: number; rssMB: number; bytes: number }[] = [];
   const list = values.only ? values.only.split(',') : Object.keys(VARIANTS);
-  for (const variant of list) {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/xlsx.ts', '--variant', variant, '--rows', String(rows)], { encoding: 'utf8', maxBuffer: 1 << 24 });
-    if (r.status !== 0) throw new Error(`${variant} failed: ${r.stderr}`);
-    const res = JSON.parse(r.stdout.trim().split('\n').pop()!);
-    results.push(res);
-    console.log(`${variant.padEnd(12)} ${(res.ms / 1000).toFixed(1).padStart(6)} s  ${res.rssMB.toFixed(0).padStart(5)} MB peak RSS  ${(res.bytes / 1e6).toFixed(1).padStart(7)} MB out   ${VARIANTS[variant]}`);
+  const runs = new Map<string, Result[]>(list.map((v) => [v, []]));
+  for (let i = 0; i < Number(values.repeat); i++) for (const v of list) runs.get(v)!.push(once(v));
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const results = list.map((v) => {
+    const rs = runs.get(v)!;
+    return { variant: v, ms: median(rs.map((r) => r.ms)), rssMB: Math.max(...rs.map((r) => r.rssMB)), bytes: rs[0]!.bytes, runs: rs.map((r) => Math.round(r.ms)) };
+  });
+  console.log(`${rows} rows x 10 columns, ${values.repeat} run(s) each: median wall time, highest peak RSS`);
+  for (const res of results) {
+    console.log(`${res.variant.padEnd(12)} ${(res.ms / 1000).toFixed(1).padStart(6)} s  ${res.rssMB.toFixed(0).padStart(5)} MB peak RSS  ${(res.bytes / 1e6).toFixed(1).padStart(7)} MB out   ${VARIANTS[res.variant]}`);
   }
   const base = results.find((r) => r.variant === 'minimal');
   if (base) for (const r of results) if (r.variant !== 'idle') console.log(`${r.variant.padEnd(12)} ${(r.ms / base.ms).toFixed(2)}x the minimal writer's time`);

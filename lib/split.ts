@@ -21,13 +21,31 @@ const bytes = z.number().int().min(MIN_FILE_BYTES).max(MAX_FILE_BYTES);
 /** Fields of POST /v1/tasks: limits for this task's files. */
 export const taskSplitFields = { max_file_rows: rows.optional(), max_file_bytes: bytes.optional() };
 
-/** Keys of a project's settings (POST /v1/projects `settings`). */
-export const projectSplitSettings = z.object({
+/** Fields of POST /v1/projects, kept in projects.settings: the project's defaults for its tasks. */
+export const projectSplitFields = {
   excel_max_file_rows: rows.optional(),
   excel_max_file_bytes: bytes.optional(),
   csv_max_file_rows: rows.optional(),
   csv_max_file_bytes: bytes.optional(),
-});
+};
+const SPLIT_KEYS = Object.keys(projectSplitFields) as (keyof typeof projectSplitFields)[];
+
+/** The split settings given at project creation, for projects.settings. */
+export function splitSettingsOf(body: Partial<Record<(typeof SPLIT_KEYS)[number], number>>): Record<string, number> {
+  return Object.fromEntries(SPLIT_KEYS.flatMap((k) => (body[k] === undefined ? [] : [[k, body[k]]])));
+}
+
+/** The limits a project's tasks get, for the project JSON (null: no limit). */
+export function splitSettingsJson(settings: Record<string, unknown>) {
+  const excel = resolveSplit('excel', {}, settings);
+  const csv = resolveSplit('csv', {}, settings);
+  return {
+    excel_max_file_rows: excel.maxRows,
+    excel_max_file_bytes: excel.maxBytes,
+    csv_max_file_rows: csv.maxRows === Number.MAX_SAFE_INTEGER ? null : csv.maxRows,
+    csv_max_file_bytes: csv.maxBytes,
+  };
+}
 
 export interface SplitLimits {
   maxRows: number;

@@ -170,3 +170,21 @@ describe('Excel export with the design example template', () => {
     expect(rowValues(ws, 5)).toEqual(['b0']);
   });
 });
+
+describe('Excel on the synchronous path', () => {
+  it('answers a small excel export with the workbook itself', async () => {
+    const src = await source({ total: 3, row: (i) => ({ id: i, 名称: `商品 ${i}` }) });
+    const res = await fetch(`${env.base}/v1/tasks/sync`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ operator_id: 'op-1', type: 'xlsx', source_url: src.url, file_name: '商品', title: '商品' }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename*=UTF-8''${encodeURIComponent('商品.xlsx')}`);
+    const ws = await readSheet(Buffer.from(await res.arrayBuffer()));
+    expect(rowValues(ws, 1)).toEqual(['商品', '商品']);
+    expect(rowValues(ws, 2)).toEqual(['id', '名称']);
+    expect(rowValues(ws, 4)).toEqual([1, '商品 1']);
+  });
+});

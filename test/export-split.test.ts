@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEnv, type TestEnv } from './support/env.js';
+import { ADMIN, startTestEnv, type TestEnv } from './support/env.js';
 import { type SourceServer, startSource } from './support/source-server.js';
 import { fetchListed, readSheet, rowValues, sha256, zipEntries } from './support/xlsx.js';
 
@@ -82,7 +82,8 @@ describe('splitting big exports into parts plus a zip', () => {
   });
 
   it('splits by rows with the project setting, and a task limit overrides it', async () => {
-    const { api_key } = await env.createProject({ source_hosts: ['127.0.0.1'], settings: { excel_max_file_rows: 250 } });
+    const { api_key, ...project } = await env.createProject({ source_hosts: ['127.0.0.1'], excel_max_file_rows: 250 });
+    expect(project).toMatchObject({ excel_max_file_rows: 250, excel_max_file_bytes: 10 * MiB, csv_max_file_rows: null, csv_max_file_bytes: 512 * MiB });
     const src = await source({ total: 600, row: (i) => ({ n: i }) });
     const byProject = await run(api_key, { type: 'excel', source_url: src.url, file_name: 'p', page_size: 100 });
     expect(byProject.files.map((f: File) => [f.name, f.rows])).toEqual([['p-part-1.xlsx', 250], ['p-part-2.xlsx', 250], ['p-part-3.xlsx', 100], ['p.zip', 600]]);
@@ -115,11 +116,11 @@ describe('splitting big exports into parts plus a zip', () => {
     all.forEach((r, i) => expect(r).toEqual({ id: String(i + 1), hash: noisy(i).hash, text: noisy(i).text }));
   });
 
-  it('refuses unknown or out-of-range project settings', async () => {
-    for (const settings of [{ excel_max_rows: 5 }, { csv_max_file_bytes: 100_000 }]) {
-      const res = await env.api('POST', '/v1/projects', { token: 'test-admin-token-0123456789', body: { name: 'x', source_hosts: ['127.0.0.1'], settings } });
+  it('refuses out-of-range project limits', async () => {
+    for (const [field, value] of [['excel_max_file_rows', 2_000_000], ['csv_max_file_bytes', 100_000], ['excel_max_file_bytes', 1.5]] as const) {
+      const res = await env.api('POST', '/v1/projects', { token: ADMIN, body: { name: 'x', source_hosts: ['127.0.0.1'], [field]: value } });
       expect(res.status).toBe(422);
-      expect(res.json.error.details[0].field).toMatch(/^settings/);
+      expect(res.json.error.details.map((d: { field: string }) => d.field)).toEqual([field]);
     }
   });
 });
