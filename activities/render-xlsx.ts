@@ -8,7 +8,7 @@ import { resolveSplit } from '../lib/split.js';
 import type { Storage } from '../lib/storage/index.js';
 import { type Area, parseArea, storedArea } from '../lib/template/areas.js';
 import { buildLayout } from '../lib/template/layout.js';
-import { describeIssues, parseTemplate, type Template } from '../lib/template/schema.js';
+import { describeIssues, parseTemplate, type Template } from '../lib/template/template.js';
 import { sheetName, writeWorkbook } from '../lib/xlsx/workbook.js';
 import { type ActivityDeps, keys, type SourceMeta } from './deps.js';
 import { permanent } from './errors.js';

@@ -7,7 +7,7 @@ import type { TaskEvents } from '../lib/events.js';
 import { taskSplitFields } from '../lib/split.js';
 import { SubmitError, submitTask } from '../lib/submit.js';
 import { areaSchema } from '../lib/template/areas.js';
-import { templateField } from '../lib/template/schema.js';
+import { templateField } from '../lib/template/template.js';
 import { authenticate, requireProject } from './auth.js';
 import { assertDownloadable, primaryFile, sendFile } from './download.js';
 import { ApiError, notFound } from './errors.js';

@@ -3,7 +3,7 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
-import { parseTemplate } from '../lib/template/schema.js';
+import { parseTemplate } from '../lib/template/template.js';
 import { buildLayout } from '../lib/template/layout.js';
 import { parseArea } from '../lib/template/areas.js';
 import { XlsxPackage } from '../lib/xlsx/package.js';

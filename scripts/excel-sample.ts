@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArea } from '../lib/template/areas.js';
 import { buildLayout } from '../lib/template/layout.js';
-import { parseTemplate } from '../lib/template/schema.js';
+import { parseTemplate } from '../lib/template/template.js';
 import { sheetName, writeWorkbook } from '../lib/xlsx/workbook.js';
 import { styledRechargeTemplate } from '../test/support/templates.js';
 

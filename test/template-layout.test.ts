@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { autoRows, layoutArea, parseArea, type Pair } from '../lib/template/areas.js';
 import { htmlToRuns } from '../lib/template/html.js';
 import { areaWidth, buildLayout } from '../lib/template/layout.js';
-import { parseTemplate, type Template } from '../lib/template/schema.js';
+import { parseTemplate, type Template } from '../lib/template/template.js';
 import { dateSerial, numericText, toCell } from '../lib/template/values.js';
 import { rechargeTemplate } from './support/templates.js';
 
