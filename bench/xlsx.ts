@@ -2,6 +2,7 @@
 // wall time and peak RSS are its own. Results print as a table (and JSON under .bench/).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -14,6 +15,7 @@ const VARIANTS: Record<string, string> = {
   minimal: 'minimal streaming XML+zip writer: no styles, inline strings (the yardstick)',
   ours: 'our writer, styled template, one file (no size split)',
   'ours-split': 'our writer, styled template, default split (10 MB parts)',
+  'minimal-staged': 'the minimal writer fed from staged .ndjson pages (read + JSON.parse)',
   'ours-staged': 'our writer fed from staged .ndjson pages (read + JSON.parse), default split: the render activity',
   exceljs: 'exceljs streaming WorkbookWriter, same styles, waiting on its queue (tuned)',
 };
@@ -26,10 +28,13 @@ async function child(variant: string): Promise<void> {
   if (variant === 'minimal') bytes = await v.minimal(rows, out);
   else if (variant === 'ours') bytes = await v.ours(rows, out, Number.MAX_SAFE_INTEGER);
   else if (variant === 'ours-split') bytes = await v.ours(rows, out, 10 * 1024 * 1024);
-  else if (variant === 'ours-staged') {
-    await v.stage(rows, join(dir, 'pages'));
+  else if (variant.endsWith('-staged')) {
+    const pages = join(dir, `pages-${variant}`);
+    await v.stage(rows, pages);
     t0 = performance.now();
-    bytes = await v.ours(rows, out, 10 * 1024 * 1024, v.stagedPages(join(dir, 'pages')));
+    if (variant === 'minimal-staged') bytes = await v.minimal(rows, out, v.stagedPages(pages));
+    else bytes = await v.ours(rows, out, 10 * 1024 * 1024, v.stagedPages(pages));
+    await rm(pages, { recursive: true, force: true });
   } else if (variant === 'exceljs') bytes = await v.exceljs(rows, out, true);
   const ms = performance.now() - t0;
   process.stdout.write(JSON.stringify({ variant, ms, rssMB: process.resourceUsage().maxRSS / 1024, bytes }) + '\n');

@@ -40,11 +40,41 @@ const DATE = /^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[ T](\d{1,2}):(\d{2})(?::(\
 /** Wall-clock milliseconds as Excel's serial date. */
 const serial = (ms: number) => (ms - EXCEL_EPOCH) / DAY_MS;
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const digits = (s: string, from: number, n: number): number => {
+  let v = 0;
+  for (let i = from; i < from + n; i++) {
+    const c = s.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    v = v * 10 + c;
+  }
+  return v;
+};
+
+/** 'yyyy-mm-dd' and 'yyyy-mm-dd hh:mm:ss' without a regex or a Date: most date cells, a million times. */
+function fastDate(s: string): number | null | undefined {
+  if ((s.length !== 10 && s.length !== 19) || s[4] !== '-' || s[7] !== '-') return undefined;
+  const [y, mo, d] = [digits(s, 0, 4), digits(s, 5, 2), digits(s, 8, 2)];
+  let secs = 0;
+  if (s.length === 19) {
+    if ((s[10] !== ' ' && s[10] !== 'T') || s[13] !== ':' || s[16] !== ':') return undefined;
+    const [h, mi, se] = [digits(s, 11, 2), digits(s, 14, 2), digits(s, 17, 2)];
+    if (h < 0 || h > 23 || mi < 0 || mi > 59 || se < 0 || se > 59) return null;
+    secs = h * 3600 + mi * 60 + se;
+  }
+  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > (mo === 2 && leap ? 29 : DAYS_IN_MONTH[mo - 1]!)) return null;
+  const ms = Date.UTC(y, mo - 1, d);
+  return ms < FIRST_SAFE ? null : serial(ms) + secs / 86_400;
+}
+
 /**
  * A date as written: '2026-11-03', '2026/11/03 08:30', '2026-11-03T08:30:00Z'. The digits are
  * taken as the wall-clock time to show; a zone suffix is accepted and not converted.
  */
 export function dateSerial(s: string): number | null {
+  const fast = fastDate(s);
+  if (fast !== undefined) return fast;
   const m = DATE.exec(s.trim());
   if (!m) return null;
   const [y, mo, d, h = '0', mi = '0', se = '0', frac = '0'] = m.slice(1) as string[];
