@@ -171,6 +171,22 @@ describe('Excel export with the design example template', () => {
   });
 });
 
+describe('Excel exports without rows', () => {
+  it('writes the title and table header for an empty export, and a valid sheet even without columns', async () => {
+    const src = await source({ total: 0 });
+    const withTemplate = await exportOf({ source_url: src.url, title: '空表', template: [{ name: 'a', title: 'A' }, { name: 'b', title: 'B' }] });
+    expect(withTemplate.files.map((f: { rows: number }) => f.rows)).toEqual([0]);
+    const ws = await readSheet(await fetchListed(withTemplate.files[0]));
+    expect(merges(ws)).toEqual(['A1:B1']);
+    expect([rowValues(ws, 1), rowValues(ws, 2)]).toEqual([['空表', '空表'], ['A', 'B']]);
+    expect(ws.rowCount).toBe(2);
+    const bare = await exportOf({ source_url: src.url, title: '空表' });
+    const body = await fetchListed(bare.files[0]);
+    expect((await zipEntries(body)).get('xl/worksheets/sheet1.xml')!.toString('utf8')).not.toContain('<cols>');
+    expect((await readSheet(body)).getCell('A1').value).toBe('空表');
+  });
+});
+
 describe('Excel on the synchronous path', () => {
   it('answers a small excel export with the workbook itself', async () => {
     const src = await source({ total: 3, row: (i) => ({ id: i, 名称: `商品 ${i}` }) });

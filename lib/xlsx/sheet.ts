@@ -44,6 +44,7 @@ export class SheetPlan {
   readonly columns: ColumnPlan[];
   readonly rowAttr: string;
   readonly firstTitleCol: number;
+  readonly footerBytes: number;
 
   constructor(readonly content: SheetContent) {
     const { layout, looks } = content;
@@ -59,6 +60,8 @@ export class SheetPlan {
     }));
     this.rowAttr = layout.rowHeight ? ` ht="${layout.rowHeight}" customHeight="1"` : '';
     this.firstTitleCol = layout.columns.findIndex((c) => c.key === null);
+    // Upper bound of the footer rows' XML: escaping and UTF-8 make a character at most 6 bytes.
+    this.footerBytes = content.footer.flat().reduce((n, c) => n + 120 * c.span + 6 * String(c.text ?? '').length, 0);
   }
 }
 
@@ -79,7 +82,8 @@ export class SheetPart {
 
   /** Bytes the rest of this part still needs at most (footer, merges, closing tags), uncompressed. */
   get tailBytes(): number {
-    return 2048 + this.merges.length * 24 + this.plan.content.footer.length * 400;
+    // A mergeCell element is at most 41 bytes ("XFD1048576:XFD1048576").
+    return 1024 + this.plan.footerBytes + this.merges.length * 48;
   }
 
   private merge(r1: number, c1: number, r2: number, c2: number): void {
@@ -88,14 +92,15 @@ export class SheetPart {
 
   async open(): Promise<void> {
     const c = this.plan.content;
-    const cols = c.widths.map((w, i) => `<col min="${i + 1}" max="${i + 1}" width="${w}" customWidth="1"/>`).join('');
+    // <cols> must not be empty: a table without columns (no template, no rows) has none.
+    const cols = c.widths.length ? `<cols>${c.widths.map((w, i) => `<col min="${i + 1}" max="${i + 1}" width="${w}" customWidth="1"/>`).join('')}</cols>` : '';
     const preludeRows = (c.title ? 1 : 0) + (c.summary ? 1 : 0) + c.header.length + c.layout.headerRows;
     const pane = c.freeze
       ? `<pane ySplit="${preludeRows}" topLeftCell="A${preludeRows + 1}" activePane="bottomLeft" state="frozen"/><selection pane="bottomLeft"/>`
       : '';
     await this.pkg.write(
       `${XML_HEAD}<worksheet xmlns="${NS_MAIN}" xmlns:r="${NS_REL}"><sheetViews><sheetView workbookViewId="0">${pane}</sheetView></sheetViews>` +
-        `<sheetFormatPr defaultRowHeight="15"/><cols>${cols}</cols><sheetData>`,
+        `<sheetFormatPr defaultRowHeight="15"/>${cols}<sheetData>`,
     );
     if (c.title) await this.wideRow(`<is>${textEl(c.title)}</is>`, c.looks.title, ' ht="32" customHeight="1"');
     if (c.summary) await this.wideRow(richText(c.summary.runs), c.looks.summary, ` ht="${c.summary.height}" customHeight="1"`);
