@@ -1,13 +1,12 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
+import { openPglite } from './pglite.js';
 import * as schema from './schema.js';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -63,9 +62,7 @@ export async function openDatabase(opts: { url?: string; dataDir: string }): Pro
       close: () => client.end({ timeout: 5 }),
     };
   }
-  const dir = join(opts.dataDir, 'pglite');
-  mkdirSync(dir, { recursive: true });
-  const client = await PGlite.create(dir);
+  const client = await openPglite(join(opts.dataDir, 'pglite'));
   const db = drizzlePglite(client, { schema });
   return {
     db: db as unknown as Db,
