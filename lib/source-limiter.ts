@@ -1,4 +1,4 @@
-// Politeness towards a project's source (docs/adr/0042-source-politeness-limiter.md): at most
+// Politeness towards a project's source (docs/adr/0010-source-politeness-limiter.md): at most
 // `maxConcurrency` requests in flight across all of the project's tasks, lanes and workers, and
 // optionally at most `rps` requests a second.
 //

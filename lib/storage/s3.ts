@@ -1,5 +1,5 @@
 // The object store for multi-worker deployments (S3, MinIO, SeaweedFS): staged pages and finished
-// files live in one bucket every worker and the API can read (docs/adr/0041-s3-staging-layout.md).
+// files live in one bucket every worker and the API can read (docs/adr/0009-s3-staging-layout.md).
 import { rm } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { Client } from 'minio';

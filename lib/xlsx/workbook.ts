@@ -2,7 +2,7 @@
 // complete .xlsx with the same title, summary, header area, table header and footer.
 // Hand-written (with yazl for the zip) rather than exceljs's streaming WorkbookWriter: for 1M styled
 // rows that took 55 s / 617 MB, or 126 s when made to wait on its queue, against ~14 s / 200 MB here,
-// and it cannot tell how many compressed bytes a part holds (ADR 0031, docs/excel.md).
+// and it cannot tell how many compressed bytes a part holds (ADR 0007, docs/excel.md).
 import { rm } from 'node:fs/promises';
 import { type Area, layoutArea } from '../template/areas.js';
 import { htmlToRuns } from '../template/html.js';
