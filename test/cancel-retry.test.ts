@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SourceServer, startSource } from './support/source-server.js';
+import { sourcePool } from './support/source-server.js';
 import { startTestEnv, type TestEnv } from './support/env.js';
 import { type Client, connect } from './support/ws-client.js';
 
 let env: TestEnv;
 let key: string;
-const sources: SourceServer[] = [];
+const { source, closeSources } = sourcePool();
 const clients: Client[] = [];
 
 beforeAll(async () => {
@@ -15,15 +15,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const c of clients) c.close();
-  await Promise.all(sources.map((s) => s.close()));
+  await closeSources();
   await env?.close();
 });
 
-async function source(opts: Parameters<typeof startSource>[0]) {
-  const s = await startSource(opts);
-  sources.push(s);
-  return s;
-}
 
 async function submit(body: Record<string, unknown>) {
   const res = await env.api('POST', '/v1/tasks', { token: key, body: { operator_id: 'op-c', page_size: 100, ...body } });

@@ -1,18 +1,12 @@
 import { createHash } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultRow, type SourceServer, startSource } from './support/source-server.js';
+import { defaultRow, sourcePool } from './support/source-server.js';
 import { startTestEnv, type TestEnv } from './support/env.js';
 
 let env: TestEnv;
 let key: string;
-const sources: SourceServer[] = [];
-
-async function source(opts: Parameters<typeof startSource>[0]) {
-  const s = await startSource(opts);
-  sources.push(s);
-  return s;
-}
+const { source, closeSources } = sourcePool();
 
 async function submit(body: Record<string, unknown>, headers: Record<string, string> = {}) {
   return env.api('POST', '/v1/tasks', { token: key, body: { operator_id: 'op-1', ...body }, headers });
@@ -30,7 +24,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(sources.map((s) => s.close()));
+  await closeSources();
   await env?.close();
 });
 

@@ -1,18 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEnv, type TestEnv } from './support/env.js';
-import { type SourceServer, startSource } from './support/source-server.js';
+import { sourcePool } from './support/source-server.js';
 import { rechargeTemplate } from './support/templates.js';
 import { fetchListed, merges, readSheet, rowValues } from './support/xlsx.js';
 
 let env: TestEnv;
 let key: string;
-const sources: SourceServer[] = [];
-
-async function source(opts: Parameters<typeof startSource>[0]) {
-  const s = await startSource(opts);
-  sources.push(s);
-  return s;
-}
+const { source, closeSources } = sourcePool();
 
 const submit = (body: Record<string, unknown>) => env.api('POST', '/v1/tasks', { token: key, body: { operator_id: 'op-1', type: 'excel', ...body } });
 
@@ -22,7 +16,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(sources.map((s) => s.close()));
+  await closeSources();
   await env?.close();
 });
 

@@ -2,18 +2,12 @@ import { createHash } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, startTestEnv, type TestEnv } from './support/env.js';
-import { type SourceServer, startSource } from './support/source-server.js';
+import { sourcePool } from './support/source-server.js';
 import { fetchListed, readSheet, rowValues, sha256, zipEntries } from './support/xlsx.js';
 
 let env: TestEnv;
 let key: string;
-const sources: SourceServer[] = [];
-
-async function source(opts: Parameters<typeof startSource>[0]) {
-  const s = await startSource(opts);
-  sources.push(s);
-  return s;
-}
+const { source, closeSources } = sourcePool();
 
 async function run(apiKey: string, body: Record<string, unknown>) {
   const res = await env.api('POST', '/v1/tasks', { token: apiKey, body: { operator_id: 'op-1', ...body } });
@@ -34,7 +28,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(sources.map((s) => s.close()));
+  await closeSources();
   await env?.close();
 });
 

@@ -3,18 +3,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchHolders } from './support/crash.js';
 import { ADMIN, startTestEnv, type TestEnv } from './support/env.js';
-import { type SourceServer, startSource } from './support/source-server.js';
+import { type SourceServer, sourcePool } from './support/source-server.js';
 import { startWorkerProcess, type WorkerProcess, workerEnv } from './support/worker-process.js';
 
 let env: TestEnv;
 let other: WorkerProcess | undefined;
-const sources: SourceServer[] = [];
-
-async function source(opts: Parameters<typeof startSource>[0]) {
-  const s = await startSource(opts);
-  sources.push(s);
-  return s;
-}
+const { source, closeSources } = sourcePool();
 
 beforeAll(async () => {
   // Three activities per worker: neither can take all ten lanes of the two exports below, so both
@@ -26,7 +20,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await other?.kill();
-  await Promise.all(sources.map((s) => s.close()));
+  await closeSources();
   await env?.close();
 });
 

@@ -3,17 +3,11 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEnv, type TestEnv } from './support/env.js';
-import { type SourceOptions, type SourceServer, startSource } from './support/source-server.js';
+import { type SourceServer, sourcePool } from './support/source-server.js';
 
 let env: TestEnv;
 let key: string;
-const sources: SourceServer[] = [];
-
-async function source(opts: SourceOptions) {
-  const s = await startSource(opts);
-  sources.push(s);
-  return s;
-}
+const { source, closeSources } = sourcePool();
 
 async function run(src: SourceServer, pageSize = 100, timeoutMs = 60_000) {
   const res = await env.api('POST', '/v1/tasks', { token: key, body: { source_url: src.url, operator_id: 'op', page_size: pageSize } });
@@ -36,7 +30,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(sources.map((s) => s.close()));
+  await closeSources();
   await env?.close();
 });
 

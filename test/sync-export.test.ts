@@ -1,11 +1,11 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultRow, type SourceServer, startSource } from './support/source-server.js';
+import { defaultRow, sourcePool } from './support/source-server.js';
 import { startTestEnv, type TestEnv } from './support/env.js';
 
 let env: TestEnv;
 let key: string;
-const sources: SourceServer[] = [];
+const { source, closeSources } = sourcePool();
 
 beforeAll(async () => {
   // A small limit and a single slot keep the sources small and make "no slot free" reachable.
@@ -14,15 +14,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(sources.map((s) => s.close()));
+  await closeSources();
   await env?.close();
 });
 
-async function source(opts: Parameters<typeof startSource>[0]) {
-  const s = await startSource(opts);
-  sources.push(s);
-  return s;
-}
 
 function sync(body: Record<string, unknown>) {
   return fetch(`${env.base}/v1/tasks/sync`, {

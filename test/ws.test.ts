@@ -2,14 +2,14 @@ import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../lib/temporal-server.js';
 import { freePort } from './support/global-setup.js';
-import { type SourceServer, startSource } from './support/source-server.js';
+import { sourcePool } from './support/source-server.js';
 import { startTestEnv, type TestEnv } from './support/env.js';
 import { type Client, connect } from './support/ws-client.js';
 
 let env: TestEnv;
 let a: { project_id: string; api_key: string };
 let b: { project_id: string; api_key: string };
-const sources: SourceServer[] = [];
+const { source, closeSources } = sourcePool();
 const clients: Client[] = [];
 
 beforeAll(async () => {
@@ -20,15 +20,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const c of clients) c.close();
-  await Promise.all(sources.map((s) => s.close()));
+  await closeSources();
   await env?.close();
 });
 
-async function source(opts: Parameters<typeof startSource>[0]) {
-  const s = await startSource(opts);
-  sources.push(s);
-  return s;
-}
 
 async function client(token: string, opts: { header?: boolean; base?: string } = {}) {
   const c = await connect(opts.base ?? env.base, { token, header: opts.header });

@@ -96,3 +96,16 @@ export async function startSource(options: SourceOptions): Promise<SourceServer>
       }),
   };
 }
+
+/** Source servers started by one test file, closed together in its afterAll. */
+export function sourcePool() {
+  const started: SourceServer[] = [];
+  return {
+    async source(opts: SourceOptions): Promise<SourceServer> {
+      const s = await startSource(opts);
+      started.push(s);
+      return s;
+    },
+    closeSources: () => Promise.all(started.map((s) => s.close())),
+  };
+}
