@@ -23,14 +23,7 @@ afterAll(async () => {
   if (svc) rmSync(svc.dataDir, { recursive: true, force: true });
 });
 
-async function call(method: string, path: string, token: string, body?: unknown) {
-  const res = await fetch(`${svc!.base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, json: (await res.json()) as any };
-}
+const call = (method: string, path: string, token: string, body?: unknown) => svc!.call(method, path, token, body);
 
 // A deadline rather than a count of polls: on a loaded machine each poll itself is slow.
 async function waitDone(taskId: string, key: string, timeoutMs = 180_000): Promise<any> {

@@ -16,14 +16,7 @@ afterAll(async () => {
   if (svc) rmSync(svc.dataDir, { recursive: true, force: true });
 });
 
-async function call(method: string, path: string, token: string, body?: unknown) {
-  const res = await fetch(`${svc!.base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, json: (await res.json()) as any };
-}
+const call = (method: string, path: string, token: string, body?: unknown) => svc!.call(method, path, token, body);
 
 it('npm start serves health, exports the demo source on PGlite, and shuts down cleanly on Ctrl-C', async () => {
   svc = await startEmbedded();

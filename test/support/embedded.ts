@@ -17,6 +17,8 @@ export interface Embedded {
   /** Resolves when npm and everything holding its output have exited (npm itself may die of the signal). */
   exited: Promise<number | null>;
   signal(sig: NodeJS.Signals): void;
+  /** A JSON call to the running service. */
+  call(method: string, path: string, token: string, body?: unknown): Promise<{ status: number; json: any }>;
 }
 
 export async function startEmbedded(opts: { dataDir?: string; ports?: { port: number; temporal: number; ui: number }; env?: Record<string, string> } = {}): Promise<Embedded> {
@@ -45,6 +47,14 @@ export async function startEmbedded(opts: { dataDir?: string; ports?: { port: nu
     exited,
     output: () => out,
     adminToken: () => (JSON.parse(readFileSync(join(dataDir, 'secrets.json'), 'utf8')) as { adminToken: string }).adminToken,
+    call: async (method, path, token, body) => {
+      const res = await fetch(`http://127.0.0.1:${ports.port}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: res.status, json: (await res.json()) as any };
+    },
     signal: (sig) => {
       try {
         process.kill(-child.pid!, sig);
