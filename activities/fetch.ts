@@ -10,7 +10,7 @@ import { LocalSourceLimiter, PgSourceLimiter, type Permit, type SourceLimiter, t
 import { rowColumns, templateColumns } from './columns.js';
 import { type ActivityDeps, keys, type SourceMeta } from './deps.js';
 import { permanent, type TaskErrorCode } from './errors.js';
-import { encodeCsvRows } from './render-csv.js';
+import { encodeCsvRows } from './csv-encode.js';
 import { checkExcelLayout } from './render-xlsx.js';
 import { getPage, type SourceClientOptions } from './source.js';
 

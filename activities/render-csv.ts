@@ -1,14 +1,13 @@
 // CSV: RFC 4180 (CRLF, quotes doubled), UTF-8 with a BOM by default so Excel shows Chinese text.
 // Pages are encoded to CSV fragments as they are fetched; rendering is then a concatenation.
 import { Context } from '@temporalio/activity';
-import { stringify } from 'csv-stringify/sync';
 import { eq } from 'drizzle-orm';
 import { projects } from '../db/schema.js';
 import { requireTask } from '../db/tasks.js';
 import { expectedRows } from '../lib/plan.js';
 import { resolveSplit } from '../lib/split.js';
-import type { Column } from './columns.js';
 import { type ActivityDeps, keys, type SourceMeta } from './deps.js';
+import { encodeCsvHead } from './csv-encode.js';
 import { CsvParts } from './csv-parts.js';
 import { orderedPageKeys } from './merge.js';
 import { storeParts } from './parts.js';
@@ -22,32 +21,6 @@ export interface RenderedFile {
   sha256: string;
 }
 
-const FORMULA_START = /^[=+\-@\t\r]/;
-const PLAIN_NUMBER = /^[+-]?\d+(\.\d+)?([eE][+-]?\d+)?$/;
-
-/** A spreadsheet must never run a cell as a formula: such text gets a leading apostrophe (OWASP). */
-export function escapeFormula(s: string): string {
-  return FORMULA_START.test(s) && !PLAIN_NUMBER.test(s) ? `'${s}` : s;
-}
-
-function cell(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  if (typeof v === 'string') return escapeFormula(v);
-  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
-  return escapeFormula(JSON.stringify(v));
-}
-
-const csvOptions = { record_delimiter: 'windows', quoted_match: undefined } as const;
-
-export function encodeCsvRows(rows: unknown[], columns: Column[]): Buffer {
-  if (rows.length === 0) return Buffer.alloc(0);
-  const records = rows.map((r) => {
-    const o = (r ?? {}) as Record<string, unknown>;
-    return columns.map((c) => cell(o[c.key]));
-  });
-  return Buffer.from(stringify(records, csvOptions), 'utf8');
-}
-
 export function createRenderCsvActivities({ db, storage, config }: ActivityDeps) {
   return {
     /** Concatenates the staged fragments; over the size limit, parts plus a zip (activities/csv-parts.ts). */
@@ -56,8 +29,7 @@ export function createRenderCsvActivities({ db, storage, config }: ActivityDeps)
       const task = await requireTask(db, taskId);
       const meta = JSON.parse((await storage.getBuffer(keys.meta(taskId))).toString('utf8')) as SourceMeta;
       const [project] = await db.select({ settings: projects.settings }).from(projects).where(eq(projects.id, task.projectId));
-      const bom = task.options.csv_bom !== false ? '\ufeff' : '';
-      const head = Buffer.from(bom + stringify([meta.columns.map((c) => escapeFormula(c.title))], csvOptions), 'utf8');
+      const head = encodeCsvHead(meta.columns, task.options.csv_bom !== false);
       const parts = new CsvParts(head, resolveSplit('csv', task.options, project?.settings ?? {}), (n) => tempPath(config.DATA_DIR, taskId, `part-${n}.csv`));
       try {
         let page = 0;

@@ -4,10 +4,9 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
-import { stringify } from 'csv-stringify/sync';
 import { request } from 'undici';
 import { rowColumns } from '../activities/columns.js';
-import { encodeCsvRows, escapeFormula } from '../activities/render-csv.js';
+import { encodeCsvHead, encodeCsvRows } from '../activities/csv-encode.js';
 
 const [sourceUrl, pageSizeArg, outPath] = process.argv.slice(2) as [string, string, string];
 const pageSize = Number(pageSizeArg);
@@ -31,8 +30,7 @@ const write = async (buf: Buffer) => {
   bytes += buf.length;
   if (!out.write(buf)) await once(out, 'drain');
 };
-await write(Buffer.from('\ufeff', 'utf8'));
-await write(Buffer.from(stringify([columns.map((c) => escapeFormula(c.title))], { record_delimiter: 'windows' }), 'utf8'));
+await write(encodeCsvHead(columns, true));
 const pages = Math.ceil(probe.total / pageSize);
 for (let p = 0; p < pages; p++) await write(encodeCsvRows((await get(p, pageSize)).data, columns));
 out.end();

@@ -10,7 +10,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { rowColumns } from '../activities/columns.js';
-import { encodeCsvRows } from '../activities/render-csv.js';
+import { encodeCsvRows } from '../activities/csv-encode.js';
 import { loadConfig } from '../lib/config.js';
 import { connectTemporal, openCore, startApi } from '../lib/runtime.js';
 import { projectRoot, startDevServer } from '../lib/temporal-server.js';
