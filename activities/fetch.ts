@@ -1,5 +1,5 @@
-// probe + fetch: pages go to the store one object per page, keyed by page number, so a retried
-// or resumed activity overwrites rather than duplicates, and no row travels through history.
+// probe + fetch: pages go to the store in pieces keyed by their page range (activities/pieces.ts),
+// so a retried or resumed activity starts after a whole piece, and no row travels through history.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, msOptionalToNumber } from '@temporalio/common';
 import { eq } from 'drizzle-orm';
@@ -11,6 +11,7 @@ import { rowColumns, templateColumns } from './columns.js';
 import { type ActivityDeps, keys, type SourceMeta } from './deps.js';
 import { permanent, type TaskErrorCode } from './errors.js';
 import { encodeCsvRows } from './csv-encode.js';
+import { PieceBuffer } from './pieces.js';
 import { checkExcelLayout } from './render-xlsx.js';
 import { getPage, type SourceClientOptions } from './source.js';
 
@@ -99,20 +100,31 @@ export function createFetchActivities({ db, storage, config }: ActivityDeps) {
       const task = await requireTask(db, input.taskId);
       const meta = await readMeta(input.taskId);
       const limits = await limitsOf(task);
+      const ext = pageExt(task);
       // Without an rps limit a lane keeps one slot for its whole chunk: it has one request in
       // flight at a time, so the cap holds at two queries per chunk rather than two per page.
       let lease: Permit | undefined;
       const resumeAt = (ctx.info.heartbeatDetails as { nextPage?: number } | undefined)?.nextPage;
+      // Pages before `stored` are in stored pieces; [stored, next) wait in `piece`.
       let next = Math.max(input.fromPage, resumeAt ?? input.fromPage);
+      let stored = next;
       const attemptFrom = next;
+      const piece = new PieceBuffer();
       // Heartbeats keep flowing while one slow page is in flight; Temporal throttles them.
-      const beat = setInterval(() => ctx.heartbeat({ nextPage: next }), 1000);
+      const beat = setInterval(() => ctx.heartbeat({ nextPage: stored }), 1000);
       let lastProgress = 0;
       const progress = async (force: boolean) => {
         if (!force && Date.now() - lastProgress < PROGRESS_EVERY_MS) return;
         lastProgress = Date.now();
-        const rows = rowsInPages(input.laneFromPage, next, meta.total, meta.pageSize);
-        await setLaneProgress(db, input.taskId, input.lane, { pages: next - input.laneFromPage, rows });
+        const rows = rowsInPages(input.laneFromPage, stored, meta.total, meta.pageSize);
+        await setLaneProgress(db, input.taskId, input.lane, { pages: stored - input.laneFromPage, rows });
+      };
+      // Only a stored boundary is heartbeated: a retried attempt starts right after a whole piece.
+      const store = async () => {
+        if (next === stored) return;
+        await storage.putBuffer(keys.piece(input.taskId, stored, next, ext), piece.take());
+        stored = next;
+        ctx.heartbeat({ nextPage: stored });
       };
       try {
         // Acquired inside the try: the heartbeat interval runs while the lane waits for a slot.
@@ -120,24 +132,28 @@ export function createFetchActivities({ db, storage, config }: ActivityDeps) {
         for (; next < input.toPage; ) {
           const page = await politeGet(task, limits, next, meta.pageSize, ctx.cancellationSignal, lease);
           checkPage(page.total, page.data.length, next, meta);
-          const body = pageExt(task) === 'csv' ? encodeCsvRows(page.data, meta.columns) : encodeNdjson(page.data);
-          await storage.putBuffer(keys.page(input.taskId, next, pageExt(task)), body);
+          piece.add(ext === 'csv' ? encodeCsvRows(page.data, meta.columns) : encodeNdjson(page.data));
           next += 1;
-          ctx.heartbeat({ nextPage: next });
-          await progress(false);
+          if (piece.due()) {
+            await store();
+            await progress(false);
+          }
         }
+        await store();
         await progress(true);
       } catch (err) {
         // Cancelled (another lane failed): report the CancelledFailure, not the aborted request.
         if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason instanceof Error ? ctx.cancellationSignal.reason : err;
         if (!(err instanceof ApplicationFailure) || err.nonRetryable) throw err;
-        if (next === attemptFrom) {
+        // A transient source error: keep what was fetched, so only the failed page is asked again.
+        await store();
+        if (stored === attemptFrom) {
           const spent = ctx.info.attempt + (input.failedAttempts ?? 0);
           if (spent >= (input.maxAttempts ?? Infinity)) throw permanent(err.type as TaskErrorCode, err.message);
           throw err;
         }
         await progress(true);
-        return { pages: next - input.fromPage, rows: rowsInPages(input.fromPage, next, meta.total, meta.pageSize), nextPage: next, retryAfterMs: msOptionalToNumber(err.nextRetryDelay ?? undefined) };
+        return { pages: stored - input.fromPage, rows: rowsInPages(input.fromPage, stored, meta.total, meta.pageSize), nextPage: stored, retryAfterMs: msOptionalToNumber(err.nextRetryDelay ?? undefined) };
       } finally {
         clearInterval(beat);
         await lease?.release().catch(() => {});

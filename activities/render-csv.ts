@@ -1,15 +1,16 @@
 // CSV: RFC 4180 (CRLF, quotes doubled), UTF-8 with a BOM by default so Excel shows Chinese text.
-// Pages are encoded to CSV fragments as they are fetched; rendering is then a concatenation.
+// Pages are encoded to CSV fragments as they are fetched; rendering is then a concatenation of the
+// staged pieces.
 import { Context } from '@temporalio/activity';
 import { eq } from 'drizzle-orm';
 import { projects } from '../db/schema.js';
 import { requireTask } from '../db/tasks.js';
-import { expectedRows } from '../lib/plan.js';
+import { pageCount, rowsInPages } from '../lib/plan.js';
 import { resolveSplit } from '../lib/split.js';
 import { type ActivityDeps, keys, type SourceMeta } from './deps.js';
 import { encodeCsvHead } from './csv-encode.js';
 import { CsvParts } from './csv-parts.js';
-import { orderedPageKeys } from './merge.js';
+import { orderedPieces } from './merge.js';
 import { storeParts } from './parts.js';
 import { tempPath } from './tmp.js';
 
@@ -32,10 +33,9 @@ export function createRenderCsvActivities({ db, storage, config }: ActivityDeps)
       const head = encodeCsvHead(meta.columns, task.options.csv_bom !== false);
       const parts = new CsvParts(head, resolveSplit('csv', task.options, project?.settings ?? {}), (n) => tempPath(config.DATA_DIR, taskId, `part-${n}.csv`));
       try {
-        let page = 0;
-        for (const key of await orderedPageKeys(storage, taskId)) {
-          await parts.page(await storage.getBuffer(key), expectedRows(page, meta.total, meta.pageSize));
-          ctx.heartbeat({ done: ++page });
+        for (const piece of await orderedPieces(storage, taskId, pageCount(meta.total, meta.pageSize))) {
+          await parts.page(await storage.getBuffer(piece.key), rowsInPages(piece.from, piece.to, meta.total, meta.pageSize));
+          ctx.heartbeat({ done: piece.to });
         }
         const local = await parts.finish();
         return { outputs: await storeParts({ storage, dataDir: config.DATA_DIR, taskId, fileName: task.fileName, ext: 'csv', parts: local, mtime: task.createdAt }) };

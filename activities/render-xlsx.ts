@@ -1,9 +1,10 @@
-// Excel: the staged .ndjson pages, in page order, streamed into one workbook (or several parts and
+// Excel: the staged .ndjson pieces, in page order, streamed into one workbook (or several parts and
 // a zip). A retried attempt renders again from the staged pages; nothing of a failed one is kept.
 import { Context } from '@temporalio/activity';
 import { eq } from 'drizzle-orm';
 import { projects, type TaskRow } from '../db/schema.js';
 import { requireTask } from '../db/tasks.js';
+import { pageCount } from '../lib/plan.js';
 import { resolveSplit } from '../lib/split.js';
 import type { Storage } from '../lib/storage/index.js';
 import { type Area, parseArea, storedArea } from '../lib/template/areas.js';
@@ -12,26 +13,30 @@ import { describeIssues, parseTemplate, type Template } from '../lib/template/te
 import { sheetName, writeWorkbook } from '../lib/xlsx/workbook.js';
 import { type ActivityDeps, keys, type SourceMeta } from './deps.js';
 import { permanent } from './errors.js';
-import { orderedPageKeys } from './merge.js';
+import { orderedPieces } from './merge.js';
 import { storeParts } from './parts.js';
 import type { RenderedFile } from './render-csv.js';
 import { tempPath } from './tmp.js';
 
-/** The staged rows, one page at a time: memory holds a single page. */
-async function* stagedPages(storage: Storage, taskId: string, signal: AbortSignal): AsyncGenerator<unknown[]> {
-  for (const key of await orderedPageKeys(storage, taskId)) {
+/** The staged rows, a page's worth at a time: memory holds one piece's lines and one page of rows. */
+async function* stagedPages(storage: Storage, taskId: string, meta: SourceMeta, signal: AbortSignal): AsyncGenerator<unknown[]> {
+  for (const piece of await orderedPieces(storage, taskId, pageCount(meta.total, meta.pageSize))) {
     if (signal.aborted) throw signal.reason;
-    const lines = (await storage.getBuffer(key)).toString('utf8').split('\n');
-    const rows: unknown[] = [];
+    const lines = (await storage.getBuffer(piece.key)).toString('utf8').split('\n');
+    let rows: unknown[] = [];
     for (const line of lines) {
       if (!line) continue;
       try {
         rows.push(JSON.parse(line));
       } catch {
-        throw permanent('render_failed', `staged page ${key.split('/').pop()} is not valid JSON lines`);
+        throw permanent('render_failed', `staged piece ${piece.key.split('/').pop()} is not valid JSON lines`);
+      }
+      if (rows.length === meta.pageSize) {
+        yield rows;
+        rows = [];
       }
     }
-    yield rows;
+    if (rows.length > 0) yield rows;
   }
 }
 
@@ -85,7 +90,7 @@ export function createRenderXlsxActivities({ db, storage, config }: ActivityDeps
         summary: text(task.options.summary),
         header: areaOf('header', meta.header, task.options.header),
         footer: areaOf('footer', meta.footer, task.options.footer),
-        pages: stagedPages(storage, taskId, ctx.cancellationSignal),
+        pages: stagedPages(storage, taskId, meta, ctx.cancellationSignal),
         maxRows: limits.maxRows,
         maxBytes: limits.maxBytes,
         pathFor: (n) => tempPath(config.DATA_DIR, taskId, `part-${n}.xlsx`),
