@@ -18,12 +18,15 @@ export interface Piece {
   to: number;
 }
 
-const PIECE_NAME = /\/(\d{8})-(\d{8})\.\w+$/;
+// `<from>-<to>.ext`; a plain `<page>.ext` is one page, as exports staged before pieces stored them
+// (an export in flight across an upgrade resumes with pieces after its single pages).
+const PIECE_NAME = /\/(\d{8})(?:-(\d{8}))?\.\w+$/;
 
 export function parsePiece(key: string): Piece | null {
   const m = PIECE_NAME.exec(key);
   if (!m) return null;
-  const [from, to] = [Number(m[1]), Number(m[2])];
+  const from = Number(m[1]);
+  const to = m[2] === undefined ? from + 1 : Number(m[2]);
   return to > from ? { key, from, to } : null;
 }
 

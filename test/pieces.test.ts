@@ -26,7 +26,10 @@ describe('pieceChain', () => {
 
   it('reads a piece from its key and ignores other names', () => {
     expect(parsePiece('staging/t/pages/00000012-00000020.ndjson')).toEqual({ key: 'staging/t/pages/00000012-00000020.ndjson', from: 12, to: 20 });
-    expect(parsePiece('staging/t/pages/00000012.csv')).toBeNull();
+    // a single page, as stored before pieces: an export in flight across the upgrade still merges
+    expect(parsePiece('staging/t/pages/00000012.csv')).toEqual({ key: 'staging/t/pages/00000012.csv', from: 12, to: 13 });
+    const legacy = ['00000000.csv', '00000001.csv'].map((name) => parsePiece(`staging/t/pages/${name}`)!);
+    expect(ranges(pieceChain([...legacy, piece(2, 10)], 10))).toEqual([[0, 1], [1, 2], [2, 10]]);
     expect(parsePiece('staging/t/pages/00000012-00000012.csv')).toBeNull();
     expect(parsePiece('staging/t/meta.json')).toBeNull();
   });
