@@ -1,4 +1,4 @@
-// Staged pieces (docs/adr/0043-staged-pieces.md): a fetch activity collects the pages it fetches
+// Staged pieces (docs/adr/0011-staged-pieces.md): a fetch activity collects the pages it fetches
 // and stores them as one object per piece, `staging/<task>/pages/<from>-<to>.<ext>` holding pages
 // [from, to), at most every PIECE_MAX_MS or PIECE_MAX_BYTES. It heartbeats only committed
 // boundaries, so a retried attempt resumes at the end of a stored piece and nothing is appended
