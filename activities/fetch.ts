@@ -91,8 +91,8 @@ export function createFetchActivities({ db, storage, config }: ActivityDeps) {
     },
 
     /**
-     * Fetches pages [fromPage, toPage). Heartbeats the next page to fetch; a retried attempt
-     * resumes there. A page whose total or row count differs from the probe fails with
+     * Fetches pages [fromPage, toPage) and stores them in pieces. Heartbeats the end of the last
+     * stored piece; a retried attempt resumes there. A page whose total or row count differs from the probe fails with
      * source_changed (the workflow decides whether to start over).
      */
     async fetchPages(input: FetchPagesInput): Promise<FetchPagesOutput> {
