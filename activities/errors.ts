@@ -8,6 +8,7 @@ export type TaskErrorCode =
   | 'render_failed'
   | 'storage_failed'
   | 'template_invalid'
+  | 'export_too_large'
   | 'internal_error';
 
 export const permanent = (code: TaskErrorCode, message: string): ApplicationFailure =>

@@ -76,6 +76,9 @@ export function createFetchActivities({ db, storage, config }: ActivityDeps) {
       const task = await requireTask(db, taskId);
       await storage.deletePrefix(keys.staging(taskId));
       const first = await politeGet(task, await limitsOf(task), 0, 1, Context.current().cancellationSignal);
+      if (first.total > config.MAX_EXPORT_ROWS) {
+        throw permanent('export_too_large', `the source reports ${first.total} rows; an export may have at most ${config.MAX_EXPORT_ROWS} (narrow the filters in source_url)`);
+      }
       const template = first.template ?? task.options.template;
       // A bad template or header fails the task now, before any page is fetched.
       if (task.type === 'excel') checkExcelLayout(template, first, task.options);

@@ -38,6 +38,9 @@ const schema = z.object({
   SOURCE_RETRY_MAX_ATTEMPTS: positiveInt.default(5),
   // Activities one worker runs at once (each fetch lane and each render is one).
   WORKER_MAX_ACTIVITIES: positiveInt.default(16),
+  // The largest export accepted (the source's total): ~1 GB of CSV is ~15 M rows. It also bounds the
+  // workflow's plan and history (≤ 200,000 pages at page_size 100, ~12,000 events).
+  MAX_EXPORT_ROWS: positiveInt.default(20_000_000),
   CLEANUP_INTERVAL_MINUTES: positiveInt.default(10),
   // Callbacks (activities/notify.ts): per-attempt timeout, then backoff with jitter within a window.
   CALLBACK_TIMEOUT_MS: positiveInt.max(120_000).default(10_000),

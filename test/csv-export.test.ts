@@ -19,7 +19,7 @@ async function download(url: string): Promise<Buffer> {
 }
 
 beforeAll(async () => {
-  env = await startTestEnv();
+  env = await startTestEnv({ MAX_EXPORT_ROWS: '5000' });
   ({ api_key: key } = await env.createProject({ source_hosts: ['127.0.0.1'] }));
 });
 
@@ -130,6 +130,15 @@ describe('CSV export end to end', () => {
     expect(fetching.length).toBeGreaterThan(2);
     expect(fetching.every((s, i) => i === 0 || s.fetched >= fetching[i - 1]!.fetched)).toBe(true);
     expect(fetching.some((s) => s.percent > 0 && s.percent < 100 && s.eta !== null)).toBe(true);
+  });
+
+  it('refuses a source whose total is over MAX_EXPORT_ROWS at the probe, fetching nothing more', async () => {
+    const src = await source({ total: 5001 });
+    const res = await submit({ source_url: src.url });
+    const task = await env.waitForTask(res.json.task_id, key);
+    expect(task.status).toBe('failed');
+    expect(task.error).toEqual({ code: 'export_too_large', message: expect.stringMatching(/5001 rows.*at most 5000/) });
+    expect(src.requests).toHaveLength(1);
   });
 
   it('sends the filters in source_url back unchanged on every call', async () => {
