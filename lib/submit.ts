@@ -128,17 +128,19 @@ export async function submitTask(
     // A concurrent request with the same Idempotency-Key won the insert.
     const winner = await findDuplicate(deps.db, project.id, requestHash, idempotencyKey);
     if (winner) return { task: winner, created: false };
-    throw new SubmitError(422, 'idempotency_key_reused', 'this Idempotency-Key was used with a different request body', 'Idempotency-Key');
+    throw keyReused();
   }
   await startExport(deps, task);
   return { task, created: true };
 }
 
+const keyReused = () => new SubmitError(422, 'idempotency_key_reused', 'this Idempotency-Key was used with a different request body', 'Idempotency-Key');
+
 async function findDuplicate(db: Db, projectId: string, requestHash: string, key: string | undefined): Promise<TaskRow | undefined> {
   if (key) {
     const [byKey] = await db.select().from(tasks).where(and(eq(tasks.projectId, projectId), eq(tasks.idempotencyKey, key)));
     if (byKey && byKey.requestHash !== requestHash) {
-      throw new SubmitError(422, 'idempotency_key_reused', 'this Idempotency-Key was used with a different request body', 'Idempotency-Key');
+      throw keyReused();
     }
     return byKey;
   }
