@@ -30,7 +30,7 @@ export default tseslint.config(
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
   },
   {
-    files: ['workflows/**/*.ts', 'lib/plan.ts'],
+    files: ['workflows/**/*.ts', 'model/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',

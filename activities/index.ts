@@ -1,26 +1,23 @@
+// All activities, built once per worker from its dependencies. Each group is one file; the
+// contract they fulfil is model/activities.ts, which the workflows proxy.
+import type { Activities } from '../model/activities.js';
 import { createCleanupActivities } from './cleanup.js';
 import type { ActivityDeps } from './deps.js';
 import { createFetchActivities } from './fetch.js';
-import { createMergeActivities } from './merge.js';
 import { createNotifyActivities } from './notify.js';
-import { createRenderCsvActivities } from './render-csv.js';
-import { createRenderXlsxActivities } from './render-xlsx.js';
+import { createRenderActivities } from './render.js';
+import { createStagingActivities } from './staging.js';
 import { createTaskStateActivities } from './task-state.js';
-import { createUploadActivities } from './upload.js';
 
 export type { ActivityDeps } from './deps.js';
 
-export function createActivities(deps: ActivityDeps) {
+export function createActivities(deps: ActivityDeps): Activities {
   return {
     ...createTaskStateActivities(deps),
     ...createFetchActivities(deps),
-    ...createMergeActivities(deps),
-    ...createRenderCsvActivities(deps),
-    ...createRenderXlsxActivities(deps),
-    ...createUploadActivities(deps),
+    ...createStagingActivities(deps),
+    ...createRenderActivities(deps),
     ...createCleanupActivities(deps),
     ...createNotifyActivities(deps),
   };
 }
-
-export type Activities = ReturnType<typeof createActivities>;

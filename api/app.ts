@@ -1,35 +1,51 @@
+// The HTTP API: one sub-app per resource, mounted here with the middleware they share.
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { requestId } from 'hono/request-id';
-import { ApiError, onError } from './errors.js';
-import { filesApp } from './files.js';
-import { healthApp } from './health.js';
-import { projectsApp } from './projects.js';
-import { createRealtime } from './realtime.js';
-import { tasksApp } from './tasks.js';
-import type { ApiDeps, AppEnv } from './types.js';
+import { DomainError } from '../domain/errors.js';
+import { TaskEvents } from '../domain/tasks/events.js';
+import { onError } from './errors.js';
+import { authenticate, projectOnly } from './middleware/auth.js';
+import { filesApp } from './routes/files.js';
+import { healthApp } from './routes/health.js';
+import { projectsApp } from './routes/projects.js';
+import { syncApp } from './routes/sync.js';
+import { taskActionsApp } from './routes/task-actions.js';
+import { tasksApp } from './routes/tasks.js';
+import type { ApiContext, ApiDeps, AppEnv } from './types.js';
+import { createRealtime } from './ws/realtime.js';
 
 export type { ApiDeps } from './types.js';
 
 export function createApp(deps: ApiDeps) {
+  const { config } = deps;
+  const ctx: ApiContext = {
+    ...deps,
+    hub: new TaskEvents(deps.database, config.WS_PROGRESS_INTERVAL_MS),
+    signer: { baseUrl: config.publicBaseUrl, secret: deps.secrets.linkSecret, ttlSeconds: config.LINK_TTL_SECONDS },
+  };
   const app = new Hono<AppEnv>();
-  const realtime = createRealtime(deps, app);
+  const realtime = createRealtime(ctx, app);
   app.use('*', requestId());
   app.use(
     '/v1/*',
     bodyLimit({
-      maxSize: deps.config.MAX_BODY_BYTES,
+      maxSize: config.MAX_BODY_BYTES,
       onError: () => {
-        throw new ApiError(413, 'payload_too_large', `the request body is larger than ${deps.config.MAX_BODY_BYTES} bytes`);
+        throw new DomainError('payload_too_large', `the request body is larger than ${config.MAX_BODY_BYTES} bytes`);
       },
     }),
   );
+  app.use('/v1/projects/*', authenticate(deps));
+  app.use('/v1/tasks/*', authenticate(deps), projectOnly);
   app.route('/healthz', healthApp(deps));
   app.route('/v1/projects', projectsApp(deps));
-  app.route('/v1/tasks', tasksApp(deps, realtime.hub));
+  app.route('/v1/tasks', tasksApp(ctx));
+  app.route('/v1/tasks', syncApp(ctx));
+  app.route('/v1/tasks', taskActionsApp(ctx));
   app.route('/v1/ws', realtime.routes);
   app.route('/v1/files', filesApp(deps));
-  app.notFound((c) => onError(new ApiError(404, 'not_found', `no such endpoint: ${c.req.method} ${c.req.path}`), c));
+  app.notFound((c) => onError(new DomainError('not_found', `no such endpoint: ${c.req.method} ${c.req.path}`), c));
   app.onError(onError);
   return { app, realtime };
 }

@@ -1,8 +1,8 @@
 import type { Context } from 'hono';
 import { stream } from 'hono/streaming';
 import type { StoredFile, TaskRow } from '../db/schema.js';
-import type { Storage } from '../lib/storage/index.js';
-import { ApiError } from './errors.js';
+import type { Storage } from '../platform/storage/index.js';
+import { DomainError } from '../domain/errors.js';
 
 const contentTypes: Record<string, string> = {
   csv: 'text/csv; charset=utf-8',
@@ -16,8 +16,8 @@ export function primaryFile(task: TaskRow): StoredFile | undefined {
 }
 
 export function assertDownloadable(task: TaskRow): void {
-  if (task.status === 'expired') throw new ApiError(410, 'expired', 'the files of this task have expired and were removed');
-  if (task.status !== 'succeeded') throw new ApiError(409, 'not_ready', `the task is ${task.status}; files exist once it has succeeded`);
+  if (task.status === 'expired') throw new DomainError('expired', 'the files of this task have expired and were removed');
+  if (task.status !== 'succeeded') throw new DomainError('not_ready', `the task is ${task.status}; files exist once it has succeeded`);
 }
 
 /** RFC 6266: an ASCII `filename` for old clients (and curl -OJ) beside the exact UTF-8 `filename*`. */
@@ -31,7 +31,7 @@ export async function sendFile(c: Context, storage: Storage, file: StoredFile): 
   try {
     body = await storage.getStream(file.key);
   } catch {
-    throw new ApiError(410, 'expired', 'the file is no longer stored');
+    throw new DomainError('expired', 'the file is no longer stored');
   }
   const ext = file.name.split('.').pop() ?? '';
   c.header('Content-Type', contentTypes[ext] ?? 'application/octet-stream');

@@ -1,46 +1,62 @@
-// The one error type of the API and the one onError that renders it:
-// { "error": { "code", "message", "request_id", "details"? } }.
+// The one place that turns errors into HTTP: a DomainError's code picks its status from the table
+// below, and every error answer has the shape { "error": { "code", "message", "request_id", "details"? } }.
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { z } from 'zod';
+import { DomainError } from '../domain/errors.js';
 
-export interface FieldError {
-  field: string;
-  message: string;
+const STATUS: Record<string, ContentfulStatusCode> = {
+  malformed_json: 400,
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  invalid_signature: 403,
+  not_found: 404,
+  not_ready: 409,
+  task_finished: 409,
+  task_not_retryable: 409,
+  task_still_stopping: 409,
+  task_cancelled: 409,
+  expired: 410,
+  link_expired: 410,
+  payload_too_large: 413,
+  validation_failed: 422,
+  source_host_not_allowed: 422,
+  callback_host_not_allowed: 422,
+  idempotency_key_reused: 422,
+  upgrade_required: 426,
+  rate_limited: 429,
+  temporal_unavailable: 503,
+};
+
+/** Headers an answer with this code always carries. */
+const HEADERS: Record<string, Record<string, string>> = {
+  unauthorized: { 'WWW-Authenticate': 'Bearer' },
+  upgrade_required: { Upgrade: 'websocket' },
+};
+
+/**
+ * The status of a code. A failed export's own code (the sync endpoint answers with it) is a bad
+ * gateway when the source is at fault, an internal error otherwise.
+ */
+export function statusOf(code: string): ContentfulStatusCode {
+  return STATUS[code] ?? (code.startsWith('source_') ? 502 : 500);
 }
 
-export class ApiError extends Error {
-  constructor(
-    readonly status: ContentfulStatusCode,
-    readonly code: string,
-    message: string,
-    readonly details?: FieldError[],
-    readonly headers?: Record<string, string>,
-  ) {
-    super(message);
-  }
-}
-
-export const notFound = (what: string) => new ApiError(404, 'not_found', `${what} was not found`);
-
-export function validationError(error: z.ZodError): ApiError {
-  const details = error.issues.map((i) => ({ field: i.path.join('.') || '(body)', message: i.message }));
-  const first = details[0];
-  const message = first ? `${first.field}: ${first.message}` : 'the request is not valid';
-  return new ApiError(422, 'validation_failed', message, details);
+function body(c: Context, code: string, message: string, details?: unknown) {
+  const request_id = (c.get('requestId' as never) as string | undefined) ?? null;
+  return { error: { code, message, request_id, ...(details ? { details } : {}) } };
 }
 
 export function onError(err: Error, c: Context): Response {
-  const request_id = (c.get('requestId' as never) as string | undefined) ?? null;
-  if (err instanceof ApiError) {
-    const body = { error: { code: err.code, message: err.message, request_id, ...(err.details ? { details: err.details } : {}) } };
-    return c.json(body, err.status, err.headers);
+  if (err instanceof DomainError) {
+    const headers = { ...HEADERS[err.code], ...(err.retryAfter ? { 'Retry-After': String(err.retryAfter) } : {}) };
+    return c.json(body(c, err.code, err.message, err.details), statusOf(err.code), headers);
   }
   if (err instanceof HTTPException) {
     const code = err.status === 413 ? 'payload_too_large' : err.status === 401 ? 'unauthorized' : 'bad_request';
-    return c.json({ error: { code, message: err.message || 'bad request', request_id } }, err.status);
+    return c.json(body(c, code, err.message || 'bad request'), err.status);
   }
-  console.error(`[api] ${request_id ?? '-'} unhandled`, err);
-  return c.json({ error: { code: 'internal_error', message: 'an unexpected error occurred', request_id } }, 500);
+  console.error(`[api] ${(c.get('requestId' as never) as string | undefined) ?? '-'} unhandled`, err);
+  return c.json(body(c, 'internal_error', 'an unexpected error occurred'), 500);
 }

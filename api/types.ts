@@ -1,9 +1,11 @@
 import type { Client } from '@temporalio/client';
 import type { Database } from '../db/client.js';
-import type { ProjectRow } from '../db/schema.js';
-import type { Config } from '../lib/config.js';
-import type { Secrets } from '../lib/secrets.js';
-import type { Storage } from '../lib/storage/index.js';
+import type { ProjectRow, TaskRow } from '../db/schema.js';
+import type { LinkSigner } from '../domain/tasks/view.js';
+import type { TaskEvents } from '../domain/tasks/events.js';
+import type { Config } from '../platform/config.js';
+import type { Secrets } from '../platform/secrets.js';
+import type { Storage } from '../platform/storage/index.js';
 
 export interface ApiDeps {
   database: Database;
@@ -13,6 +15,12 @@ export interface ApiDeps {
   temporal: Client;
 }
 
+/** What every route may use: the dependencies plus what the app builds once from them. */
+export interface ApiContext extends ApiDeps {
+  hub: TaskEvents;
+  signer: LinkSigner;
+}
+
 export type Principal = { kind: 'admin' } | { kind: 'project'; project: ProjectRow };
 
-export type AppEnv = { Variables: { requestId: string; principal: Principal } };
+export type AppEnv = { Variables: { requestId: string; principal: Principal; project: ProjectRow; task: TaskRow } };

@@ -5,8 +5,8 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { request } from 'undici';
-import { rowColumns } from '../activities/columns.js';
-import { encodeCsvHead, encodeCsvRows } from '../activities/csv-encode.js';
+import { rowColumns } from '../domain/formats/columns.js';
+import { encodeCsvHead, encodeCsvRows } from '../domain/formats/csv/encode.js';
 
 const [sourceUrl, pageSizeArg, outPath] = process.argv.slice(2) as [string, string, string];
 const pageSize = Number(pageSizeArg);

@@ -3,7 +3,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { projectRoot } from '../lib/temporal-server.js';
+import { projectRoot } from '../platform/temporal-server.js';
 
 export const freePort = () =>
   new Promise<number>((resolve) => {

@@ -10,12 +10,12 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
-import { rowColumns } from '../activities/columns.js';
-import { encodeCsvRows } from '../activities/csv-encode.js';
-import { loadConfig } from '../lib/config.js';
-import { MAX_FILE_BYTES } from '../lib/split.js';
-import { connectTemporal, openCore, startApi } from '../lib/runtime.js';
-import { projectRoot, startDevServer } from '../lib/temporal-server.js';
+import { rowColumns } from '../domain/formats/columns.js';
+import { encodeCsvRows } from '../domain/formats/csv/encode.js';
+import { loadConfig } from '../platform/config.js';
+import { MAX_FILE_BYTES } from '../model/project-settings.js';
+import { connectTemporal, openCore, startApi } from '../app/runtime.js';
+import { projectRoot, startDevServer } from '../platform/temporal-server.js';
 import { cpuSeconds, dirBytes, freePort, machineBusySeconds, median, phaseSpans, rssMb, spawnNode } from './measure.js';
 
 const PG = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
@@ -86,7 +86,7 @@ async function main() {
   /** The service: a fresh worker process, the task submitted through the API. */
   async function runService(label: string, url: string) {
     // BENCH_WORKER_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=.bench" profiles the worker.
-    const worker = spawnNode(['worker/main.ts'], env, (process.env.BENCH_WORKER_NODE_OPTIONS ?? '').split(' ').filter(Boolean));
+    const worker = spawnNode(['app/worker.ts'], env, (process.env.BENCH_WORKER_NODE_OPTIONS ?? '').split(' ').filter(Boolean));
     await worker.ready('worker polling');
     const pid = worker.child.pid!;
     const idleRss = rssMb(pid).rss;

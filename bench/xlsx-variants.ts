@@ -3,12 +3,12 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
-import { parseTemplate } from '../lib/template/template.js';
-import { buildLayout } from '../lib/template/layout.js';
-import { parseArea } from '../lib/template/areas.js';
-import { XlsxPackage } from '../lib/xlsx/package.js';
-import { writeWorkbook } from '../lib/xlsx/workbook.js';
-import { colName, esc } from '../lib/xlsx/xml.js';
+import { parseTemplate } from '../domain/formats/template/template.js';
+import { buildLayout } from '../domain/formats/template/layout.js';
+import { parseArea } from '../domain/formats/template/areas.js';
+import { XlsxPackage } from '../domain/formats/xlsx/package.js';
+import { writeWorkbook } from '../domain/formats/xlsx/workbook.js';
+import { colName, esc } from '../domain/formats/xlsx/xml.js';
 
 export const LEVEL = 6;
 const STATUSES = ['已支付', '已退款', 'pending', 'failed'];

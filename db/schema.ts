@@ -1,5 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import type { StoredSettingsJson } from '../model/project-settings.js';
+import { EXPORT_TYPES, type LaneProgress, type StoredFile, TASK_STAGES, TASK_STATUSES } from '../model/task.js';
+
+export type { LaneProgress, StoredFile } from '../model/task.js';
 
 export const projects = pgTable('projects', {
   id: text('id').primaryKey(),
@@ -14,19 +18,9 @@ export const projects = pgTable('projects', {
   maxRunningTasks: integer('max_running_tasks').notNull(),
   submitPerMinute: integer('submit_per_minute').notNull(),
   // Later per-project knobs (split limits, source politeness) without a migration each.
-  settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
+  settings: jsonb('settings').$type<StoredSettingsJson>().notNull().default(sql`'{}'::jsonb`),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });
-
-export type LaneProgress = Record<string, { pages: number; rows: number }>;
-
-export interface StoredFile {
-  name: string;
-  key: string;
-  bytes: number;
-  rows: number;
-  sha256: string;
-}
 
 export const tasks = pgTable(
   'tasks',
@@ -36,7 +30,7 @@ export const tasks = pgTable(
       .notNull()
       .references(() => projects.id),
     operatorId: text('operator_id').notNull(),
-    type: text('type').$type<'csv' | 'excel'>().notNull(),
+    type: text('type', { enum: EXPORT_TYPES }).notNull(),
     fileName: text('file_name').notNull(),
     sourceUrl: text('source_url').notNull(),
     callback: text('callback'),
@@ -44,8 +38,8 @@ export const tasks = pgTable(
     priority: integer('priority').notNull(),
     // title, summary, template and any later per-task options: read by the workflow, never queried.
     options: jsonb('options').$type<Record<string, unknown>>().notNull(),
-    status: text('status').notNull().default('queued'),
-    stage: text('stage'),
+    status: text('status', { enum: TASK_STATUSES }).notNull().default('queued'),
+    stage: text('stage', { enum: TASK_STAGES }),
     totalRows: integer('total_rows'),
     pagesTotal: integer('pages_total'),
     lanes: jsonb('lanes').$type<LaneProgress>().notNull().default(sql`'{}'::jsonb`),

@@ -1,7 +1,7 @@
 // `npm run demo`: against a running `npm start`, registers a demo project, exports the built-in
 // demo source as CSV, follows the task and prints the download link.
-import { loadConfig } from '../lib/config.js';
-import { loadSecrets } from '../lib/secrets.js';
+import { loadConfig } from '../platform/config.js';
+import { loadSecrets } from '../platform/secrets.js';
 
 const config = loadConfig();
 const base = config.publicBaseUrl;

@@ -5,10 +5,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArea } from '../lib/template/areas.js';
-import { buildLayout } from '../lib/template/layout.js';
-import { parseTemplate } from '../lib/template/template.js';
-import { sheetName, writeWorkbook } from '../lib/xlsx/workbook.js';
+import { parseArea } from '../domain/formats/template/areas.js';
+import { buildLayout } from '../domain/formats/template/layout.js';
+import { parseTemplate } from '../domain/formats/template/template.js';
+import { sheetName, writeWorkbook } from '../domain/formats/xlsx/workbook.js';
 import { styledRechargeTemplate } from '../test/support/templates.js';
 
 const SOURCES = ['微信公众号', '支付宝生活号', '小程序', 'APP', '油站POS', '加油卡', '积分商城', '其他'];

@@ -2,11 +2,8 @@
 // already final when this starts, so a slow or dead receiver never holds the export up, and the
 // delivery keeps its own durable retry state (docs/adr/0004-callback-delivery-child-workflow.md).
 import { proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
-import type { DeliverInput, DeliverOutput } from '../activities/notify.js';
-
-// Mirrors CALLBACK_STOP_TYPES in activities/notify.ts (a workflow may import only types from there).
-const STOP_TYPES = ['callback_rejected', 'callback_gave_up', 'callback_host_not_allowed'];
+import type { Activities, DeliverInput, DeliverOutput } from '../model/activities.js';
+import { CALLBACK_STOP_TYPES } from '../model/errors.js';
 
 export async function callbackWorkflow(input: DeliverInput): Promise<DeliverOutput> {
   const { deliverCallback } = proxyActivities<Activities>({
@@ -16,7 +13,7 @@ export async function callbackWorkflow(input: DeliverInput): Promise<DeliverOutp
     scheduleToCloseTimeout: '73 hours',
     // The activity sets each delay itself (backoff, jitter, Retry-After) and stops at the end of
     // CALLBACK_RETRY_WINDOW_MS; these values only apply when an attempt crashes or times out.
-    retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes', nonRetryableErrorTypes: STOP_TYPES },
+    retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes', nonRetryableErrorTypes: CALLBACK_STOP_TYPES },
   });
   return deliverCallback(input);
 }

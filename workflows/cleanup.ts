@@ -1,6 +1,6 @@
 // Run by a Temporal Schedule (worker/schedules.ts): removes expired files in bounded batches.
 import { proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
+import type { Activities } from '../model/activities.js';
 
 const { expireFiles } = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',

@@ -8,10 +8,10 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import postgres from 'postgres';
 import { inject } from 'vitest';
-import { type Config, loadConfig } from '../../lib/config.js';
-import { randomToken } from '../../lib/crypto.js';
-import { type Core, installTemporalRuntime, openCore, startApi } from '../../lib/runtime.js';
-import { createWorker } from '../../worker/index.js';
+import { type Config, loadConfig } from '../../platform/config.js';
+import { randomToken } from '../../platform/crypto.js';
+import { type Core, installTemporalRuntime, openCore, startApi } from '../../app/runtime.js';
+import { createWorker } from '../../app/worker-setup.js';
 import { freePort } from './global-setup.js';
 
 export const ADMIN = 'test-admin-token-0123456789';

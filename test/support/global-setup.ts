@@ -2,8 +2,8 @@
 import { createServer } from 'node:net';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
-import { type DevServer, startDevServer } from '../../lib/temporal-server.js';
-import { workflowsPath } from '../../worker/index.js';
+import { type DevServer, startDevServer } from '../../platform/temporal-server.js';
+import { workflowsPath } from '../../app/worker-setup.js';
 import { type S3Server, startS3Server } from './s3-server.js';
 
 declare module 'vitest' {

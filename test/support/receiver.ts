@@ -2,7 +2,7 @@
 // project's secret, using the standardwebhooks package as a business system would.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Webhook } from 'standardwebhooks';
-import type { TaskJson } from '../../api/serialize.js';
+import type { TaskJson } from '../../domain/tasks/view.js';
 
 export interface Received {
   n: number;

@@ -1,8 +1,8 @@
 // The worker as its own process (`node --import tsx worker/main.ts`, what `npm run worker` runs),
 // pointed at the test's Temporal, database, task queue and store, so a test can SIGKILL it.
 import { type ChildProcess, spawn } from 'node:child_process';
-import type { Config } from '../../lib/config.js';
-import { projectRoot } from '../../lib/temporal-server.js';
+import type { Config } from '../../platform/config.js';
+import { projectRoot } from '../../platform/temporal-server.js';
 
 export interface WorkerProcess {
   child: ChildProcess;
@@ -34,7 +34,7 @@ export function workerEnv(config: Config, extra: Record<string, string> = {}): R
 }
 
 export async function startWorkerProcess(env: Record<string, string>, timeoutMs = 90_000): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'app/worker.ts'], { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout?.on('data', (b: Buffer) => (out = (out + b.toString()).slice(-20_000)));
   child.stderr?.on('data', (b: Buffer) => (out = (out + b.toString()).slice(-20_000)));

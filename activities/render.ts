@@ -1,0 +1,25 @@
+// Rendering: the staged pages become the output files (domain/staging/render-*.ts).
+import { Context } from '@temporalio/activity';
+import type { Activities } from '../model/activities.js';
+import { settingsFor } from '../domain/projects/projects.js';
+import { renderCsv } from '../domain/staging/render-csv.js';
+import { renderXlsx } from '../domain/staging/render-xlsx.js';
+import { requireTask } from '../domain/tasks/queries.js';
+import type { ActivityDeps } from './deps.js';
+
+export function createRenderActivities({ db, storage, config }: ActivityDeps): Pick<Activities, 'renderCsv' | 'renderXlsx'> {
+  const job = async (taskId: string) => {
+    const ctx = Context.current();
+    const task = await requireTask(db, taskId);
+    return { task, settings: await settingsFor(db, task.projectId), signal: ctx.cancellationSignal, onProgress: (done: number) => ctx.heartbeat({ done }) };
+  };
+  const deps = { storage, dataDir: config.DATA_DIR };
+  return {
+    async renderCsv({ taskId }) {
+      return { outputs: await renderCsv(deps, await job(taskId)) };
+    },
+    async renderXlsx({ taskId }) {
+      return { outputs: await renderXlsx(deps, await job(taskId)) };
+    },
+  };
+}

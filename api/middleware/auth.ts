@@ -1,0 +1,38 @@
+// Who is calling: the admin token or a project's API key (Bearer; `?access_token=` only where
+// allowed, the WebSocket upgrade). `projectOnly` and `adminOnly` guard the routes that need one.
+import { createMiddleware } from 'hono/factory';
+import { DomainError } from '../../domain/errors.js';
+import { projectByApiKey } from '../../domain/projects/projects.js';
+import { safeEqual } from '../../platform/crypto.js';
+import type { ApiDeps, AppEnv, Principal } from '../types.js';
+
+export function authenticate(deps: ApiDeps, opts: { allowQueryToken?: boolean } = {}) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const header = c.req.header('authorization');
+    let token = header?.match(/^Bearer\s+(\S+)$/i)?.[1];
+    if (!token && opts.allowQueryToken) token = c.req.query('access_token');
+    if (!token) throw new DomainError('unauthorized', 'send Authorization: Bearer <api_key>');
+    c.set('principal', await resolve(deps, token));
+    await next();
+  });
+}
+
+async function resolve(deps: ApiDeps, token: string): Promise<Principal> {
+  if (safeEqual(token, deps.secrets.adminToken)) return { kind: 'admin' };
+  const project = await projectByApiKey(deps.database.db, token);
+  if (!project) throw new DomainError('unauthorized', 'the API key is not valid');
+  return { kind: 'project', project };
+}
+
+/** The caller must hold a project key; the project is then `c.var.project`. */
+export const projectOnly = createMiddleware<AppEnv>(async (c, next) => {
+  const p = c.get('principal');
+  if (p.kind !== 'project') throw new DomainError('forbidden', 'this call needs a project API key');
+  c.set('project', p.project);
+  await next();
+});
+
+export const adminOnly = createMiddleware<AppEnv>(async (c, next) => {
+  if (c.get('principal').kind !== 'admin') throw new DomainError('forbidden', 'this call needs the admin token');
+  await next();
+});

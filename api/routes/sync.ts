@@ -1,0 +1,84 @@
+// POST /v1/tasks/sync (CONTRACT §4): small exports answered with the file itself. The task is
+// submitted exactly like POST /v1/tasks and runs as the same workflow, so it is recorded and
+// observable; this handler only waits for it, within a per-process number of sync slots (the
+// semaphore of seeds/001), and degrades to 202 + the task when it cannot or should not wait.
+import { type Context, Hono } from 'hono';
+import type { TaskRow } from '../../db/schema.js';
+import { DomainError } from '../../domain/errors.js';
+import { getTask } from '../../domain/tasks/queries.js';
+import { submitTask } from '../../domain/tasks/submit.js';
+import { taskJson } from '../../domain/tasks/view.js';
+import { isTerminal } from '../../model/task.js';
+import { primaryFile, sendFile } from '../download.js';
+import type { ApiContext, AppEnv } from '../types.js';
+import { submission } from './tasks.js';
+
+/**
+ * A counting semaphore that never queues: a request either takes a slot now or goes async.
+ * Hand-written because it is four lines and queueing libraries (p-limit, async-sema) wait.
+ */
+class Slots {
+  constructor(private free: number) {}
+  take(): boolean {
+    if (this.free === 0) return false;
+    this.free -= 1;
+    return true;
+  }
+  give(): void {
+    this.free += 1;
+  }
+}
+
+export type SyncFallback = 'no_free_slot' | 'over_row_limit' | 'timeout';
+
+export function syncApp(ctx: ApiContext) {
+  const { config, storage, database } = ctx;
+  const deps = { db: database.db, temporal: ctx.temporal, config };
+  const slots = new Slots(config.SYNC_SLOTS);
+  const app = new Hono<AppEnv>();
+
+  const fallback = async (c: Context<AppEnv>, task: TaskRow, why: SyncFallback) => {
+    const latest = (await getTask(database.db, task.id)) ?? task;
+    c.header('Location', `/v1/tasks/${task.id}`);
+    c.header('X-Sync-Fallback', why);
+    return c.json(taskJson(latest, ctx.signer), 202);
+  };
+
+  app.post('/sync', ...submission, async (c) => {
+    const { task } = await submitTask(deps, c.get('project'), c.req.valid('json'), c.req.valid('header')['idempotency-key']);
+    if (!slots.take()) return fallback(c, task, 'no_free_slot');
+    try {
+      const deadline = Date.now() + config.SYNC_TIMEOUT_MS;
+      const wait = { signal: c.req.raw.signal, timeoutMs: config.SYNC_TIMEOUT_MS };
+      // The workflow's probe records the total; that decides whether this request keeps waiting.
+      const probed = await ctx.hub.waitFor(task.id, (t) => t.totalRows !== null || isTerminal(t.status), wait);
+      if (!probed) return fallback(c, task, 'timeout');
+      if ((probed.totalRows ?? 0) > config.SYNC_MAX_ROWS) return fallback(c, probed, 'over_row_limit');
+      const done = isTerminal(probed.status)
+        ? probed
+        : await ctx.hub.waitFor(task.id, (t) => isTerminal(t.status), { ...wait, timeoutMs: Math.max(0, deadline - Date.now()) });
+      if (!done) return fallback(c, task, 'timeout');
+      return await answer(c, done);
+    } finally {
+      // Released once the export is done: streaming a file within the row limit is cheap.
+      slots.give();
+    }
+  });
+
+  async function answer(c: Context<AppEnv>, task: TaskRow): Promise<Response> {
+    c.header('X-Task-Id', task.id);
+    if (task.status === 'succeeded') {
+      const file = primaryFile(task);
+      if (!file) throw new DomainError('expired', 'the task has no file to download');
+      return sendFile(c, storage, file);
+    }
+    // A failed export answers with its own code: 502 when the source is at fault (api/errors.ts).
+    if (task.status === 'failed') {
+      const code = task.errorCode ?? 'internal_error';
+      throw new DomainError(code, `the export failed (task ${task.id}): ${task.errorMessage ?? code}`);
+    }
+    if (task.status === 'expired') throw new DomainError('expired', `the files of task ${task.id} have expired and were removed`);
+    throw new DomainError('task_cancelled', `task ${task.id} was cancelled before it finished`);
+  }
+  return app;
+}

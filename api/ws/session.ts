@@ -1,0 +1,172 @@
+// One WebSocket connection of a project (CONTRACT §5): its subscriptions, its limits, and the
+// events it is sent. Messages are small JSON objects; anything else counts as a strike.
+import { and, desc, eq, inArray } from 'drizzle-orm';
+import type { WebSocket } from 'ws';
+import { z } from 'zod';
+import type { Db } from '../../db/client.js';
+import { type ProjectRow, type TaskRow, tasks } from '../../db/schema.js';
+import { ACTIVE_STATUSES } from '../../model/task.js';
+import { getTask } from '../../domain/tasks/queries.js';
+import type { Config } from '../../platform/config.js';
+import { eventFor, type TaskEventName, type TaskEvents, type TaskListener } from '../../domain/tasks/events.js';
+import { type LinkSigner, taskJson } from '../../domain/tasks/view.js';
+
+const clientMessage = z.union([
+  z.object({ subscribe: z.string().min(1).max(128) }).strict(),
+  z.object({ unsubscribe: z.string().min(1).max(128) }).strict(),
+]);
+
+export interface SessionDeps {
+  db: Db;
+  hub: TaskEvents;
+  signer: LinkSigner;
+  config: Config;
+}
+
+// Abuse limits that need no tuning: a client that keeps sending garbage or floods is cut off.
+const MAX_STRIKES = 5;
+const MAX_MESSAGES_PER_10S = 50;
+// A client that does not read gets no more progress frames (final events still go out).
+const MAX_BUFFERED_BYTES = 1 << 20;
+// On `*`, the current state of at most this many active tasks is sent at once.
+const SNAPSHOT_LIMIT = 100;
+
+export const CLOSE = { normal: 1000, goingAway: 1001, policy: 1008 } as const;
+
+export class Session {
+  private readonly subs = new Map<string, () => void>();
+  /** Per task, the updated_at last sent: a read that raced a newer one is never sent after it. */
+  private readonly sentAt = new Map<string, number>();
+  private strikes = 0;
+  private window = { start: Date.now(), count: 0 };
+  private idleTimer: NodeJS.Timeout | undefined;
+  private readonly pingTimer: NodeJS.Timeout;
+  private alive = true;
+  private disposed = false;
+  /** Messages are handled one at a time, in order: limits hold and replies keep their order. */
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly project: ProjectRow,
+    private readonly deps: SessionDeps,
+  ) {
+    ws.on('pong', () => (this.alive = true));
+    // A peer that vanished without a close frame is found by the next unanswered ping.
+    this.pingTimer = setInterval(() => {
+      if (!this.alive) return ws.terminate();
+      this.alive = false;
+      ws.ping();
+    }, deps.config.WS_PING_MS);
+    this.armIdle();
+  }
+
+  message(data: string | ArrayBuffer): Promise<void> {
+    if (!this.withinRate()) {
+      this.close(CLOSE.policy, 'too many messages');
+      return this.queue;
+    }
+    this.queue = this.queue.then(() => this.handle(data));
+    return this.queue;
+  }
+
+  private async handle(data: string | ArrayBuffer): Promise<void> {
+    if (typeof data !== 'string') return this.strike('bad_message', 'send JSON text frames, not binary');
+    let raw: unknown;
+    try {
+      raw = JSON.parse(data);
+    } catch {
+      return this.strike('bad_message', 'the message is not valid JSON');
+    }
+    const parsed = clientMessage.safeParse(raw);
+    if (!parsed.success) return this.strike('bad_message', 'send {"subscribe": "<task_id>"}, {"subscribe": "*"} or {"unsubscribe": …}');
+    const msg = parsed.data;
+    if ('unsubscribe' in msg) return this.unsubscribe(msg.unsubscribe);
+    return this.subscribe(msg.subscribe);
+  }
+
+  close(code: number, reason: string): void {
+    this.dispose();
+    if (this.ws.readyState === this.ws.OPEN || this.ws.readyState === this.ws.CONNECTING) this.ws.close(code, reason);
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    clearInterval(this.pingTimer);
+    clearTimeout(this.idleTimer);
+    for (const off of this.subs.values()) off();
+    this.subs.clear();
+  }
+
+  private async subscribe(target: string): Promise<void> {
+    if (this.subs.has(target)) return this.send({ subscribed: target });
+    if (this.subs.size >= this.deps.config.WS_MAX_SUBSCRIPTIONS) {
+      return this.send({ error: { code: 'too_many_subscriptions', message: `a connection may hold ${this.deps.config.WS_MAX_SUBSCRIPTIONS} subscriptions`, subscribe: target } });
+    }
+    const listener: TaskListener = (row, event) => this.push(row, event);
+    if (target === '*') {
+      this.subs.set(target, this.deps.hub.watchProject(this.project.id, listener));
+      this.armIdle();
+      this.send({ subscribed: '*' });
+      const active = await this.deps.db
+        .select()
+        .from(tasks)
+        .where(and(eq(tasks.projectId, this.project.id), inArray(tasks.status, [...ACTIVE_STATUSES])))
+        .orderBy(desc(tasks.createdAt))
+        .limit(SNAPSHOT_LIMIT);
+      for (const row of active.reverse()) this.push(row, eventFor(row.status));
+      return;
+    }
+    const row = await getTask(this.deps.db, target);
+    if (this.disposed) return;
+    // Another project's task looks exactly like a missing one (CONTRACT §2).
+    if (!row || row.projectId !== this.project.id) {
+      return this.strike('not_found', `task ${target} was not found`, { subscribe: target });
+    }
+    this.subs.set(target, this.deps.hub.watchTask(target, listener));
+    this.armIdle();
+    this.send({ subscribed: target });
+    // Read again after watching, so no change falls between the snapshot and the first notice.
+    const current = (await getTask(this.deps.db, target)) ?? row;
+    this.push(current, eventFor(current.status));
+  }
+
+  private unsubscribe(target: string): void {
+    this.subs.get(target)?.();
+    this.subs.delete(target);
+    this.armIdle();
+    this.send({ unsubscribed: target });
+  }
+
+  private push(row: TaskRow, event: TaskEventName): void {
+    const at = row.updatedAt.getTime();
+    const last = this.sentAt.get(row.id);
+    if (last !== undefined && at < last) return;
+    if (event === 'task.progress' && this.ws.bufferedAmount > MAX_BUFFERED_BYTES) return;
+    this.sentAt.set(row.id, at);
+    this.send({ event, task: taskJson(row, this.deps.signer) });
+  }
+
+  private send(message: unknown): void {
+    if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(message));
+  }
+
+  private strike(code: string, message: string, extra: Record<string, string> = {}): void {
+    this.send({ error: { code, message, ...extra } });
+    if (++this.strikes >= MAX_STRIKES) this.close(CLOSE.policy, 'too many invalid messages');
+  }
+
+  private withinRate(): boolean {
+    const now = Date.now();
+    if (now - this.window.start > 10_000) this.window = { start: now, count: 0 };
+    return ++this.window.count <= MAX_MESSAGES_PER_10S;
+  }
+
+  /** A connection without subscriptions is closed after WS_IDLE_MS; one that watches stays. */
+  private armIdle(): void {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    if (this.subs.size > 0) return;
+    this.idleTimer = setTimeout(() => this.close(CLOSE.normal, 'idle'), this.deps.config.WS_IDLE_MS);
+  }
+}

@@ -1,0 +1,28 @@
+// `npm run worker`: the worker alone, for scale-out (needs TEMPORAL_ADDRESS and DATABASE_URL).
+import { ConfigError, loadConfig } from '../platform/config.js';
+import { connectTemporal, onShutdown, openCore, startWorker } from './runtime.js';
+import { ensureCleanupSchedule } from './schedules.js';
+
+try {
+  const config = loadConfig();
+  if (!config.TEMPORAL_ADDRESS) throw new ConfigError('TEMPORAL_ADDRESS is required for npm run worker');
+  if (!config.DATABASE_URL) throw new ConfigError('DATABASE_URL is required for npm run worker (PGlite is single-process)');
+  const core = await openCore(config);
+  const { worker, running, connection } = await startWorker(core, config.TEMPORAL_ADDRESS);
+  const client = await connectTemporal(config, config.TEMPORAL_ADDRESS);
+  await ensureCleanupSchedule(client, config);
+  onShutdown([
+    async () => {
+      worker.shutdown();
+      await running;
+    },
+    () => connection.close(),
+    () => client.connection.close(),
+    () => core.database.close(),
+  ]);
+  console.log(`[download-center] worker polling ${config.TEMPORAL_TASK_QUEUE} on ${config.TEMPORAL_ADDRESS}`);
+  await running;
+} catch (err) {
+  console.error(`[download-center] cannot start: ${(err as Error).message}`);
+  process.exit(1);
+}

@@ -1,0 +1,106 @@
+// CSV output split into parts by size (and rows, when a limit is set). A staged page that fits is
+// copied whole, as before; only a page that crosses a part's limit is cut, at a record boundary.
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import type { SplitLimits } from '../split.js';
+import type { WrittenPart } from '../part.js';
+
+/**
+ * Offsets just past each record's line break. The fragments are our own RFC 4180 output, where a
+ * quote only ever opens, closes or doubles inside a quoted field, so a quote toggle is exact and
+ * far cheaper than re-parsing with csv-parse; this runs only on a page that must be cut.
+ */
+export function recordEnds(buf: Buffer): number[] {
+  const ends: number[] = [];
+  let quoted = false;
+  for (let i = 0; i < buf.length; i++) {
+    const b = buf[i];
+    if (b === 0x22) quoted = !quoted;
+    else if (b === 0x0a && !quoted) ends.push(i + 1);
+  }
+  if (ends[ends.length - 1] !== buf.length && buf.length > 0) ends.push(buf.length);
+  return ends;
+}
+
+export class CsvParts {
+  private out: WriteStream | null = null;
+  private hash = createHash('sha256');
+  private path = '';
+  private bytes = 0;
+  private rows = 0;
+  private readonly parts: WrittenPart[] = [];
+
+  constructor(
+    /** BOM and header line, at the top of every part. */
+    private readonly head: Buffer,
+    private readonly limits: SplitLimits,
+    private readonly pathFor: (n: number) => string,
+  ) {}
+
+  private async write(buf: Buffer): Promise<void> {
+    this.hash.update(buf);
+    this.bytes += buf.length;
+    if (!this.out!.write(buf)) await once(this.out!, 'drain');
+  }
+
+  private async open(): Promise<void> {
+    this.path = this.pathFor(this.parts.length + 1);
+    this.out = createWriteStream(this.path, { highWaterMark: 1 << 20 });
+    this.hash = createHash('sha256');
+    this.bytes = 0;
+    this.rows = 0;
+    await this.write(this.head);
+  }
+
+  private async close(): Promise<void> {
+    const out = this.out!;
+    out.end();
+    await once(out, 'close');
+    this.parts.push({ path: this.path, rows: this.rows, bytes: this.bytes, sha256: this.hash.digest('hex') });
+    this.out = null;
+  }
+
+  private fits(bytes: number, rows: number): boolean {
+    return this.bytes + bytes <= this.limits.maxBytes && this.rows + rows <= this.limits.maxRows;
+  }
+
+  async page(buf: Buffer, rows: number): Promise<void> {
+    if (!this.out) await this.open();
+    if (this.fits(buf.length, rows)) {
+      await this.write(buf);
+      this.rows += rows;
+      return;
+    }
+    let start = 0;
+    let prev = 0;
+    let batch = 0;
+    for (const end of recordEnds(buf)) {
+      // A part always takes at least one record, however long, so the export always advances.
+      if (!this.fits(end - start, batch + 1) && this.rows + batch > 0) {
+        await this.write(buf.subarray(start, prev));
+        this.rows += batch;
+        await this.close();
+        await this.open();
+        start = prev;
+        batch = 0;
+      }
+      batch++;
+      prev = end;
+    }
+    await this.write(buf.subarray(start));
+    this.rows += batch;
+  }
+
+  async finish(): Promise<WrittenPart[]> {
+    if (!this.out) await this.open();
+    await this.close();
+    return this.parts;
+  }
+
+  async discard(): Promise<void> {
+    this.out?.destroy();
+    await Promise.all([...this.parts.map((p) => p.path), this.path].filter(Boolean).map((p) => rm(p, { force: true })));
+  }
+}

@@ -1,0 +1,89 @@
+// Projects: the tenants. Creation issues the API key (kept only as a hash) and the webhook secret;
+// lookups here are the only way the rest of the code reads a project.
+import { eq } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { type ProjectRow, projects } from '../../db/schema.js';
+import { parseStoredSettings, type projectSettingsSchema, type StoredSettings } from '../../model/project-settings.js';
+import type { z } from 'zod';
+import { newId, randomToken, sha256Hex } from '../../platform/crypto.js';
+import { newWebhookSecret } from '../callbacks/webhooks.js';
+import { resolveSplit } from '../formats/split.js';
+import { DomainError } from '../errors.js';
+
+export type ProjectSettings = z.infer<typeof projectSettingsSchema>;
+
+export interface NewProject extends ProjectSettings {
+  name: string;
+  source_hosts: string[];
+  callback_hosts: string[];
+}
+
+export async function getProject(db: Db, projectId: string): Promise<ProjectRow | undefined> {
+  const [row] = await db.select().from(projects).where(eq(projects.id, projectId));
+  return row;
+}
+
+export async function requireProject(db: Db, projectId: string): Promise<ProjectRow> {
+  const row = await getProject(db, projectId);
+  if (!row) throw DomainError.notFound('project');
+  return row;
+}
+
+export async function projectByApiKey(db: Db, apiKey: string): Promise<ProjectRow | undefined> {
+  const [row] = await db.select().from(projects).where(eq(projects.apiKeyHash, sha256Hex(apiKey)));
+  return row;
+}
+
+/** The project's stored settings with defaults (rows written before a setting existed get it too). */
+export const settingsOf = (p: Pick<ProjectRow, 'settings'>): StoredSettings => parseStoredSettings(p.settings);
+
+/** A new project; the API key and webhook secret are returned this once. */
+export async function createProject(db: Db, input: NewProject): Promise<{ project: ProjectRow; apiKey: string; webhookSecret: string }> {
+  const apiKey = `dck_${randomToken(24)}`;
+  const webhookSecret = newWebhookSecret();
+  const { name, source_hosts, callback_hosts, retention_hours, max_running_tasks, submit_per_minute, ...stored } = input;
+  const [project] = await db
+    .insert(projects)
+    .values({
+      id: newId('prj'),
+      name,
+      apiKeyHash: sha256Hex(apiKey),
+      webhookSecret,
+      sourceHosts: source_hosts,
+      callbackHosts: callback_hosts,
+      retentionHours: retention_hours,
+      maxRunningTasks: max_running_tasks,
+      submitPerMinute: submit_per_minute,
+      settings: stored,
+    })
+    .returning();
+  return { project: project!, apiKey, webhookSecret };
+}
+
+/** The project as the API shows it: every setting with its effective value (null: no limit). */
+export function projectJson(p: ProjectRow) {
+  const s = settingsOf(p);
+  const excel = resolveSplit('excel', {}, s);
+  const csv = resolveSplit('csv', {}, s);
+  return {
+    project_id: p.id,
+    name: p.name,
+    source_hosts: p.sourceHosts,
+    callback_hosts: p.callbackHosts,
+    retention_hours: p.retentionHours,
+    max_running_tasks: p.maxRunningTasks,
+    submit_per_minute: p.submitPerMinute,
+    source_max_concurrency: s.source_max_concurrency,
+    source_rps: s.source_rps,
+    excel_max_file_rows: excel.maxRows,
+    excel_max_file_bytes: excel.maxBytes,
+    csv_max_file_rows: csv.maxRows === Number.MAX_SAFE_INTEGER ? null : csv.maxRows,
+    csv_max_file_bytes: csv.maxBytes,
+    created_at: p.createdAt.toISOString(),
+  };
+}
+
+/** The settings of a task's project; defaults when the project is gone. */
+export async function settingsFor(db: Db, projectId: string): Promise<StoredSettings> {
+  return settingsOf((await getProject(db, projectId)) ?? { settings: {} });
+}

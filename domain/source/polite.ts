@@ -1,0 +1,55 @@
+// Requests to a project's source under its politeness limits (limiter.ts): every GET takes a slot,
+// or runs under a lane's lease when the lane holds one for a whole chunk of pages.
+import { permanent } from '../../model/errors.js';
+import { expectedRows } from '../../model/plan.js';
+import { getPage, type SourceClientOptions, type SourcePage } from './client.js';
+import { LocalSourceLimiter, PgSourceLimiter, type Permit, type SourceLimiter, type SourceLimits } from './limiter.js';
+
+export interface PageRequest {
+  sourceUrl: string;
+  projectId: string;
+  limits: SourceLimits;
+  page: number;
+  pageSize: number;
+  signal: AbortSignal;
+  /** A slot the caller already holds. */
+  lease?: Permit | undefined;
+}
+
+export class PoliteSource {
+  private limiter: SourceLimiter | undefined;
+
+  constructor(private readonly opts: { client: SourceClientOptions; databaseUrl?: string | undefined }) {}
+
+  // PGlite is single-process, so an in-memory limiter covers it; Postgres serves several workers.
+  private limiterFor(): SourceLimiter {
+    return (this.limiter ??= this.opts.databaseUrl ? new PgSourceLimiter(this.opts.databaseUrl, 20) : new LocalSourceLimiter());
+  }
+
+  /** One slot held across several requests (released by the caller). */
+  lease(projectId: string, limits: SourceLimits, signal: AbortSignal): Promise<Permit> {
+    return this.limiterFor().acquire(projectId, limits, signal);
+  }
+
+  async get(r: PageRequest): Promise<SourcePage> {
+    if (r.lease) return getPage(r.sourceUrl, r.page, r.pageSize, this.opts.client, r.signal);
+    const permit = await this.lease(r.projectId, r.limits, r.signal);
+    try {
+      return await getPage(r.sourceUrl, r.page, r.pageSize, this.opts.client, r.signal);
+    } finally {
+      // Not awaited: with an rps limit the slot stays held a while, and the page can be stored meanwhile.
+      void permit.release().catch(() => {});
+    }
+  }
+}
+
+/** The design's consistency rule: every page must agree with the probe's total. */
+export function checkPage(total: number, rows: number, page: number, probed: { total: number; pageSize: number }): void {
+  if (total !== probed.total) {
+    throw permanent('source_changed', `the source's total changed from ${probed.total} to ${total} (seen on page ${page})`);
+  }
+  const want = expectedRows(page, probed.total, probed.pageSize);
+  if (rows !== want) {
+    throw permanent('source_changed', `page ${page} returned ${rows} rows where ${want} were expected for a total of ${probed.total}`);
+  }
+}

@@ -1,0 +1,41 @@
+// What the probe learned about the source, kept in the store beside the pages (never in workflow
+// history): the total, the columns, and the layout the first answer brought.
+import type { TaskRow } from '../../db/schema.js';
+import { permanent } from '../../model/errors.js';
+import type { Storage } from '../../platform/storage/index.js';
+import { rowColumns, templateColumns, type Column } from '../formats/columns.js';
+import { checkExcelLayout } from '../formats/excel-layout.js';
+import type { SourcePage } from '../source/client.js';
+import { keys } from './keys.js';
+
+export interface SourceMeta {
+  total: number;
+  pageSize: number;
+  columns: Column[];
+  template?: unknown;
+  header?: unknown;
+  footer?: unknown;
+}
+
+/** The meta of the probe's answer (page_size=1), or the failure that ends the task before any fetch. */
+export function metaFromProbe(first: SourcePage, task: TaskRow, maxRows: number): SourceMeta {
+  if (first.total > maxRows) {
+    throw permanent('export_too_large', `the source reports ${first.total} rows; an export may have at most ${maxRows} (narrow the filters in source_url)`);
+  }
+  const template = first.template ?? task.options.template;
+  // A bad template or header fails the task now, before any page is fetched.
+  if (task.type === 'excel') checkExcelLayout(template, first, task.options);
+  const columns = templateColumns(template) ?? rowColumns(first.data[0]);
+  if (first.total > 0 && columns.length === 0) {
+    throw permanent('source_bad_response', 'the source reported rows but its first answer has neither a template nor a row to take columns from');
+  }
+  return { total: first.total, pageSize: task.pageSize, columns, template, header: first.header, footer: first.footer };
+}
+
+export async function readMeta(storage: Storage, taskId: string): Promise<SourceMeta> {
+  return JSON.parse((await storage.getBuffer(keys.meta(taskId))).toString('utf8')) as SourceMeta;
+}
+
+export async function writeMeta(storage: Storage, taskId: string, meta: SourceMeta): Promise<void> {
+  await storage.putBuffer(keys.meta(taskId), Buffer.from(JSON.stringify(meta)));
+}

@@ -1,0 +1,58 @@
+// Rendered parts → outputs: one file keeps its plain name; several become <name>-part-N.<ext>
+// plus <name>.zip holding them all, each listed with its rows, bytes and sha256.
+import { createReadStream, createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
+import yazl from 'yazl';
+import { Meter } from '../formats/xlsx/package.js';
+import type { Storage } from '../../platform/storage/index.js';
+import type { RenderedFile } from '../../model/activities.js';
+import type { WrittenPart } from '../formats/part.js';
+import { keys } from './keys.js';
+import { tempPath } from './tmp.js';
+
+export const partName = (base: string, ext: string, n: number, of: number) => (of === 1 ? `${base}.${ext}` : `${base}-part-${n}.${ext}`);
+
+/** Zips local files (already-compressed .xlsx are stored, text is deflated), streaming. */
+async function zipFiles(entries: { path: string; name: string }[], out: string, compress: boolean, mtime: Date): Promise<{ bytes: number; sha256: string }> {
+  const zip = new yazl.ZipFile();
+  const meter = new Meter();
+  const done = pipeline(zip.outputStream, meter, createWriteStream(out));
+  for (const e of entries) zip.addReadStream(createReadStream(e.path), e.name, { mtime, compress });
+  zip.end();
+  await done;
+  return { bytes: meter.bytes, sha256: meter.digest() };
+}
+
+export interface StorePartsInput {
+  storage: Storage;
+  dataDir: string;
+  taskId: string;
+  fileName: string;
+  ext: 'xlsx' | 'csv';
+  parts: WrittenPart[];
+  mtime: Date;
+}
+
+/** Moves the parts (and, when split, their zip) into the task's staging outputs. */
+export async function storeParts({ storage, dataDir, taskId, fileName, ext, parts, mtime }: StorePartsInput): Promise<RenderedFile[]> {
+  const named = parts.map((p, i) => ({ ...p, name: partName(fileName, ext, i + 1, parts.length) }));
+  const outputs: RenderedFile[] = [];
+  try {
+    if (named.length > 1) {
+      const name = `${fileName}.zip`;
+      const zipPath = tempPath(dataDir, taskId, name);
+      const z = await zipFiles(named, zipPath, ext !== 'xlsx', mtime);
+      named.push({ path: zipPath, name, rows: parts.reduce((s, p) => s + p.rows, 0), ...z });
+    }
+    for (const p of named) {
+      const key = keys.output(taskId, p.name);
+      await storage.putFile(key, p.path);
+      outputs.push({ name: p.name, key, bytes: p.bytes, rows: p.rows, sha256: p.sha256 });
+    }
+    return outputs;
+  } finally {
+    // putFile moves local files; whatever was not moved (a failure) is removed here.
+    await Promise.all(named.map((p) => rm(p.path, { force: true })));
+  }
+}

@@ -1,0 +1,111 @@
+// Staged pieces (docs/adr/0011-staged-pieces.md): a fetch activity collects the pages it fetches
+// and stores them as one object per piece, `staging/<task>/pages/<from>-<to>.<ext>` holding pages
+// [from, to), at most every PIECE_MAX_MS or PIECE_MAX_BYTES. It heartbeats only committed
+// boundaries, so a retried attempt resumes at the end of a stored piece and nothing is appended
+// to or half-written. The merge is a chain of pieces from page 0 to the last page.
+import type { Storage } from '../../platform/storage/index.js';
+import { permanent } from '../../model/errors.js';
+import type { ExportType } from '../../model/task.js';
+import type { Column } from '../formats/columns.js';
+import { encodeCsvRows } from '../formats/csv/encode.js';
+import { keys } from './keys.js';
+
+/** How long a fetched page may wait in memory before it is stored: bounds what a crash redoes. */
+export const PIECE_MAX_MS = 250;
+/** Bounds the memory a lane holds besides the page in flight. */
+export const PIECE_MAX_BYTES = 2 * 1024 * 1024;
+
+export interface Piece {
+  key: string;
+  from: number;
+  /** Exclusive. */
+  to: number;
+}
+
+// `<from>-<to>.ext`; a plain `<page>.ext` is one page, as exports staged before pieces stored them
+// (an export in flight across an upgrade resumes with pieces after its single pages).
+const PIECE_NAME = /\/(\d{8})(?:-(\d{8}))?\.\w+$/;
+
+export function parsePiece(key: string): Piece | null {
+  const m = PIECE_NAME.exec(key);
+  if (!m) return null;
+  const from = Number(m[1]);
+  const to = m[2] === undefined ? from + 1 : Number(m[2]);
+  return to > from ? { key, from, to } : null;
+}
+
+/**
+ * Pieces that cover pages [0, pages) exactly once, in order, or null. Normally the pieces meet
+ * end to start and there is one chain; a stalled attempt that kept running after its retry began
+ * can leave pieces that overlap the retry's, with the same pages in them: any exact cover is right.
+ */
+export function pieceChain(pieces: Piece[], pages: number): Piece[] | null {
+  if (pages === 0) return [];
+  const startingAt = new Map<number, Piece[]>();
+  for (const p of pieces) if (p.to <= pages) startingAt.set(p.from, [...(startingAt.get(p.from) ?? []), p]);
+  // Backwards from the end: next.get(s) is a piece starting at s from whose end the last page is reachable.
+  const next = new Map<number, Piece>();
+  for (const start of [...startingAt.keys()].sort((a, b) => b - a)) {
+    const fit = startingAt
+      .get(start)!
+      .sort((a, b) => b.to - a.to)
+      .find((p) => p.to === pages || next.has(p.to));
+    if (fit) next.set(start, fit);
+  }
+  const chain: Piece[] = [];
+  for (let at = 0; at < pages; ) {
+    const p = next.get(at);
+    if (!p) return null;
+    chain.push(p);
+    at = p.to;
+  }
+  return chain;
+}
+
+/** The stored pieces of a task (work files of unfinished writes excluded). */
+export async function listPieces(storage: Storage, taskId: string): Promise<Piece[]> {
+  return (await storage.list(keys.pages(taskId))).map(parsePiece).filter((p): p is Piece => p !== null);
+}
+
+/** Pages fetched but not yet stored, and when the piece is due. */
+export class PieceBuffer {
+  private parts: Buffer[] = [];
+  private bytes = 0;
+  private since = 0;
+
+  add(body: Buffer): void {
+    if (this.parts.length === 0) this.since = Date.now();
+    this.parts.push(body);
+    this.bytes += body.length;
+  }
+
+  due(): boolean {
+    return this.bytes >= PIECE_MAX_BYTES || Date.now() - this.since >= PIECE_MAX_MS;
+  }
+
+  take(): Buffer {
+    const out = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.bytes);
+    this.parts = [];
+    this.bytes = 0;
+    return out;
+  }
+}
+
+/** The staged pieces in page order, covering every page once; storage_failed when pages are missing. */
+export async function orderedPieces(storage: Storage, taskId: string, pages: number): Promise<Piece[]> {
+  const pieces = await listPieces(storage, taskId);
+  const chain = pieceChain(pieces, pages);
+  if (!chain) {
+    const present = new Set(pieces.flatMap((p) => Array.from({ length: Math.min(p.to, pages) - p.from }, (_, i) => p.from + i))).size;
+    throw permanent('storage_failed', `staged data is incomplete: ${present} of ${pages} pages present`);
+  }
+  return chain;
+}
+
+/** CSV exports stage finished CSV fragments; Excel exports stage the rows as JSON lines. */
+export const stagedExt = (type: ExportType): 'csv' | 'ndjson' => (type === 'csv' ? 'csv' : 'ndjson');
+
+export function encodeStaged(ext: 'csv' | 'ndjson', rows: unknown[], columns: Column[]): Buffer {
+  if (ext === 'csv') return encodeCsvRows(rows, columns);
+  return Buffer.from(rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length ? '\n' : ''), 'utf8');
+}

@@ -1,0 +1,45 @@
+// CSV: RFC 4180 (CRLF, quotes doubled), UTF-8 with a BOM by default so Excel shows Chinese text.
+// Pages were encoded to CSV fragments as they were fetched; rendering is a concatenation of the
+// staged pieces, split into parts (plus a zip) over the size limit.
+import type { TaskRow } from '../../db/schema.js';
+import type { RenderedFile } from '../../model/activities.js';
+import { pageCount, rowsInPages } from '../../model/plan.js';
+import type { StoredSettings } from '../../model/project-settings.js';
+import type { Storage } from '../../platform/storage/index.js';
+import { encodeCsvHead } from '../formats/csv/encode.js';
+import { CsvParts } from '../formats/csv/parts.js';
+import { resolveSplit } from '../formats/split.js';
+import { readMeta } from './meta.js';
+import { storeParts } from './outputs.js';
+import { orderedPieces } from './pieces.js';
+import { tempPath } from './tmp.js';
+
+export interface RenderDeps {
+  storage: Storage;
+  dataDir: string;
+}
+
+export interface RenderJob {
+  task: TaskRow;
+  settings: StoredSettings;
+  /** Called as the render advances, e.g. to heartbeat. */
+  onProgress(done: number): void;
+  signal: AbortSignal;
+}
+
+export async function renderCsv({ storage, dataDir }: RenderDeps, { task, settings, onProgress }: RenderJob): Promise<RenderedFile[]> {
+  const meta = await readMeta(storage, task.id);
+  const head = encodeCsvHead(meta.columns, task.options.csv_bom !== false);
+  const parts = new CsvParts(head, resolveSplit('csv', task.options, settings), (n) => tempPath(dataDir, task.id, `part-${n}.csv`));
+  try {
+    for (const piece of await orderedPieces(storage, task.id, pageCount(meta.total, meta.pageSize))) {
+      await parts.page(await storage.getBuffer(piece.key), rowsInPages(piece.from, piece.to, meta.total, meta.pageSize));
+      onProgress(piece.to);
+    }
+    const local = await parts.finish();
+    return await storeParts({ storage, dataDir, taskId: task.id, fileName: task.fileName, ext: 'csv', parts: local, mtime: task.createdAt });
+  } catch (err) {
+    await parts.discard();
+    throw err;
+  }
+}

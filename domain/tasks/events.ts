@@ -1,0 +1,190 @@
+// Task events for WebSocket subscribers and the sync export, fanned out through the database:
+// a trigger NOTIFYs `task_events` on every change of a task row (db/migrations/0001), and every
+// API process LISTENs, so a worker anywhere reaches subscribers on any API process. Notices only
+// name the task; the row is read once per throttle interval per task, however many subscribers.
+import type { Database } from '../../db/client.js';
+import type { TaskRow } from '../../db/schema.js';
+import { isTerminal } from '../../model/task.js';
+import { getTask } from './queries.js';
+
+export const TASK_EVENTS_CHANNEL = 'task_events';
+
+export type TaskEventName = 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.cancelled' | 'task.expired';
+
+
+export function eventFor(status: string): TaskEventName {
+  return isTerminal(status) ? (`task.${status}` as TaskEventName) : 'task.progress';
+}
+
+export type TaskListener = (row: TaskRow, event: TaskEventName) => void;
+
+interface Notice {
+  id: string;
+  project: string;
+  status: string;
+}
+
+interface Pending {
+  timer?: NodeJS.Timeout;
+  lastFlush: number;
+  lastVersion?: string;
+  /** Reads of one task run one after another, so its events go out in order. */
+  chain: Promise<void>;
+}
+
+// What a subscriber can see change; identical versions are not sent twice.
+const versionOf = (t: TaskRow) =>
+  JSON.stringify([t.status, t.stage, t.runs, t.totalRows, t.pagesTotal, t.lanes, t.files.length, t.errorCode, t.expiresAt]);
+
+export class TaskEvents {
+  readonly ready: Promise<void>;
+  private readonly byTask = new Map<string, Set<TaskListener>>();
+  private readonly byProject = new Map<string, Set<TaskListener>>();
+  private readonly pending = new Map<string, Pending>();
+  private readonly sweeper: NodeJS.Timeout;
+  private unlisten: (() => Promise<void>) | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly database: Database,
+    private readonly intervalMs: number,
+  ) {
+    this.ready = this.database
+      .listen(TASK_EVENTS_CHANNEL, (p) => this.onNotice(p), () => this.resync())
+      .then((unlisten) => {
+        this.unlisten = unlisten;
+      })
+      .catch((err: Error) => console.error(`[events] cannot LISTEN ${TASK_EVENTS_CHANNEL}: ${err.message}`));
+    this.sweeper = setInterval(() => this.sweep(), 60_000);
+    this.sweeper.unref();
+  }
+
+  watchTask(taskId: string, listener: TaskListener): () => void {
+    return add(this.byTask, taskId, listener);
+  }
+
+  watchProject(projectId: string, listener: TaskListener): () => void {
+    return add(this.byProject, projectId, listener);
+  }
+
+  /**
+   * Resolves with the task row once `until` holds, or null on timeout or abort. A slow poll backs
+   * up the notices in case one is lost while the listening connection reconnects.
+   */
+  waitFor(taskId: string, until: (row: TaskRow) => boolean, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<TaskRow | null> {
+    return new Promise((resolve) => {
+      let settled = false;
+      const finish = (row: TaskRow | null) => {
+        if (settled) return;
+        settled = true;
+        unwatch();
+        clearInterval(poll);
+        clearTimeout(timer);
+        opts.signal?.removeEventListener('abort', onAbort);
+        resolve(row);
+      };
+      const check = async () => {
+        const row = await getTask(this.database.db, taskId).catch(() => undefined);
+        if (!row) finish(null);
+        else if (until(row)) finish(row);
+      };
+      const onAbort = () => finish(null);
+      const unwatch = this.watchTask(taskId, (row) => {
+        if (until(row)) finish(row);
+      });
+      const poll = setInterval(() => void check(), 2000);
+      const timer = setTimeout(() => finish(null), opts.timeoutMs);
+      if (opts.signal?.aborted) return finish(null);
+      opts.signal?.addEventListener('abort', onAbort);
+      void this.ready.then(check);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.sweeper);
+    for (const p of this.pending.values()) clearTimeout(p.timer);
+    this.pending.clear();
+    this.byTask.clear();
+    this.byProject.clear();
+    await this.ready;
+    await this.unlisten?.().catch(() => {});
+  }
+
+  private onNotice(payload: string): void {
+    let n: Notice;
+    try {
+      n = JSON.parse(payload) as Notice;
+    } catch {
+      return;
+    }
+    if (!this.byTask.has(n.id) && !this.byProject.has(n.project)) return;
+    this.schedule(n.id, isTerminal(n.status));
+  }
+
+  /** Progress is coalesced to one read per interval; a final status goes out at once. */
+  private schedule(taskId: string, urgent: boolean): void {
+    if (this.closed) return;
+    let p = this.pending.get(taskId);
+    if (!p) this.pending.set(taskId, (p = { lastFlush: 0, chain: Promise.resolve() }));
+    if (urgent) {
+      clearTimeout(p.timer);
+      p.timer = undefined;
+      this.flush(taskId, p);
+      return;
+    }
+    if (p.timer) return;
+    const wait = Math.max(0, p.lastFlush + this.intervalMs - Date.now());
+    const entry = p;
+    entry.timer = setTimeout(() => {
+      entry.timer = undefined;
+      this.flush(taskId, entry);
+    }, wait);
+  }
+
+  private flush(taskId: string, p: Pending): void {
+    p.lastFlush = Date.now();
+    p.chain = p.chain
+      .then(async () => {
+        const row = await getTask(this.database.db, taskId);
+        if (!row || this.closed) return;
+        const version = versionOf(row);
+        if (version === p.lastVersion) return;
+        p.lastVersion = version;
+        this.dispatch(row);
+      })
+      .catch((err: Error) => console.error(`[events] reading task ${taskId}: ${err.message}`));
+  }
+
+  private dispatch(row: TaskRow): void {
+    const event = eventFor(row.status);
+    const listeners = [...(this.byTask.get(row.id) ?? []), ...(this.byProject.get(row.projectId) ?? [])];
+    for (const l of listeners) {
+      try {
+        l(row, event);
+      } catch (err) {
+        console.error('[events] listener failed:', (err as Error).message);
+      }
+    }
+  }
+
+  /** After a reconnect, re-read every watched task: a notice may have been missed meanwhile. */
+  private resync(): void {
+    for (const taskId of this.byTask.keys()) this.schedule(taskId, true);
+  }
+
+  private sweep(): void {
+    const old = Date.now() - 60_000;
+    for (const [id, p] of this.pending) if (!p.timer && p.lastFlush < old) this.pending.delete(id);
+  }
+}
+
+function add(map: Map<string, Set<TaskListener>>, key: string, listener: TaskListener): () => void {
+  let set = map.get(key);
+  if (!set) map.set(key, (set = new Set()));
+  set.add(listener);
+  return () => {
+    set.delete(listener);
+    if (set.size === 0 && map.get(key) === set) map.delete(key);
+  };
+}

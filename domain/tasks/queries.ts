@@ -1,0 +1,74 @@
+// Reading tasks: one task, and a project's tasks filtered, paged and counted.
+import { and, count, desc, eq, gte, lt, or, type SQL } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { type TaskRow, tasks } from '../../db/schema.js';
+import { TASK_STATUSES, type TaskStatus } from '../../model/task.js';
+import { DomainError } from '../errors.js';
+
+export async function getTask(db: Db, taskId: string): Promise<TaskRow | undefined> {
+  const [row] = await db.select().from(tasks).where(eq(tasks.id, taskId));
+  return row;
+}
+
+export async function requireTask(db: Db, taskId: string): Promise<TaskRow> {
+  const row = await getTask(db, taskId);
+  if (!row) throw new Error(`task ${taskId} not found`);
+  return row;
+}
+
+/** A task of the given project, or not_found — another project's task looks exactly like a missing one. */
+export async function ownedTask(db: Db, projectId: string, taskId: string): Promise<TaskRow> {
+  const task = await getTask(db, taskId);
+  if (!task || task.projectId !== projectId) throw DomainError.notFound('task');
+  return task;
+}
+
+export interface TaskFilter {
+  operator_id?: string | undefined;
+  status?: TaskStatus | undefined;
+  /** Inclusive. */
+  created_after?: Date | undefined;
+  /** Exclusive. */
+  created_before?: Date | undefined;
+}
+
+function where(projectId: string, q: TaskFilter): SQL[] {
+  const w: SQL[] = [eq(tasks.projectId, projectId)];
+  if (q.operator_id) w.push(eq(tasks.operatorId, q.operator_id));
+  if (q.status) w.push(eq(tasks.status, q.status));
+  if (q.created_after) w.push(gte(tasks.createdAt, q.created_after));
+  if (q.created_before) w.push(lt(tasks.createdAt, q.created_before));
+  return w;
+}
+
+const encodeCursor = (t: TaskRow) => Buffer.from(JSON.stringify([t.createdAt.toISOString(), t.id])).toString('base64url');
+
+function decodeCursor(s: string): [Date, string] {
+  try {
+    const [at, id] = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as [string, string];
+    const d = new Date(at);
+    if (Number.isNaN(d.getTime()) || typeof id !== 'string') throw new Error();
+    return [d, id];
+  } catch {
+    throw DomainError.invalid('cursor', 'invalid cursor', 'cursor is not one this API returned');
+  }
+}
+
+/** Newest first, `limit` at a time; next_cursor continues after the last one. */
+export async function listTasks(db: Db, projectId: string, q: TaskFilter & { limit: number; cursor?: string | undefined }): Promise<{ items: TaskRow[]; nextCursor: string | null }> {
+  const w = where(projectId, q);
+  if (q.cursor) {
+    const [at, id] = decodeCursor(q.cursor);
+    w.push(or(lt(tasks.createdAt, at), and(eq(tasks.createdAt, at), lt(tasks.id, id)))!);
+  }
+  const rows = await db.select().from(tasks).where(and(...w)).orderBy(desc(tasks.createdAt), desc(tasks.id)).limit(q.limit + 1);
+  const items = rows.slice(0, q.limit);
+  return { items, nextCursor: rows.length > q.limit ? encodeCursor(items[items.length - 1]!) : null };
+}
+
+export async function countTasks(db: Db, projectId: string, q: TaskFilter): Promise<Record<TaskStatus, number>> {
+  const rows = await db.select({ status: tasks.status, n: count() }).from(tasks).where(and(...where(projectId, q))).groupBy(tasks.status);
+  const counts = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0])) as Record<TaskStatus, number>;
+  for (const r of rows) counts[r.status] = r.n;
+  return counts;
+}

@@ -1,0 +1,147 @@
+// Accepting a task: allow-lists, submit rate, de-duplication, then the row and its workflow.
+import { and, count, eq, gte, inArray } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { type ProjectRow, type TaskRow, tasks } from '../../db/schema.js';
+import { ACTIVE_STATUSES, type ExportType } from '../../model/task.js';
+import { newId, randomToken, sha256Hex } from '../../platform/crypto.js';
+import { DomainError } from '../errors.js';
+import { checkOutgoingUrl } from '../source/hosts.js';
+import { type RunDeps, startRun } from './run.js';
+import { deleteUnstarted, insertQueued } from './status.js';
+
+export interface SubmitInput {
+  source_url: string;
+  operator_id: string;
+  type: ExportType;
+  file_name?: string | undefined;
+  title?: string | undefined;
+  summary?: string | undefined;
+  template?: unknown;
+  header?: unknown;
+  footer?: unknown;
+  max_file_rows?: number | undefined;
+  max_file_bytes?: number | undefined;
+  callback?: string | undefined;
+  page_size: number;
+  priority: number;
+}
+
+export interface SubmitDeps extends RunDeps {
+  db: Db;
+}
+
+/** Canonical JSON (sorted keys) so that two equal requests hash the same. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const entries = Object.entries(v).filter(([, x]) => x !== undefined).sort(([a], [b]) => (a < b ? -1 : 1));
+    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonical(x)}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+export function defaultFileName(now = new Date()): string {
+  return `export-${now.toISOString().slice(0, 10)}-${randomToken(4).replace(/[^a-zA-Z0-9]/g, 'x')}`;
+}
+
+function checkHost(field: 'source_url' | 'callback', url: string, hosts: readonly string[], list: string): void {
+  const check = checkOutgoingUrl(url, hosts);
+  if (check.ok) return;
+  if (check.reason === 'invalid') {
+    const message = `${field} is not an http(s) URL without credentials`;
+    throw DomainError.invalid(field, message, message);
+  }
+  const why = check.reason === 'blocked' ? 'points at a refused address (cloud metadata or link-local)' : `has a host that is not on the project's ${list}`;
+  const message = `${field} ${why}`;
+  throw DomainError.invalid(field, message, message, field === 'source_url' ? 'source_host_not_allowed' : 'callback_host_not_allowed');
+}
+
+function checkHosts(project: ProjectRow, input: SubmitInput): void {
+  checkHost('source_url', input.source_url, project.sourceHosts, 'source_hosts');
+  if (input.callback) checkHost('callback', input.callback, project.callbackHosts, 'callback_hosts');
+}
+
+async function checkRate(db: Db, project: ProjectRow): Promise<void> {
+  const since = new Date(Date.now() - 60_000);
+  const [recent] = await db
+    .select({ n: count() })
+    .from(tasks)
+    .where(and(eq(tasks.projectId, project.id), gte(tasks.createdAt, since)));
+  if ((recent?.n ?? 0) >= project.submitPerMinute) {
+    throw new DomainError('rate_limited', `this project may submit ${project.submitPerMinute} tasks a minute`, { retryAfter: 60 });
+  }
+}
+
+export async function submitTask(
+  deps: SubmitDeps,
+  project: ProjectRow,
+  input: SubmitInput,
+  idempotencyKey: string | undefined,
+): Promise<{ task: TaskRow; created: boolean }> {
+  checkHosts(project, input);
+  const requestHash = sha256Hex(canonical(input));
+  const existing = await findDuplicate(deps.db, project.id, requestHash, idempotencyKey);
+  if (existing) return { task: existing, created: false };
+  await checkRate(deps.db, project);
+
+  const task = await insertQueued(deps.db, {
+    id: newId('tsk'),
+    projectId: project.id,
+    operatorId: input.operator_id,
+    type: input.type,
+    fileName: input.file_name ?? defaultFileName(),
+    sourceUrl: input.source_url,
+    callback: input.callback ?? null,
+    pageSize: input.page_size,
+    priority: input.priority,
+    options: {
+      title: input.title,
+      summary: input.summary,
+      template: input.template,
+      header: input.header,
+      footer: input.footer,
+      max_file_rows: input.max_file_rows,
+      max_file_bytes: input.max_file_bytes,
+    },
+    idempotencyKey: idempotencyKey ?? null,
+    requestHash,
+    // Set here rather than by the database: list cursors compare it at millisecond precision.
+    createdAt: new Date(),
+  });
+  if (!task) {
+    // A concurrent request with the same Idempotency-Key won the insert.
+    const winner = await findDuplicate(deps.db, project.id, requestHash, idempotencyKey);
+    if (winner) return { task: winner, created: false };
+    throw keyReused();
+  }
+  await startOrRemove(deps, task);
+  return { task, created: true };
+}
+
+const keyReused = () => {
+  const message = 'this Idempotency-Key was used with a different request body';
+  return DomainError.invalid('Idempotency-Key', message, message, 'idempotency_key_reused');
+};
+
+async function findDuplicate(db: Db, projectId: string, requestHash: string, key: string | undefined): Promise<TaskRow | undefined> {
+  if (key) {
+    const [byKey] = await db.select().from(tasks).where(and(eq(tasks.projectId, projectId), eq(tasks.idempotencyKey, key)));
+    if (byKey && byKey.requestHash !== requestHash) throw keyReused();
+    return byKey;
+  }
+  const [active] = await db
+    .select()
+    .from(tasks)
+    .where(and(eq(tasks.projectId, projectId), eq(tasks.requestHash, requestHash), inArray(tasks.status, [...ACTIVE_STATUSES])))
+    .limit(1);
+  return active;
+}
+
+async function startOrRemove(deps: SubmitDeps, task: TaskRow): Promise<void> {
+  try {
+    await startRun(deps, task);
+  } catch (err) {
+    await deleteUnstarted(deps.db, task.id);
+    throw new DomainError('temporal_unavailable', `the task could not be scheduled: ${(err as Error).message}`);
+  }
+}

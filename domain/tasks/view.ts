@@ -1,0 +1,58 @@
+import type { TaskRow } from '../../db/schema.js';
+import { signLink } from '../../platform/links.js';
+
+export interface LinkSigner {
+  baseUrl: string;
+  secret: string;
+  ttlSeconds: number;
+}
+
+function progress(t: TaskRow) {
+  const lanes = Object.values(t.lanes ?? {});
+  const pagesDone = lanes.reduce((s, l) => s + l.pages, 0);
+  const fetchedRows = lanes.reduce((s, l) => s + l.rows, 0);
+  const total = t.totalRows;
+  let percent = t.status === 'succeeded' ? 100 : total === null ? 0 : total === 0 ? 100 : (fetchedRows / total) * 100;
+  percent = Math.round(percent * 10) / 10;
+  let eta: number | null = null;
+  if (t.status === 'running' && t.startedAt && percent > 0 && percent < 100) {
+    const elapsed = (Date.now() - t.startedAt.getTime()) / 1000;
+    eta = Math.max(0, Math.round((elapsed * (100 - percent)) / percent));
+  }
+  return { total_rows: total, fetched_rows: fetchedRows, pages_total: t.pagesTotal, pages_done: pagesDone, percent, eta_seconds: eta };
+}
+
+export function taskJson(t: TaskRow, signer: LinkSigner) {
+  const linkExpiry = new Date(Math.min(Date.now() + signer.ttlSeconds * 1000, t.expiresAt?.getTime() ?? Infinity));
+  const files =
+    t.status === 'succeeded'
+      ? t.files.map((f) => {
+          const link = signLink({ baseUrl: signer.baseUrl, secret: signer.secret, taskId: t.id, name: f.name, expiresAt: linkExpiry });
+          return { name: f.name, bytes: f.bytes, rows: f.rows, sha256: f.sha256, url: link.url, expires_at: link.expiresAt.toISOString() };
+        })
+      : [];
+  return {
+    task_id: t.id,
+    project_id: t.projectId,
+    operator_id: t.operatorId,
+    type: t.type,
+    file_name: t.fileName,
+    source_url: t.sourceUrl,
+    page_size: t.pageSize,
+    priority: t.priority,
+    callback: t.callback,
+    status: t.status,
+    // How many times the task has run: 1, then one more for each retry.
+    runs: t.runs,
+    stage: t.status === 'running' ? t.stage : null,
+    progress: progress(t),
+    files,
+    error: t.errorCode ? { code: t.errorCode, message: t.errorMessage ?? '' } : null,
+    created_at: t.createdAt.toISOString(),
+    started_at: t.startedAt?.toISOString() ?? null,
+    finished_at: t.finishedAt?.toISOString() ?? null,
+    expires_at: t.expiresAt?.toISOString() ?? null,
+  };
+}
+
+export type TaskJson = ReturnType<typeof taskJson>;

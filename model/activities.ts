@@ -1,0 +1,91 @@
+// The activity contract: one input and one output object per activity. Workflows proxy this
+// interface and activities/ implements it, so neither imports the other. Only keys, counts and
+// checksums cross it: rows never travel through workflow history.
+import type { StoredFile, TaskStage } from './task.js';
+
+export interface TaskRef {
+  taskId: string;
+}
+
+export interface Ok {
+  ok: boolean;
+}
+
+export interface ProbeOutput {
+  total: number;
+  pagesTotal: number;
+  pageSize: number;
+}
+
+export interface FetchPagesInput {
+  taskId: string;
+  lane: number;
+  laneFromPage: number;
+  fromPage: number;
+  /** Exclusive. */
+  toPage: number;
+  /** Failed attempts already spent on fromPage by an earlier call, and the budget per page. */
+  failedAttempts?: number;
+  maxAttempts?: number;
+}
+
+export interface FetchPagesOutput {
+  pages: number;
+  rows: number;
+  /**
+   * Set when a transient error came after this attempt had stored pages: the workflow waits
+   * retryAfterMs and calls again from nextPage, so every page gets the full retry budget rather
+   * than a 100-page chunk sharing five attempts.
+   */
+  nextPage?: number;
+  retryAfterMs?: number;
+}
+
+/** A rendered output waiting in the task's staging prefix. */
+export interface RenderedFile {
+  name: string;
+  key: string;
+  bytes: number;
+  rows: number;
+  sha256: string;
+}
+
+export type CallbackEvent = 'task.succeeded' | 'task.failed';
+
+export interface DeliverInput {
+  taskId: string;
+  run: number;
+  event: CallbackEvent;
+  /** Standard Webhooks message id: the same on every attempt, so receivers can de-duplicate. */
+  webhookId: string;
+}
+
+export interface DeliverOutput {
+  delivered: boolean;
+  attempt: number;
+  statusCode: number | null;
+  reason?: string;
+}
+
+export interface Activities {
+  // task state (activities/task-state.ts)
+  startTask(input: TaskRef): Promise<{ proceed: boolean }>;
+  setStage(input: TaskRef & { stage: TaskStage }): Promise<Ok>;
+  completeTask(input: TaskRef & { files: StoredFile[] }): Promise<Ok>;
+  failTask(input: TaskRef & { code: string; message: string }): Promise<Ok>;
+  markCancelled(input: TaskRef): Promise<Ok>;
+  // the source (activities/fetch.ts)
+  probeSource(input: TaskRef): Promise<ProbeOutput>;
+  fetchPages(input: FetchPagesInput): Promise<FetchPagesOutput>;
+  // staged data (activities/staging.ts)
+  verifyStaged(input: TaskRef): Promise<{ pages: number }>;
+  publishFiles(input: TaskRef & { outputs: RenderedFile[] }): Promise<{ files: StoredFile[] }>;
+  discardStaged(input: TaskRef & { files?: boolean }): Promise<{ ok: true }>;
+  // rendering (activities/render.ts)
+  renderCsv(input: TaskRef): Promise<{ outputs: RenderedFile[] }>;
+  renderXlsx(input: TaskRef): Promise<{ outputs: RenderedFile[] }>;
+  // expiry (activities/cleanup.ts)
+  expireFiles(input: { batch: number }): Promise<{ expired: number }>;
+  // callbacks (activities/notify.ts)
+  deliverCallback(input: DeliverInput): Promise<DeliverOutput>;
+}

@@ -1,0 +1,43 @@
+// A project's settings: the one schema that validates them at the API, types the database column
+// and fills defaults for rows written before a setting existed.
+import { z } from 'zod';
+
+/** Excel's hard limit of rows on one sheet. */
+export const EXCEL_SHEET_ROWS = 1_048_576;
+// Below this an xlsx part would be mostly its fixed overhead and compressor allowance (domain/formats/xlsx/workbook.ts).
+export const MIN_FILE_BYTES = 1024 * 1024;
+export const MAX_FILE_BYTES = 2 ** 31;
+
+export const fileRows = z.number().int().min(1).max(EXCEL_SHEET_ROWS);
+export const fileBytes = z.number().int().min(MIN_FILE_BYTES).max(MAX_FILE_BYTES);
+
+/** Kept in projects.settings (JSON): knobs read only where they apply, added without a migration. */
+export const storedSettingsSchema = z.object({
+  // Politeness towards the project's source, across all its tasks, lanes and workers (domain/source/limiter.ts).
+  source_max_concurrency: z.number().int().min(1).max(64).default(8),
+  source_rps: z.number().positive().max(10_000).nullable().default(null),
+  // Defaults for the project's tasks' output files (domain/formats/split.ts).
+  excel_max_file_rows: fileRows.optional(),
+  excel_max_file_bytes: fileBytes.optional(),
+  csv_max_file_rows: fileRows.optional(),
+  csv_max_file_bytes: fileBytes.optional(),
+});
+
+/** Every setting of a project: the columns (read on hot paths) and the stored settings. */
+export const projectSettingsSchema = storedSettingsSchema.extend({
+  retention_hours: z.number().int().min(1).max(24 * 365).default(168),
+  max_running_tasks: z.number().int().min(1).max(100).default(4),
+  submit_per_minute: z.number().int().min(1).max(10_000).default(60),
+});
+
+export type StoredSettings = z.infer<typeof storedSettingsSchema>;
+/** What the column holds: written from a parsed StoredSettings, read back through parseStoredSettings. */
+export type StoredSettingsJson = z.input<typeof storedSettingsSchema>;
+
+/** The stored settings with defaults filled in; a value no longer valid falls back to its default. */
+export function parseStoredSettings(json: StoredSettingsJson | Record<string, unknown>): StoredSettings {
+  const parsed = storedSettingsSchema.safeParse(json);
+  if (parsed.success) return parsed.data;
+  const bad = new Set(parsed.error.issues.map((i) => String(i.path[0])));
+  return storedSettingsSchema.parse(Object.fromEntries(Object.entries(json).filter(([k]) => !bad.has(k))));
+}

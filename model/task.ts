@@ -1,0 +1,30 @@
+// The task's vocabulary: statuses, stages and the shapes stored on a task row. Pure: the workflow
+// bundle, the database schema and the API all import it.
+
+export const ACTIVE_STATUSES = ['queued', 'running'] as const;
+export const TERMINAL_STATUSES = ['succeeded', 'failed', 'cancelled', 'expired'] as const;
+export const TASK_STATUSES = [...ACTIVE_STATUSES, ...TERMINAL_STATUSES] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+/** A failed or cancelled task may run again under the same id. */
+export const RETRYABLE_STATUSES = ['failed', 'cancelled'] as const;
+
+export const TASK_STAGES = ['probing', 'fetching', 'rendering', 'uploading', 'notifying'] as const;
+export type TaskStage = (typeof TASK_STAGES)[number];
+
+export const EXPORT_TYPES = ['csv', 'excel'] as const;
+export type ExportType = (typeof EXPORT_TYPES)[number];
+
+const terminal = new Set<string>(TERMINAL_STATUSES);
+export const isTerminal = (status: string): boolean => terminal.has(status);
+
+/** Fetch progress per lane, written by each lane under its own key. */
+export type LaneProgress = Record<string, { pages: number; rows: number }>;
+
+/** A published file of a succeeded task. */
+export interface StoredFile {
+  name: string;
+  key: string;
+  bytes: number;
+  rows: number;
+  sha256: string;
+}

@@ -1,0 +1,64 @@
+// Start-up and health when a dependency is missing: a clear message naming it, never a hang.
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { describe, expect, it } from 'vitest';
+import { healthApp } from '../../api/routes/health.js';
+import { loadConfig } from '../../platform/config.js';
+import { openCore } from '../../app/runtime.js';
+import { projectRoot } from '../../platform/temporal-server.js';
+import { createDatabase, dropDatabase } from '../support/env.js';
+import { freePort } from '../support/global-setup.js';
+
+function run(script: string, env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: projectRoot, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env } });
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (out += b.toString()));
+    child.on('exit', (code) => resolve({ code, out }));
+  });
+}
+
+describe('start-up', () => {
+  it('stops on a bad setting, naming the variable', async () => {
+    const res = await run('app/api.ts', { PORT: 'eighty' });
+    expect(res.code).toBe(1);
+    expect(res.out).toMatch(/cannot start: invalid environment: PORT/);
+  });
+
+  it('says which dependency it cannot reach', async () => {
+    const dead = `127.0.0.1:${await freePort()}`;
+    const noDb = await run('app/worker.ts', { TEMPORAL_ADDRESS: dead, DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/dc_missing_db', DATA_DIR: mkdtempSync(join(tmpdir(), 'dc-')) });
+    expect(noDb.code).toBe(1);
+    expect(noDb.out).toMatch(/cannot reach the database \(DATABASE_URL\)/);
+    const url = await createDatabase();
+    try {
+      const noTemporal = await run('app/api.ts', { TEMPORAL_ADDRESS: dead, DATABASE_URL: url, DATA_DIR: mkdtempSync(join(tmpdir(), 'dc-')) });
+      expect(noTemporal.code).toBe(1);
+      expect(noTemporal.out).toContain(`cannot reach Temporal at ${dead} (TEMPORAL_ADDRESS)`);
+    } finally {
+      await dropDatabase(url);
+    }
+  });
+});
+
+it('answers /healthz 503 naming the dependency that is down', async () => {
+  const url = await createDatabase();
+  const config = loadConfig({ DATABASE_URL: url, DATA_DIR: mkdtempSync(join(tmpdir(), 'dc-')), ADMIN_TOKEN: 'x'.repeat(20), LINK_SECRET: 'y'.repeat(20) });
+  const core = await openCore(config);
+  const temporal = new Client({ connection: Connection.lazy({ address: `127.0.0.1:${await freePort()}`, connectTimeout: 500 }) });
+  try {
+    const res = await healthApp({ ...core, temporal }).request('/');
+    expect(res.status).toBe(503);
+    const body = (await res.json()) as any;
+    expect(body.status).toBe('unavailable');
+    expect(body.checks.database).toBe('ok');
+    expect(body.checks.temporal).toMatch(/^error: /);
+  } finally {
+    await core.database.close();
+    await dropDatabase(url);
+  }
+});

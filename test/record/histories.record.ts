@@ -1,0 +1,264 @@
+// Records Temporal histories of today's workflow code as replay fixtures (test/fixtures/histories),
+// then replays every fixture against the current workflow bundle. A later workflow change that
+// breaks a running export makes the replay fail.
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type History, historyFromJSON, historyToJSON } from '@temporalio/common/lib/proto-utils.js';
+import { Worker } from '@temporalio/worker';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { tasks } from '../../db/schema.js';
+import { startTestEnv, type TestEnv } from '../support/env.js';
+import { type Receiver, startReceiver } from '../support/receiver.js';
+import { type SourceServer, sourcePool } from '../support/source-server.js';
+
+const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'histories');
+
+// @temporalio/common's historyToJSON/historyFromJSON throw "type must be a Type" in this install:
+// npm left separate copies of protobufjs 8.8.1 under @temporalio/common, @temporalio/proto and
+// @temporalio/worker (the root has 7.6.6 for @grpc/proto-loader), and protojson's `instanceof Type`
+// check runs against common's copy while the History type comes from proto's. The fallback does
+// exactly what proto-utils does, with the protojson of the copy @temporalio/proto uses. Once the
+// tree is deduplicated the SDK functions are used as they are.
+const isSplitProtobuf = (err: unknown) => err instanceof TypeError && err.message === 'type must be a Type';
+function protoJson() {
+  const req = createRequire(import.meta.url);
+  const fromProto = createRequire(req.resolve('@temporalio/proto'));
+  const { toJson, fromJson } = fromProto('protobufjs/ext/protojson') as { toJson: (t: unknown, m: unknown) => unknown; fromJson: (t: unknown, j: unknown, o: unknown) => unknown };
+  const proto = req('@temporalio/proto');
+  const { patchProtobufRoot } = req('@temporalio/proto/lib/patch-protobuf-root');
+  const type = patchProtobufRoot(proto).lookupType('temporal.api.history.v1.History');
+  return { toJson, fromJson, type, History: proto.temporal.api.history.v1.History };
+}
+
+function toJSON(history: History): string {
+  try {
+    return historyToJSON(history);
+  } catch (err) {
+    if (!isSplitProtobuf(err)) throw err;
+    const p = protoJson();
+    return JSON.stringify(p.toJson(p.type, p.History.fromObject(history)), null, 2);
+  }
+}
+
+function fromJSON(json: unknown): History {
+  try {
+    return historyFromJSON(json);
+  } catch (err) {
+    if (!isSplitProtobuf(err)) throw err;
+    // Our files are canonical proto JSON (EVENT_TYPE_… enums), so proto-utils' enum fixes are moot.
+    const p = protoJson();
+    return p.fromJson(p.type, json, { ignoreUnknownFields: true }) as History;
+  }
+}
+
+let env: TestEnv;
+let project: { project_id: string; api_key: string; webhook_secret: string };
+const { source, closeSources } = sourcePool();
+const receivers: Receiver[] = [];
+
+beforeAll(async () => {
+  env = await startTestEnv();
+  project = await env.createProject({ source_hosts: ['127.0.0.1'], callback_hosts: ['127.0.0.1'], max_running_tasks: 10 });
+  mkdirSync(FIXTURES, { recursive: true });
+});
+
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+  await closeSources();
+  await env?.close();
+});
+
+async function submit(body: Record<string, unknown>, key = project.api_key): Promise<string> {
+  const res = await env.api('POST', '/v1/tasks', { token: key, body: { operator_id: 'op-rec', ...body } });
+  expect(res.status, JSON.stringify(res.json)).toBe(202);
+  return res.json.task_id as string;
+}
+
+const pageRequests = (src: SourceServer, page: number) => src.requests.filter((r) => r.pageSize !== 1 && r.page === page);
+const probes = (src: SourceServer) => src.requests.filter((r) => r.pageSize === 1);
+const workflowStatus = async (workflowId: string) => (await env.temporal.workflow.getHandle(workflowId).describe()).status.name;
+
+/** Waits until the workflow (latest run) is closed, then writes its history to <name>.json. */
+async function record(name: string, workflowId: string, runId?: string): Promise<any> {
+  await expect.poll(() => workflowStatus(workflowId), { timeout: 30_000, interval: 100 }).not.toBe('RUNNING');
+  const history = await env.temporal.workflow.getHandle(workflowId, runId).fetchHistory();
+  const json = toJSON(history);
+  writeFileSync(join(FIXTURES, `${name}.json`), json + '\n');
+  return JSON.parse(json);
+}
+
+const lastEventType = (h: any): string => h.events[h.events.length - 1].eventType;
+const typeOf = (h: any): string => h.events[0].workflowExecutionStartedEventAttributes.workflowType.name;
+
+describe('record histories', () => {
+  let csvTaskId = '';
+
+  it('csv-succeeded', async () => {
+    const src = await source({ total: 1200 });
+    csvTaskId = await submit({ source_url: src.url, page_size: 500 });
+    expect(await env.waitForTask(csvTaskId, project.api_key)).toMatchObject({ status: 'succeeded', progress: { total_rows: 1200 } });
+    const h = await record('csv-succeeded', csvTaskId);
+    expect(typeOf(h)).toBe('exportWorkflow');
+    expect(lastEventType(h)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
+  });
+
+  it('excel-lanes-succeeded', async () => {
+    // 520 pages → 5 lanes of 104 pages → two fetchPages chunks (100 + 4) per lane.
+    const src = await source({ total: 52_000 });
+    const taskId = await submit({ source_url: src.url, page_size: 100, type: 'excel' });
+    expect(await env.waitForTask(taskId, project.api_key, undefined, 170_000)).toMatchObject({ status: 'succeeded', type: 'excel' });
+    const [row] = await env.core.database.db.select({ lanes: tasks.lanes }).from(tasks).where(eq(tasks.id, taskId));
+    expect(Object.keys(row!.lanes)).toHaveLength(5);
+    const h = await record('excel-lanes-succeeded', taskId);
+    expect(lastEventType(h)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
+    const fetches = h.events.filter((e: any) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'fetchPages');
+    expect(fetches).toHaveLength(10);
+  }, 180_000);
+
+  it('callback-succeeded and callback-delivery', async () => {
+    const hook = await startReceiver(project.webhook_secret, () => ({ status: 204 }));
+    receivers.push(hook);
+    const src = await source({ total: 150 });
+    const taskId = await submit({ source_url: src.url, page_size: 100, callback: hook.url });
+    expect((await env.waitForTask(taskId, project.api_key)).status).toBe('succeeded');
+    const [got] = await hook.waitFor(1);
+    expect(got!.verifyError).toBeUndefined();
+    expect(got!.payload!.event).toBe('task.succeeded');
+    await expect.poll(() => workflowStatus(`${taskId}.callback.1`), { timeout: 20_000 }).toBe('COMPLETED');
+    const parent = await record('callback-succeeded', taskId);
+    expect(lastEventType(parent)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
+    expect(parent.events.some((e: any) => e.eventType === 'EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED')).toBe(true);
+    const child = await record('callback-delivery', `${taskId}.callback.1`);
+    expect(typeOf(child)).toBe('callbackWorkflow');
+    expect(lastEventType(child)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
+  });
+
+  it('failed-bad-response', async () => {
+    const src = await source({ total: 500, intercept: (r) => (r.pageSize !== 1 && r.page === 2 ? { status: 404, body: '{}' } : undefined) });
+    const taskId = await submit({ source_url: src.url, page_size: 100 });
+    expect(await env.waitForTask(taskId, project.api_key)).toMatchObject({ status: 'failed', error: { code: 'source_bad_response' } });
+    const h = await record('failed-bad-response', taskId);
+    // the workflow returns { status: 'failed' }: it completes
+    expect(lastEventType(h)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
+  });
+
+  it('source-changed-restart', async () => {
+    const src = await source({
+      total: 3000,
+      intercept: (r) => {
+        if (r.pageSize !== 1 && r.page === 10 && src.options.total === 3000) src.options.total = 3100;
+        return undefined;
+      },
+    });
+    const taskId = await submit({ source_url: src.url, page_size: 100 });
+    expect(await env.waitForTask(taskId, project.api_key)).toMatchObject({ status: 'succeeded', progress: { total_rows: 3100 } });
+    expect(probes(src)).toHaveLength(2);
+    const h = await record('source-changed-restart', taskId);
+    expect(lastEventType(h)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
+  });
+
+  it('source-changed-twice', async () => {
+    const src = await source({
+      total: 3000,
+      intercept: (r) => {
+        if (r.pageSize !== 1 && r.page === 5 && pageRequests(src, 5).length === 1) src.options.total = 3100;
+        if (r.pageSize !== 1 && r.page === 7 && src.options.total === 3100 && probes(src).length === 2) src.options.total = 2950;
+        return undefined;
+      },
+    });
+    const taskId = await submit({ source_url: src.url, page_size: 100 });
+    expect(await env.waitForTask(taskId, project.api_key)).toMatchObject({ status: 'failed', error: { code: 'source_changed' } });
+    expect(probes(src)).toHaveLength(2);
+    const h = await record('source-changed-twice', taskId);
+    expect(lastEventType(h)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
+  });
+
+  it('cancelled', async () => {
+    // Pages 0–9 come at once; page 10 hangs until the fetch is cancelled.
+    const src = await source({ total: 3000, delayMs: (r) => (r.page === 10 && r.pageSize === 100 ? 60_000 : 0) });
+    const taskId = await submit({ source_url: src.url, page_size: 100 });
+    await expect.poll(() => pageRequests(src, 10).length > 0, { timeout: 15_000 }).toBe(true);
+    const res = await env.api('POST', `/v1/tasks/${taskId}/cancel`, { token: project.api_key });
+    expect(res.status).toBe(202);
+    await expect.poll(() => workflowStatus(taskId), { timeout: 15_000 }).toBe('CANCELLED');
+    const h = await record('cancelled', taskId);
+    expect(lastEventType(h)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED');
+  });
+
+  it('slot-wait', async () => {
+    const one = await env.createProject({ name: 'one-slot', source_hosts: ['127.0.0.1'], max_running_tasks: 1 });
+    const src = await source({ total: 500, delayMs: (r) => (r.pageSize === 1 ? 0 : 800) });
+    const first = await submit({ source_url: src.url, page_size: 100 }, one.api_key);
+    await env.waitForTask(first, one.api_key, (t) => t.status === 'running');
+    const second = await submit({ source_url: `${src.url}?second=1`, page_size: 100 }, one.api_key);
+    expect((await env.waitForTask(first, one.api_key)).status).toBe('succeeded');
+    expect((await env.waitForTask(second, one.api_key)).status).toBe('succeeded');
+    const h = await record('slot-wait', second);
+    expect(lastEventType(h)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
+    const startTask = h.events.find((e: any) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'startTask');
+    const started = h.events.find((e: any) => e.activityTaskStartedEventAttributes?.scheduledEventId === startTask.eventId);
+    expect(started.activityTaskStartedEventAttributes.attempt).toBeGreaterThan(1);
+    expect(started.activityTaskStartedEventAttributes.lastFailure.applicationFailureInfo.type).toBe('waiting_for_slot');
+  }, 60_000);
+
+  it('transient-resume', async () => {
+    // Page 0 is stored, then page 1 answers 500 once: fetchPages returns nextPage, the workflow
+    // sleeps and resumes from page 1 with the resume proxy.
+    const src = await source({ total: 300, intercept: (r) => (r.pageSize !== 1 && r.page === 1 && pageRequests(src, 1).length === 1 ? { status: 500, body: 'oops' } : undefined) });
+    const taskId = await submit({ source_url: src.url, page_size: 100 });
+    expect((await env.waitForTask(taskId, project.api_key)).status).toBe('succeeded');
+    expect(pageRequests(src, 0)).toHaveLength(1);
+    expect(pageRequests(src, 1)).toHaveLength(2);
+    const h = await record('transient-resume', taskId);
+    expect(lastEventType(h)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
+    expect(h.events.some((e: any) => e.eventType === 'EVENT_TYPE_TIMER_STARTED')).toBe(true);
+    expect(h.events.filter((e: any) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'fetchPages')).toHaveLength(2);
+  });
+
+  it('retried-run', async () => {
+    let healthy = false;
+    const src = await source({ total: 450, intercept: (r) => (!healthy && r.pageSize !== 1 && r.page === 2 ? { status: 404, body: '{}' } : undefined) });
+    const taskId = await submit({ source_url: src.url, page_size: 100 });
+    expect(await env.waitForTask(taskId, project.api_key)).toMatchObject({ status: 'failed', runs: 1 });
+    await expect.poll(() => workflowStatus(taskId), { timeout: 15_000 }).toBe('COMPLETED');
+    const firstRun = (await env.temporal.workflow.getHandle(taskId).describe()).runId;
+    healthy = true;
+    const res = await env.api('POST', `/v1/tasks/${taskId}/retry`, { token: project.api_key });
+    expect(res.status).toBe(202);
+    expect(await env.waitForTask(taskId, project.api_key)).toMatchObject({ status: 'succeeded', runs: 2 });
+    await expect.poll(() => workflowStatus(taskId), { timeout: 15_000 }).toBe('COMPLETED');
+    const { runId } = await env.temporal.workflow.getHandle(taskId).describe();
+    expect(runId).not.toBe(firstRun);
+    const h = await record('retried-run', taskId, runId);
+    expect(lastEventType(h)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
+  });
+
+  it('cleanup', async () => {
+    // Let the csv-succeeded task's file expire so the run has something to remove.
+    await env.core.database.db.update(tasks).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(tasks.id, csvTaskId));
+    const workflowId = `cleanup-record-${csvTaskId}`;
+    const out = await env.temporal.workflow.execute('cleanupWorkflow', { taskQueue: env.config.TEMPORAL_TASK_QUEUE, workflowId, args: [{}] });
+    expect(out).toEqual({ expired: 1 });
+    const h = await record('cleanup', workflowId);
+    expect(typeOf(h)).toBe('cleanupWorkflow');
+    expect(lastEventType(h)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
+  });
+
+  it('every fixture replays against the current workflow code', async () => {
+    const files = readdirSync(FIXTURES).filter((f) => f.endsWith('.json')).sort();
+    expect(files).toHaveLength(12);
+    const histories = files.map((f) => {
+      const history = fromJSON(JSON.parse(readFileSync(join(FIXTURES, f), 'utf8')));
+      return { workflowId: f.replace(/\.json$/, ''), history };
+    });
+    const results: Array<{ workflowId: string; error?: unknown }> = [];
+    for await (const r of Worker.runReplayHistories({ workflowBundle: { code: inject('workflowBundleCode') } }, histories)) {
+      results.push({ workflowId: r.workflowId, error: r.error });
+    }
+    expect(results.map((r) => r.workflowId).sort()).toEqual(histories.map((h) => h.workflowId).sort());
+    for (const r of results) expect(r.error, `${r.workflowId}: ${String(r.error)}`).toBeUndefined();
+  }, 120_000);
+});

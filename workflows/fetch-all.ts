@@ -1,0 +1,74 @@
+// Fetching every page: lanes in parallel, each a list of 100-page chunks, with the design's
+// restart-once rule when the source changes underneath.
+import { ActivityFailure, ApplicationFailure, CancellationScope, sleep } from '@temporalio/workflow';
+import type { Activities, FetchPagesOutput } from '../model/activities.js';
+import { chunkRange, type Lane, planLanes } from '../model/plan.js';
+import type { RetrySettings } from './profiles.js';
+
+export interface FetchProxies {
+  /** probeSource and the first call of each chunk. */
+  source: Activities;
+  /** A lane continuing after a transient error, one step further along the backoff. */
+  resume: Activities;
+  /** verifyStaged and discardStaged. */
+  work: Activities;
+}
+
+/** The design's restart rule: a source that changes mid-export gets one fresh start, then fails. */
+export async function fetchAll(taskId: string, acts: FetchProxies, retry: RetrySettings): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const { total, pageSize } = await acts.source.probeSource({ taskId });
+      await allOrNothing(planLanes(total, pageSize).map((lane) => () => fetchLane(taskId, lane, acts, retry)));
+      await acts.work.verifyStaged({ taskId });
+      return;
+    } catch (err) {
+      const { code, message } = describe(err);
+      if (code !== 'source_changed') throw err;
+      if (attempt > 1) throw ApplicationFailure.create({ type: code, nonRetryable: true, message: `the source changed again after the export had restarted once: ${message}` });
+      await acts.work.discardStaged({ taskId });
+    }
+  }
+}
+
+/**
+ * Runs the jobs together; the first failure cancels the others, and it is thrown only once all
+ * have stopped, so the cleanup that follows never races a lane still writing pages.
+ */
+export async function allOrNothing(jobs: Array<() => Promise<void>>): Promise<void> {
+  const scope = new CancellationScope();
+  let first: { err: unknown } | undefined;
+  await scope.run(() =>
+    Promise.allSettled(
+      jobs.map((job) =>
+        job().catch((err: unknown) => {
+          if (!first) {
+            first = { err };
+            scope.cancel();
+          }
+        }),
+      ),
+    ),
+  );
+  if (first) throw first.err;
+}
+
+async function fetchLane(taskId: string, lane: Lane, { source, resume }: FetchProxies, retry: RetrySettings): Promise<void> {
+  const base = { taskId, lane: lane.lane, laneFromPage: lane.fromPage };
+  for (const [chunkFrom, toPage] of chunkRange(lane.fromPage, lane.toPage)) {
+    let out: FetchPagesOutput = await source.fetchPages({ ...base, fromPage: chunkFrom, toPage });
+    while (out.nextPage !== undefined) {
+      // The failed request was attempt 1 of that page; Retry-After, when given, sets the wait.
+      await sleep(out.retryAfterMs ?? retry.initialMs);
+      out = await resume.fetchPages({ ...base, fromPage: out.nextPage, toPage, failedAttempts: 1, maxAttempts: retry.maxAttempts });
+    }
+  }
+}
+
+/** The error code and sentence a failure carries (an activity's ApplicationFailure type is the code). */
+export function describe(err: unknown): { code: string; message: string } {
+  let e: unknown = err;
+  while (e instanceof ActivityFailure && e.cause) e = e.cause;
+  if (e instanceof ApplicationFailure && e.type) return { code: e.type, message: e.message };
+  return { code: 'internal_error', message: e instanceof Error ? e.message : String(e) };
+}

@@ -1,0 +1,42 @@
+// Activity option profiles of the export workflow, by kind of work. Timeouts and retry policies
+// live here so the workflow itself reads as its list of steps.
+import { ActivityCancellationType, type ActivityOptions } from '@temporalio/workflow';
+import { SOURCE_ERRORS_PERMANENT } from '../model/errors.js';
+
+export interface RetrySettings {
+  initialMs: number;
+  maxAttempts: number;
+}
+
+/** Short task-row updates. The slot wait retries every couple of seconds for as long as it takes. */
+export const taskState: ActivityOptions = {
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 1.5, maximumInterval: '10 seconds' },
+};
+
+/**
+ * Source requests: a short heartbeat timeout, so a killed worker's pages move to another worker
+ * within seconds; on cancel, wait until fetches have really stopped, so nothing is staged after
+ * the cleanup. `stepsAhead` starts the backoff further along (a lane resuming after stored pages).
+ */
+export function source(retry: RetrySettings, heartbeatTimeoutMs: number, stepsAhead = 0): ActivityOptions {
+  return {
+    startToCloseTimeout: '2 hours',
+    heartbeatTimeout: heartbeatTimeoutMs,
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    retry: {
+      initialInterval: retry.initialMs * 2 ** stepsAhead,
+      backoffCoefficient: 2,
+      maximumAttempts: retry.maxAttempts,
+      nonRetryableErrorTypes: SOURCE_ERRORS_PERMANENT,
+    },
+  };
+}
+
+/** Rendering, publishing and discarding: long, heartbeating, a few retries. */
+export const work: ActivityOptions = {
+  startToCloseTimeout: '2 hours',
+  heartbeatTimeout: '30 seconds',
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumAttempts: 5 },
+};
