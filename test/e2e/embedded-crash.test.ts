@@ -4,7 +4,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, expect, it } from 'vitest';
 import { sha256Of, waitForPages } from '../support/crash.js';
 import { type Embedded, startEmbedded } from '../support/embedded.js';
-import { freePort } from '../support/global-setup.js';
+import { freePort } from '../support/ports.js';
 import { type SourceServer, startSource } from '../support/source-server.js';
 
 const TOTAL = 250_000;

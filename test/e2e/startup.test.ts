@@ -10,7 +10,7 @@ import { loadConfig } from '../../platform/config.js';
 import { openCore } from '../../app/runtime.js';
 import { projectRoot } from '../../platform/temporal-server.js';
 import { createDatabase, dropDatabase } from '../support/env.js';
-import { freePort } from '../support/global-setup.js';
+import { freePort } from '../support/ports.js';
 
 function run(script: string, env: Record<string, string>): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {

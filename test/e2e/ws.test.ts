@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../platform/temporal-server.js';
-import { freePort } from '../support/global-setup.js';
+import { freePort } from '../support/ports.js';
 import { sourcePool } from '../support/source-server.js';
 import { startTestEnv, type TestEnv } from '../support/env.js';
 import { type Client, connect } from '../support/ws-client.js';

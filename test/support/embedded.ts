@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../../platform/temporal-server.js';
-import { freePort } from './global-setup.js';
+import { freePort } from './ports.js';
 
 export interface Embedded {
   child: ChildProcess;

@@ -12,7 +12,7 @@ import { type Config, loadConfig } from '../../platform/config.js';
 import { randomToken } from '../../platform/crypto.js';
 import { type Core, installTemporalRuntime, openCore, startApi } from '../../app/runtime.js';
 import { createWorker } from '../../app/worker-setup.js';
-import { freePort } from './global-setup.js';
+import { freePort } from './ports.js';
 
 export const ADMIN = 'test-admin-token-0123456789';
 const PG_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';

@@ -1,9 +1,9 @@
 // One real Temporal dev server (the CLI, in memory) and one workflow bundle for the whole run.
-import { createServer } from 'node:net';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
 import { type DevServer, startDevServer } from '../../platform/temporal-server.js';
 import { workflowsPath } from '../../app/worker-setup.js';
+import { freePort } from './ports.js';
 import { type S3Server, startS3Server } from './s3-server.js';
 
 declare module 'vitest' {
@@ -12,17 +12,6 @@ declare module 'vitest' {
     workflowBundleCode: string;
     s3: { endpoint: string; accessKey: string; secretKey: string };
   }
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 let server: DevServer | undefined;

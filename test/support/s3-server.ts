@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { projectRoot } from '../../platform/temporal-server.js';
-import { freePort } from './global-setup.js';
+import { freePort } from './ports.js';
 
 export interface S3Server {
   endpoint: string;
