@@ -10,11 +10,11 @@ import { webhookHeaders } from '../domain/callbacks/webhooks.js';
 import { getProject } from '../domain/projects/projects.js';
 import { checkOutgoingUrl } from '../domain/source/hosts.js';
 import { getTask } from '../domain/tasks/queries.js';
-import { taskJson } from '../domain/tasks/view.js';
+import { linkSigner, taskJson } from '../domain/tasks/view.js';
 import type { ActivityDeps } from './deps.js';
 
 export function createNotifyActivities({ db, config, linkSecret }: ActivityDeps): Pick<Activities, 'deliverCallback'> {
-  const signer = { baseUrl: config.publicBaseUrl, secret: linkSecret, ttlSeconds: config.LINK_TTL_SECONDS };
+  const signer = linkSigner(config, linkSecret);
 
   return {
     async deliverCallback(input: DeliverInput) {

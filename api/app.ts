@@ -4,6 +4,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { requestId } from 'hono/request-id';
 import { DomainError } from '../domain/errors.js';
 import { TaskEvents } from '../domain/tasks/events.js';
+import { linkSigner } from '../domain/tasks/view.js';
 import { onError } from './errors.js';
 import { authenticate, projectOnly } from './middleware/auth.js';
 import { filesApp } from './routes/files.js';
@@ -22,7 +23,7 @@ export function createApp(deps: ApiDeps) {
   const ctx: ApiContext = {
     ...deps,
     hub: new TaskEvents(deps.database, config.WS_PROGRESS_INTERVAL_MS),
-    signer: { baseUrl: config.publicBaseUrl, secret: deps.secrets.linkSecret, ttlSeconds: config.LINK_TTL_SECONDS },
+    signer: linkSigner(config, deps.secrets.linkSecret),
   };
   const app = new Hono<AppEnv>();
   const realtime = createRealtime(ctx, app);

@@ -1,4 +1,5 @@
 import type { TaskRow } from '../../db/schema.js';
+import type { Config } from '../../platform/config.js';
 import { signLink } from '../../platform/links.js';
 
 export interface LinkSigner {
@@ -6,6 +7,13 @@ export interface LinkSigner {
   secret: string;
   ttlSeconds: number;
 }
+
+/** How file links are signed: the same for the API, the WebSocket and callbacks. */
+export const linkSigner = (config: Pick<Config, 'publicBaseUrl' | 'LINK_TTL_SECONDS'>, secret: string): LinkSigner => ({
+  baseUrl: config.publicBaseUrl,
+  secret,
+  ttlSeconds: config.LINK_TTL_SECONDS,
+});
 
 function progress(t: TaskRow) {
   const lanes = Object.values(t.lanes ?? {});
