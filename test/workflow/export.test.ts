@@ -1,0 +1,301 @@
+// The export workflow's orchestration rules, on the time-skipping test server with in-test fake
+// activities: the restart-once rule, lanes cancelled together, the slot wait and the resume after
+// stored pages. No database, source or storage: the fakes record every call, and the assertions are
+// on those calls and on the workflow result. Timers and retry backoffs pass in virtual time.
+import { randomUUID } from 'node:crypto';
+import { CancelledFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
+import type { Activities, FetchPagesInput, FetchPagesOutput, ProbeOutput } from '../../model/activities.js';
+import { planLanes } from '../../model/plan.js';
+import { type ExportInput, type ExportOutput, exportWorkflow } from '../../workflows/export.js';
+import { startTimeSkipping } from '../support/time-skipping.js';
+
+const taskQueue = `wf-export-${randomUUID()}`;
+let env: TestWorkflowEnvironment;
+
+// A test server per test: time skipping is global to a server, and an activity a broken workflow
+// leaves running would hold the clock of every later test.
+beforeEach(async () => {
+  env = await startTimeSkipping();
+});
+
+afterEach(async () => {
+  await env?.teardown();
+});
+
+/** The activities the export workflow uses; expireFiles and deliverCallback are not its own. */
+type ExportActivities = Omit<Activities, 'expireFiles' | 'deliverCallback' | 'sweepAdmission'>;
+type Name = keyof ExportActivities;
+
+interface Call {
+  name: Name;
+  input: any;
+  /** Global order of events in this test (calls, lane stops), across concurrent activities. */
+  seq: number;
+}
+
+interface Recorder {
+  calls: Call[];
+  /** Lanes whose fetch saw the cancellation, with the order in which each finished stopping. */
+  stopped: Array<{ lane: number; seq: number }>;
+  next(): number;
+  of(name: Name): Call[];
+  names(): Name[];
+}
+
+function recorder(): Recorder {
+  let seq = 0;
+  const calls: Call[] = [];
+  return {
+    calls,
+    stopped: [],
+    next: () => ++seq,
+    of: (name) => calls.filter((c) => c.name === name),
+    names: () => calls.map((c) => c.name),
+  };
+}
+
+/**
+ * Fakes of every activity the export workflow calls, each recording its input; `over` replaces
+ * some of them (after the call is recorded). A chunk's fetch succeeds in full by default.
+ */
+function fakes(rec: Recorder, probe: ProbeOutput, over: Partial<ExportActivities> = {}): ExportActivities {
+  const base: ExportActivities = {
+    startTask: async () => ({ proceed: true }),
+    setStage: async () => ({ ok: true }),
+    completeTask: async () => ({ ok: true }),
+    failTask: async () => ({ ok: true }),
+    markCancelled: async () => ({ ok: true }),
+    pauseTask: async () => ({ ok: true }),
+    stagedGaps: async () => ({ total: probe.total, pageSize: probe.pageSize, gaps: [] }),
+    probeSource: async () => probe,
+    fetchPages: async (i: FetchPagesInput): Promise<FetchPagesOutput> => ({ pages: i.toPage - i.fromPage, rows: (i.toPage - i.fromPage) * probe.pageSize }),
+    verifyStaged: async () => ({ pages: probe.pagesTotal }),
+    publishFiles: async ({ outputs }) => ({ files: outputs }),
+    discardStaged: async () => ({ ok: true }),
+    renderCsv: async ({ taskId }) => ({ outputs: [{ name: 'export.csv', key: `staging/${taskId}/export.csv`, bytes: 10, rows: probe.total, sha256: '0'.repeat(64) }] }),
+    renderXlsx: async ({ taskId }) => ({ outputs: [{ name: 'export.xlsx', key: `staging/${taskId}/export.xlsx`, bytes: 10, rows: probe.total, sha256: '0'.repeat(64) }] }),
+  };
+  const impl = { ...base, ...over };
+  const out = {} as Record<Name, (input: any) => Promise<unknown>>;
+  for (const name of Object.keys(impl) as Name[]) {
+    const fn = impl[name] as (input: any) => Promise<unknown>;
+    out[name] = async (input: any) => {
+      rec.calls.push({ name, input, seq: rec.next() });
+      return fn(input);
+    };
+  }
+  return out as unknown as ExportActivities;
+}
+
+const probeOf = (total: number, pageSize = 100): ProbeOutput => ({ total, pageSize, pagesTotal: Math.ceil(total / pageSize) });
+
+function input(taskId: string): ExportInput {
+  return { taskId, type: 'csv', retry: { initialMs: 100, maxAttempts: 3 }, run: 1, callback: false, heartbeatTimeoutMs: 2000 };
+}
+
+async function runExport(activities: ExportActivities, taskId = `t-${randomUUID()}`): Promise<ExportOutput> {
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: { code: inject('workflowBundleCode') },
+    activities,
+  });
+  return worker.runUntil(env.client.workflow.execute(exportWorkflow, { taskQueue, workflowId: taskId, args: [input(taskId)] }));
+}
+
+const changed = (message = 'the total changed from 250 to 260') => ApplicationFailure.create({ type: 'source_changed', nonRetryable: true, message });
+
+describe('the restart-once rule', () => {
+  it('discards what was staged, probes again and succeeds when the source changed once', async () => {
+    const rec = recorder();
+    const result = await runExport(
+      fakes(rec, probeOf(250), {
+        fetchPages: async (i) => {
+          // Only the lanes planned from the first probe see the change.
+          if (rec.of('probeSource').length === 1) throw changed();
+          return { pages: i.toPage - i.fromPage, rows: 250 };
+        },
+      }),
+    );
+
+    expect(result).toEqual({ status: 'succeeded' });
+    expect(rec.of('probeSource')).toHaveLength(2);
+    expect(rec.names()).toEqual([
+      'startTask',
+      'probeSource',
+      'fetchPages', // source_changed
+      'discardStaged', // the fresh start: staged pages only, not files
+      'probeSource',
+      'fetchPages',
+      'verifyStaged',
+      'setStage',
+      'renderCsv',
+      'setStage',
+      'publishFiles',
+      'completeTask',
+    ]);
+    expect(rec.of('discardStaged')[0]!.input).toEqual({ taskId: expect.any(String) });
+    // source_changed is permanent: no activity-level retry of the fetch within an attempt.
+    expect(rec.of('fetchPages').map((c) => c.input)).toEqual([
+      expect.objectContaining({ lane: 0, fromPage: 0, toPage: 3 }),
+      expect.objectContaining({ lane: 0, fromPage: 0, toPage: 3 }),
+    ]);
+    expect(rec.of('failTask')).toHaveLength(0);
+  });
+
+  it('fails with source_changed when the source changes again after the restart', async () => {
+    const rec = recorder();
+    const taskId = `t-${randomUUID()}`;
+    const result = await runExport(
+      fakes(rec, probeOf(250), {
+        fetchPages: async () => {
+          throw changed();
+        },
+      }),
+      taskId,
+    );
+
+    expect(result).toEqual({ status: 'failed', errorCode: 'source_changed' });
+    expect(rec.of('probeSource')).toHaveLength(2);
+    expect(rec.of('fetchPages')).toHaveLength(2);
+    expect(rec.names()).toEqual(['startTask', 'probeSource', 'fetchPages', 'discardStaged', 'probeSource', 'fetchPages', 'discardStaged', 'failTask']);
+    const fail = rec.of('failTask');
+    expect(fail).toHaveLength(1);
+    expect(fail[0]!.input).toEqual({ taskId, code: 'source_changed', message: expect.stringMatching(/restarted once/) });
+    expect(fail[0]!.input.message).toContain('the total changed from 250 to 260');
+    expect(rec.of('verifyStaged')).toHaveLength(0);
+    expect(rec.of('renderCsv')).toHaveLength(0);
+  });
+});
+
+describe('lanes are cancelled together', () => {
+  it('cancels every other lane when one fails, and discards only once all lanes have stopped', async () => {
+    const probe = probeOf(60_000); // 600 pages: 5 lanes of 120
+    const lanes = planLanes(probe.total, probe.pageSize);
+    expect(lanes).toHaveLength(5);
+    const failing = 2;
+    const waiting = lanes.filter((l) => l.lane !== failing).map((l) => l.lane);
+    const rec = recorder();
+    const started = new Set<number>();
+    let allStarted: () => void = () => {};
+    const othersStarted = new Promise<void>((resolve) => (allStarted = resolve));
+    const result = await runExport(
+      fakes(rec, probe, {
+        fetchPages: async (i) => {
+          const ctx = Context.current();
+          if (i.lane === failing) {
+            // Fail only once every other lane is really fetching, so each has something to cancel.
+            let timer: NodeJS.Timeout | undefined;
+            await Promise.race([othersStarted, new Promise((r) => (timer = setTimeout(r, 20_000)))]);
+            clearTimeout(timer);
+            throw ApplicationFailure.create({ type: 'source_bad_response', nonRetryable: true, message: 'page 240: expected JSON' });
+          }
+          started.add(i.lane);
+          if (waiting.every((l) => started.has(l))) allStarted();
+          try {
+            // A long fetch: heartbeats (the only way a cancellation reaches it) until cancelled.
+            // Cancellation arrives within a heartbeat interval (< 2 s); 10 s means it never came.
+            for (let n = 0; n < 100; n++) {
+              ctx.heartbeat({ nextPage: i.fromPage });
+              await ctx.sleep(100);
+            }
+            throw ApplicationFailure.create({ type: 'test_lane_not_cancelled', nonRetryable: true, message: `lane ${i.lane} was never cancelled` });
+          } catch (err) {
+            if (!(err instanceof CancelledFailure) || !ctx.cancellationSignal.aborted) throw err;
+            // Stopping takes a moment (an in-flight request, a page being written): the cleanup must wait for it.
+            await new Promise((r) => setTimeout(r, 300));
+            rec.stopped.push({ lane: i.lane, seq: rec.next() });
+            throw err;
+          }
+        },
+      }),
+    );
+
+    expect(result).toEqual({ status: 'failed', errorCode: 'source_bad_response' });
+    // Each lane's first chunk ran once: a permanent error and a cancellation are not retried.
+    expect(rec.of('fetchPages').map((c) => c.input.lane).sort()).toEqual([0, 1, 2, 3, 4]);
+    expect(rec.of('fetchPages').every((c) => c.input.fromPage === lanes[c.input.lane]!.fromPage && c.input.toPage === lanes[c.input.lane]!.fromPage + 100)).toBe(true);
+    expect(rec.stopped.map((s) => s.lane).sort(), 'the lanes that saw the cancellation').toEqual(waiting);
+    const discards = rec.of('discardStaged');
+    expect(discards).toHaveLength(1);
+    expect(discards[0]!.seq, 'discardStaged must start after the last lane stopped').toBeGreaterThan(Math.max(...rec.stopped.map((s) => s.seq)));
+    expect(rec.of('verifyStaged')).toHaveLength(0);
+    const fail = rec.of('failTask');
+    expect(fail).toHaveLength(1);
+    expect(fail[0]!.input).toMatchObject({ code: 'source_bad_response', message: 'page 240: expected JSON' });
+    expect(fail[0]!.seq).toBeGreaterThan(discards[0]!.seq);
+  });
+});
+
+describe('the slot wait', () => {
+  it('retries startTask until a slot is free, in virtual time, then runs the export', async () => {
+    const waits = 8;
+    const rec = recorder();
+    let calls = 0;
+    const virtualStart = await env.currentTimeMs();
+    const wallStart = Date.now();
+    const result = await runExport(
+      fakes(rec, probeOf(250), {
+        startTask: async () => {
+          if (++calls <= waits) throw ApplicationFailure.create({ type: 'waiting_for_slot', message: 'all slots are busy', nextRetryDelay: 2000 });
+          return { proceed: true };
+        },
+      }),
+    );
+    const wall = Date.now() - wallStart;
+    const virtual = (await env.currentTimeMs()) - virtualStart;
+
+    expect(result).toEqual({ status: 'succeeded' });
+    expect(rec.of('startTask')).toHaveLength(waits + 1);
+    expect(rec.names().slice(waits + 1, waits + 2)).toEqual(['probeSource']);
+    expect(rec.of('completeTask')).toHaveLength(1);
+    // 8 waits of 2 s passed on the server's clock, not the test's.
+    expect(virtual).toBeGreaterThanOrEqual(waits * 2000);
+    expect(wall).toBeLessThan(waits * 2000);
+  });
+
+  it('skips the export when startTask says not to proceed', async () => {
+    const rec = recorder();
+    const result = await runExport(fakes(rec, probeOf(250), { startTask: async () => ({ proceed: false }) }));
+
+    expect(result).toEqual({ status: 'skipped' });
+    expect(rec.names()).toEqual(['startTask']);
+  });
+});
+
+describe('a transient error after stored pages', () => {
+  it('waits Retry-After, then resumes the chunk from nextPage with one failed attempt spent', async () => {
+    const rec = recorder();
+    const taskId = `t-${randomUUID()}`;
+    let first = true;
+    const virtualStart = await env.currentTimeMs();
+    const result = await runExport(
+      fakes(rec, probeOf(250), {
+        fetchPages: async (i) => {
+          if (first) {
+            first = false;
+            // Page 0 stored, then a 429 with Retry-After: 30 on page 1.
+            return { pages: 1, rows: 100, nextPage: 1, retryAfterMs: 30_000 };
+          }
+          return { pages: i.toPage - i.fromPage, rows: 150 };
+        },
+      }),
+      taskId,
+    );
+    const virtual = (await env.currentTimeMs()) - virtualStart;
+
+    expect(result).toEqual({ status: 'succeeded' });
+    const fetches = rec.of('fetchPages').map((c) => c.input);
+    expect(fetches).toEqual([
+      { taskId, lane: 0, laneFromPage: 0, fromPage: 0, toPage: 3 },
+      { taskId, lane: 0, laneFromPage: 0, fromPage: 1, toPage: 3, failedAttempts: 1, maxAttempts: 3 },
+    ]);
+    expect(rec.of('probeSource')).toHaveLength(1);
+    expect(rec.of('discardStaged')).toHaveLength(0);
+    expect(virtual).toBeGreaterThanOrEqual(30_000);
+  });
+});
