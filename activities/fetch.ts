@@ -17,8 +17,11 @@ import type { ActivityDeps } from './deps.js';
 
 const PROGRESS_EVERY_MS = 500;
 
-export function createFetchActivities({ db, storage, config }: ActivityDeps): Pick<Activities, 'probeSource' | 'fetchPages'> {
-  const source = new PoliteSource({ client: { timeoutMs: config.SOURCE_TIMEOUT_MS, maxBytes: config.SOURCE_MAX_PAGE_BYTES }, databaseUrl: config.DATABASE_URL });
+export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps, 'db' | 'storage' | 'config'>): Pick<Activities, 'probeSource' | 'fetchPages'> {
+  const source = new PoliteSource({
+    client: { timeoutMs: config.SOURCE_TIMEOUT_MS, deadlineMs: config.SOURCE_REQUEST_DEADLINE_MS, maxBytes: config.SOURCE_MAX_PAGE_BYTES },
+    databaseUrl: config.DATABASE_URL,
+  });
   const load = async (taskId: string) => {
     const task = await requireTask(db, taskId);
     return { task, limits: sourceLimits(await settingsFor(db, task.projectId)) };
@@ -27,15 +30,22 @@ export function createFetchActivities({ db, storage, config }: ActivityDeps): Pi
   return {
     /** page_size=1: total, template, header, footer (only this first answer's count). */
     async probeSource({ taskId }) {
-      const { task, limits } = await load(taskId);
-      await storage.deletePrefix(keys.staging(taskId));
-      const signal = Context.current().cancellationSignal;
-      const first = await source.get({ sourceUrl: task.sourceUrl, projectId: task.projectId, limits, page: 0, pageSize: 1, signal });
-      const meta = metaFromProbe(first, task, config.MAX_EXPORT_ROWS);
-      await writeMeta(storage, taskId, meta);
-      const pagesTotal = pageCount(meta.total, task.pageSize);
-      await recordProbe(db, taskId, meta.total, pagesTotal);
-      return { total: meta.total, pagesTotal, pageSize: task.pageSize };
+      const ctx = Context.current();
+      // Heartbeats flow from the start, like fetchPages's: a source slow to give its first answer (or
+      // a wait for a politeness slot) must not look like a dead worker; they also carry cancellation.
+      const beat = setInterval(() => ctx.heartbeat(), 1000);
+      try {
+        const { task, limits } = await load(taskId);
+        await storage.deletePrefix(keys.staging(taskId));
+        const first = await source.get({ sourceUrl: task.sourceUrl, projectId: task.projectId, limits, page: 0, pageSize: 1, signal: ctx.cancellationSignal });
+        const meta = metaFromProbe(first, task, config.MAX_EXPORT_ROWS);
+        await writeMeta(storage, taskId, meta);
+        const pagesTotal = pageCount(meta.total, task.pageSize);
+        await recordProbe(db, taskId, meta.total, pagesTotal);
+        return { total: meta.total, pagesTotal, pageSize: task.pageSize };
+      } finally {
+        clearInterval(beat);
+      }
     },
 
     /**

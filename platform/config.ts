@@ -32,7 +32,10 @@ const schema = z.object({
   // Not in the contract: operational knobs with safe defaults, documented in README.
   LINK_TTL_SECONDS: positiveInt.default(24 * 3600),
   MAX_BODY_BYTES: positiveInt.default(256 * 1024),
+  // Idle limit of each phase of a source request (waiting for the headers, then between two body
+  // chunks); SOURCE_REQUEST_DEADLINE_MS bounds the whole request. Unset: max(120 s, 2 × SOURCE_TIMEOUT_MS).
   SOURCE_TIMEOUT_MS: positiveInt.default(30_000),
+  SOURCE_REQUEST_DEADLINE_MS: positiveInt.optional(),
   SOURCE_MAX_PAGE_BYTES: positiveInt.default(64 * 1024 * 1024),
   SOURCE_RETRY_INITIAL_MS: positiveInt.default(1000),
   SOURCE_RETRY_MAX_ATTEMPTS: positiveInt.default(5),
@@ -57,6 +60,22 @@ const schema = z.object({
   WS_MAX_SUBSCRIPTIONS: positiveInt.default(100),
   WS_IDLE_MS: positiveInt.default(60_000),
   WS_PING_MS: positiveInt.default(30_000),
+  // Browser origins allowed to open /v1/ws besides the service's own (comma-separated, or `*`).
+  WS_ALLOWED_ORIGINS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const origins: string[] = [];
+      for (const item of (v ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+        const origin = item === '*' ? '*' : normalizeOrigin(item);
+        if (origin === null) {
+          ctx.addIssue({ code: 'custom', message: `"${item}" is not an origin (scheme://host[:port], http or https, no path) or *` });
+          return z.NEVER;
+        }
+        origins.push(origin);
+      }
+      return origins;
+    }),
   // How soon a fetch activity whose worker died is handed to another worker.
   FETCH_HEARTBEAT_TIMEOUT_MS: positiveInt.min(2000).default(10_000),
   DEMO_SOURCE: z
@@ -66,9 +85,28 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
 
+/**
+ * An http(s) origin as browsers send it in `Origin` (lower case, no default port), or null when the
+ * text is not one: it must be exactly scheme://host[:port], without path, query or credentials.
+ */
+export function normalizeOrigin(text: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  if (url.username || url.password || url.search || url.hash || url.pathname !== '/') return null;
+  if (!/^https?:\/\/[^/?#]+\/?$/i.test(text)) return null;
+  return url.origin;
+}
+
 export type Env = z.infer<typeof schema>;
 
 export interface Config extends Env {
+  /** Always set: the variable, or max(120000, 2 × SOURCE_TIMEOUT_MS). */
+  SOURCE_REQUEST_DEADLINE_MS: number;
   publicBaseUrl: string;
   s3: { endpoint: string; accessKey: string; secretKey: string; bucket: string; region: string } | null;
 }
@@ -99,5 +137,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       region: e.S3_REGION,
     };
   }
-  return { ...e, publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`, s3 };
+  // A deadline shorter than the idle limit would make that limit meaningless: refused, not guessed at.
+  const deadline = e.SOURCE_REQUEST_DEADLINE_MS ?? Math.max(120_000, 2 * e.SOURCE_TIMEOUT_MS);
+  if (deadline < e.SOURCE_TIMEOUT_MS) {
+    throw new ConfigError(`invalid environment: SOURCE_REQUEST_DEADLINE_MS (${deadline}) must be at least SOURCE_TIMEOUT_MS (${e.SOURCE_TIMEOUT_MS})`);
+  }
+  return { ...e, SOURCE_REQUEST_DEADLINE_MS: deadline, publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`, s3 };
 }

@@ -1,10 +1,14 @@
 // GET /v1/ws (CONTRACT §5) and the task-event hub it and the sync export share. The upgrade goes
-// through the normal middleware, so a bad or missing key is refused with 401 before any upgrade.
-import type { Server } from 'node:http';
+// through the normal middleware, so a bad or missing key is refused with 401 before any upgrade,
+// and a browser page of a foreign origin with 403 (WS_ALLOWED_ORIGINS; docs/SECURITY.md).
+import { type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
+import type { TLSSocket } from 'node:tls';
 import { createNodeWebSocket } from '@hono/node-ws';
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
+import { createMiddleware } from 'hono/factory';
 import type { TaskEvents } from '../../domain/tasks/events.js';
 import { DomainError } from '../../domain/errors.js';
+import { type Config, normalizeOrigin } from '../../platform/config.js';
 import { authenticate, projectOnly } from '../middleware/auth.js';
 import type { ApiContext, AppEnv } from '../types.js';
 import { CLOSE, Session } from './session.js';
@@ -27,12 +31,14 @@ export function createRealtime(deps: ApiContext, root: Hono<AppEnv>): Realtime {
   const routes = new Hono<AppEnv>();
   routes.get(
     '/',
+    refusalsWithBody,
     (c, next) => {
       if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
         throw new DomainError('upgrade_required', 'GET /v1/ws is a WebSocket endpoint: send Upgrade: websocket');
       }
       return next();
     },
+    originGuard(config),
     authenticate(deps, { allowQueryToken: true }),
     projectOnly,
     nodeWs.upgradeWebSocket((c) => {
@@ -76,3 +82,54 @@ export function createRealtime(deps: ApiContext, root: Hono<AppEnv>): Realtime {
     },
   };
 }
+
+/** The IncomingMessage under a request: set by @hono/node-server, and by @hono/node-ws at an upgrade. */
+function incomingOf(c: Context): IncomingMessage | undefined {
+  return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+}
+
+/**
+ * Cross-site WebSocket hijacking guard. Browsers always send Origin on a WebSocket upgrade and a page
+ * cannot forge it; other clients (servers, CLIs) send none and are let through, as the key is what
+ * authenticates them. A browser page may connect from the service's own origin (the Host it called,
+ * with the scheme of this connection, or PUBLIC_BASE_URL's) or an origin of WS_ALLOWED_ORIGINS
+ * (`*` allows every one); any other gets 403 forbidden before the upgrade and before the key is read.
+ */
+export function originGuard(config: Pick<Config, 'publicBaseUrl' | 'WS_ALLOWED_ORIGINS'>) {
+  const publicOrigin = normalizeOrigin(new URL(config.publicBaseUrl).origin);
+  const listed = new Set(config.WS_ALLOWED_ORIGINS);
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const origin = c.req.header('origin');
+    if (origin === undefined || listed.has('*')) return next();
+    const o = normalizeOrigin(origin);
+    const host = c.req.header('host');
+    const scheme = (incomingOf(c)?.socket as TLSSocket | undefined)?.encrypted ? 'https' : 'http';
+    const own = host ? normalizeOrigin(`${scheme}://${host}`) : null;
+    if (o !== null && (o === own || o === publicOrigin || listed.has(o))) return next();
+    throw new DomainError('forbidden', `WebSocket connections from the origin ${JSON.stringify(origin.slice(0, 200))} are not allowed (WS_ALLOWED_ORIGINS)`);
+  });
+}
+
+/**
+ * @hono/node-ws answers a refused upgrade with a bare status line and no body. This swaps that line
+ * for the whole answer (the usual JSON error with its headers), so a client sees why, as on any route.
+ */
+const refusalsWithBody = createMiddleware<AppEnv>(async (c, next) => {
+  await next();
+  const incoming = incomingOf(c);
+  // Only at an upgrade: @hono/node-ws hands the app no ServerResponse (`outgoing`).
+  if (!incoming || (c.env as { outgoing?: unknown }).outgoing !== undefined || c.res.status < 400) return;
+  const body = Buffer.from(await c.res.clone().arrayBuffer());
+  const lines = [`HTTP/1.1 ${c.res.status} ${STATUS_CODES[c.res.status] ?? ''}`];
+  c.res.headers.forEach((value, name) => {
+    if (!['content-length', 'connection', 'transfer-encoding'].includes(name)) lines.push(`${name}: ${value}`);
+  });
+  lines.push(`Content-Length: ${body.length}`, 'Connection: close');
+  const head = Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
+  const socket = incoming.socket;
+  const end = socket.end.bind(socket);
+  socket.end = ((..._args: unknown[]) => {
+    socket.end = end;
+    return end(Buffer.concat([head, body]));
+  }) as typeof socket.end;
+});

@@ -10,11 +10,11 @@ import { getTask } from '../../domain/tasks/queries.js';
 import type { Config } from '../../platform/config.js';
 import { eventFor, type TaskEventName, type TaskEvents, type TaskListener } from '../../domain/tasks/events.js';
 import { type LinkSigner, taskJson } from '../../domain/tasks/view.js';
+import { textProblem } from '../validate.js';
 
-const clientMessage = z.union([
-  z.object({ subscribe: z.string().min(1).max(128) }).strict(),
-  z.object({ unsubscribe: z.string().min(1).max(128) }).strict(),
-]);
+// A task id with a NUL or an unpaired surrogate cannot even be looked up (Postgres refuses it).
+const target = z.string().min(1).max(128).refine((s) => textProblem(s) === null);
+const clientMessage = z.union([z.object({ subscribe: target }).strict(), z.object({ unsubscribe: target }).strict()]);
 
 export interface SessionDeps {
   db: Db;

@@ -1,7 +1,7 @@
 // One GET of the business system's paginated source, with the error classification the design
 // asks for: network trouble, 5xx and 429 are transient (retried by Temporal with backoff, honouring
 // Retry-After); 4xx, malformed JSON and a wrong shape are permanent and fail the task at once.
-import { Agent, request } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { guardedLookup } from './hosts.js';
 import { permanent, transient } from '../../model/errors.js';
 import { parseRetryAfter } from '../../platform/http.js';
@@ -15,7 +15,10 @@ export interface SourcePage {
 }
 
 export interface SourceClientOptions {
+  /** Idle limit of each phase: waiting for the headers, and between two chunks of the body (SOURCE_TIMEOUT_MS). */
   timeoutMs: number;
+  /** The whole request, headers and body together (SOURCE_REQUEST_DEADLINE_MS): a trickling body cannot run on. */
+  deadlineMs: number;
   maxBytes: number;
 }
 
@@ -25,11 +28,63 @@ const agent = new Agent({ connect: { lookup: guardedLookup }, keepAliveTimeout: 
 // A source asking for a longer pause is treated as asking for this one; the retry budget does the rest.
 const MAX_RETRY_AFTER_MS = 600_000;
 
-export function pageUrl(sourceUrl: string, page: number, pageSize: number): string {
+/** Where one page request goes: the origin, and the request target exactly as it is sent. */
+export interface PageTarget {
+  origin: string;
+  path: string;
+}
+
+// What a request target may not hold as it is: controls, space, DEL, non-ASCII (sent as UTF-8
+// escapes), and the three characters the WHATWG URL parser escapes in a query too.
+const NOT_IN_TARGET = /[\u0000-\u0020"<>\u007f-\uffff]+/g;
+// Tab and newlines anywhere, and controls or spaces at either end, are dropped by every URL parser.
+const URL_NOISE = /[\t\n\r]|^[\u0000-\u0020]+|[\u0000-\u0020]+$/g;
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const encodeTargetChars = (s: string) => s.replace(NOT_IN_TARGET, (run) => encodeURIComponent(run.replace(LONE_SURROGATE, '\ufffd')));
+
+/** A query segment of ours: the raw key (before `=`, or the whole bare segment) is `page` or `page_size`. */
+function isPagingParam(segment: string): boolean {
+  const eq = segment.indexOf('=');
+  const key = eq < 0 ? segment : segment.slice(0, eq);
+  return key === 'page' || key === 'page_size';
+}
+
+/**
+ * The request for one page (CONTRACT §6: the center calls source_url "adding page and page_size").
+ * The source's own query is kept byte for byte — order, `%20` and `+`, `~`, bare flags — so a source
+ * that signs its query string can check it; only `page` and `page_size` segments already present
+ * are removed, and the fresh ones appended. The fragment is not sent. The origin comes from the
+ * WHATWG parser (the one the allow-list check used); the path and query are never re-serialised.
+ */
+export function pageTarget(sourceUrl: string, page: number, pageSize: number): PageTarget {
   const url = new URL(sourceUrl);
-  url.searchParams.set('page', String(page));
-  url.searchParams.set('page_size', String(pageSize));
-  return url.toString();
+  const raw = sourceUrl.replace(URL_NOISE, '');
+  const hash = raw.indexOf('#');
+  const noFragment = hash < 0 ? raw : raw.slice(0, hash);
+  // The authority ends at the first '/', '?' or '#' (or '\\', which special URLs read as '/').
+  const afterScheme = /^[a-z][a-z0-9+.-]*:\/\/[^/?#\\]*/i.exec(noFragment);
+  const rest = afterScheme ? noFragment.slice(afterScheme[0].length) : '';
+  const q = rest.indexOf('?');
+  let path = q < 0 ? rest : rest.slice(0, q);
+  // An odd path (backslashes, no authority match) is sent as the parser understood it.
+  if (!afterScheme || path.includes('\\')) path = url.pathname;
+  if (path === '') path = '/';
+  const query = q < 0 ? '' : rest.slice(q + 1);
+  const kept = query === '' ? [] : query.split('&').filter((segment) => !isPagingParam(segment));
+  kept.push(`page=${page}`, `page_size=${pageSize}`);
+  return { origin: url.origin, path: encodeTargetChars(`${path}?${kept.join('&')}`) };
+}
+
+/** The page's URL as text (for messages and tests): origin and request target as sent. */
+export function pageUrl(sourceUrl: string, page: number, pageSize: number): string {
+  const { origin, path } = pageTarget(sourceUrl, page, pageSize);
+  return origin + path;
+}
+
+/** Why a request's combined signal fired: the activity was cancelled, or the deadline passed. */
+class DeadlinePassed extends Error {
+  override name = 'DeadlinePassed';
 }
 
 export async function getPage(
@@ -39,44 +94,62 @@ export async function getPage(
   opts: SourceClientOptions,
   signal?: AbortSignal,
 ): Promise<SourcePage> {
-  const url = pageUrl(sourceUrl, page, pageSize);
+  const target = pageTarget(sourceUrl, page, pageSize);
   const where = `page ${page} (page_size ${pageSize})`;
-  let res: Awaited<ReturnType<typeof request>>;
+  // The deadline covers connecting, the headers and the whole body; SOURCE_TIMEOUT_MS stays the idle limit of each.
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new DeadlinePassed()), opts.deadlineMs);
+  const both = signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal;
+  /** What an error becomes: cancellation stays cancellation, a passed deadline a transient error. */
+  const translate = (err: unknown, fallback: () => unknown): unknown => {
+    if (signal?.aborted) return signal.reason ?? err;
+    if (deadline.signal.aborted) {
+      return transient('source_unreachable', `source did not finish answering ${where} within ${opts.deadlineMs} ms (SOURCE_REQUEST_DEADLINE_MS)`);
+    }
+    return fallback();
+  };
   try {
-    res = await request(url, {
-      dispatcher: agent,
-      method: 'GET',
-      headers: { accept: 'application/json', 'user-agent': 'download-center/0.1' },
-      headersTimeout: opts.timeoutMs,
-      bodyTimeout: opts.timeoutMs,
-      signal,
+    let res: Dispatcher.ResponseData;
+    try {
+      // agent.request takes the target as given; undici's request(url) would re-serialise it through new URL().
+      res = await agent.request({
+        origin: target.origin,
+        path: target.path,
+        method: 'GET',
+        headers: { accept: 'application/json', 'user-agent': 'download-center/0.1' },
+        headersTimeout: opts.timeoutMs,
+        bodyTimeout: opts.timeoutMs,
+        signal: both,
+      });
+    } catch (err) {
+      throw translate(err, () => {
+        const e = err as NodeJS.ErrnoException;
+        if (e.code === 'EBLOCKED') return permanent('source_unreachable', `source refused: ${e.message}`);
+        return transient('source_unreachable', `source did not answer ${where}: ${e.code ?? e.message}`);
+      });
+    }
+    const { statusCode } = res;
+    if (statusCode >= 500 || statusCode === 429 || statusCode === 408) {
+      await res.body.dump({ limit: 128 * 1024, signal: both }).catch(() => {});
+      throw transient('source_unreachable', `source answered HTTP ${statusCode} for ${where}`, parseRetryAfter(res.headers['retry-after'], MAX_RETRY_AFTER_MS));
+    }
+    if (statusCode !== 200) {
+      await res.body.dump({ limit: 128 * 1024, signal: both }).catch(() => {});
+      throw permanent('source_bad_response', `source answered HTTP ${statusCode} for ${where}; expected 200 with JSON`);
+    }
+    const text = await readLimited(res.body, opts.maxBytes, where).catch((err: unknown) => {
+      throw translate(err, () => err);
     });
-  } catch (err) {
-    // A cancelled activity must end as cancelled (its signal's reason), not as a retryable error.
-    if (signal?.aborted) throw signal.reason ?? err;
-    const e = err as NodeJS.ErrnoException;
-    if (e.code === 'EBLOCKED') throw permanent('source_unreachable', `source refused: ${e.message}`);
-    throw transient('source_unreachable', `source did not answer ${where}: ${e.code ?? e.message}`);
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw permanent('source_bad_response', `source answered malformed JSON for ${where}`);
+    }
+    return checkShape(json, where);
+  } finally {
+    clearTimeout(timer);
   }
-  const { statusCode } = res;
-  if (statusCode >= 500 || statusCode === 429 || statusCode === 408) {
-    await res.body.dump();
-    throw transient('source_unreachable', `source answered HTTP ${statusCode} for ${where}`, parseRetryAfter(res.headers['retry-after'], MAX_RETRY_AFTER_MS));
-  }
-  if (statusCode !== 200) {
-    await res.body.dump();
-    throw permanent('source_bad_response', `source answered HTTP ${statusCode} for ${where}; expected 200 with JSON`);
-  }
-  const text = await readLimited(res.body, opts.maxBytes, where).catch((err: unknown) => {
-    throw signal?.aborted ? (signal.reason ?? err) : err;
-  });
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw permanent('source_bad_response', `source answered malformed JSON for ${where}`);
-  }
-  return checkShape(json, where);
 }
 
 async function readLimited(body: AsyncIterable<Buffer> & { destroy(): void }, maxBytes: number, where: string): Promise<string> {

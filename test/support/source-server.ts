@@ -5,6 +5,8 @@ export interface SourceRequest {
   page: number;
   pageSize: number;
   query: URLSearchParams;
+  /** The request target exactly as it arrived on the request line (req.url). */
+  rawUrl: string;
   /** Date.now() when the request arrived. */
   at: number;
 }
@@ -20,6 +22,8 @@ export interface SourceOptions {
   delayMs?: (req: SourceRequest) => number;
   /** Return a reply to override the normal answer for this request. */
   intercept?: (req: SourceRequest, n: number) => Reply;
+  /** Send the normal answer's body `bytes` at a time, one piece every `intervalMs` (a trickling source). */
+  trickle?: (req: SourceRequest) => { bytes: number; intervalMs: number } | undefined;
 }
 
 export const defaultRow = (i: number) => ({ id: i + 1, name: `客户 ${i + 1}`, amount: Math.round(i * 13.7) / 100, note: i % 7 === 0 ? 'a, "quoted" note' : '' });
@@ -46,7 +50,7 @@ export async function startSource(options: SourceOptions): Promise<SourceServer>
   let maxInFlight = 0;
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://x');
-    const r: SourceRequest = { page: Number(url.searchParams.get('page')), pageSize: Number(url.searchParams.get('page_size')), query: url.searchParams, at: Date.now() };
+    const r: SourceRequest = { page: Number(url.searchParams.get('page')), pageSize: Number(url.searchParams.get('page_size')), query: url.searchParams, rawUrl: req.url ?? '', at: Date.now() };
     requests.push(r);
     inFlight += 1;
     maxInFlight = Math.max(maxInFlight, inFlight);
@@ -71,6 +75,8 @@ export async function startSource(options: SourceOptions): Promise<SourceServer>
     const data = [];
     for (let i = from; i < Math.min(options.total, from + r.pageSize); i++) data.push(row()(i));
     const body = { total: options.total, data, ...(r.pageSize === 1 && r.page === 0 ? options.firstExtras : {}) };
+    const slow = options.trickle?.(r);
+    if (slow) return trickle(res, Buffer.from(JSON.stringify(body)), slow.bytes, slow.intervalMs);
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
   };
@@ -95,6 +101,22 @@ export async function startSource(options: SourceOptions): Promise<SourceServer>
         server.close(() => resolve());
       }),
   };
+}
+
+/** Writes `body` a few bytes at a time until done or until the client goes away. */
+function trickle(res: ServerResponse, body: Buffer, bytes: number, intervalMs: number): void {
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) });
+  res.flushHeaders();
+  let at = 0;
+  const timer = setInterval(() => {
+    if (res.destroyed || at >= body.length) return void clearInterval(timer);
+    res.write(body.subarray(at, (at += bytes)));
+    if (at >= body.length) {
+      clearInterval(timer);
+      res.end();
+    }
+  }, intervalMs);
+  res.once('close', () => clearInterval(timer));
 }
 
 /** Source servers started by one test file, closed together in its afterAll. */

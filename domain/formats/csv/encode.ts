@@ -11,10 +11,15 @@
 import { stringify } from 'csv-stringify/sync';
 import type { Column } from '../columns.js';
 
-const FORMULA_START = /^[=+\-@\t\r]/;
+// OWASP's CSV-injection list (= + - @ TAB CR LF) and the full-width forms ＝ ＋ － ＠ (U+FF1D,
+// U+FF0B, U+FF0D, U+FF20), which Excel and WPS read as their ASCII twins when a cell is typed in.
+const FORMULA_START = /^[=+\-@\t\r\n\uff1d\uff0b\uff0d\uff20]/;
 const PLAIN_NUMBER = /^[+-]?\d+(\.\d+)?([eE][+-]?\d+)?$/;
 
-/** A spreadsheet must never run a cell as a formula: such text gets a leading apostrophe (OWASP). */
+/**
+ * A spreadsheet must never run a cell as a formula: such text gets a leading apostrophe (OWASP).
+ * Used for header cells and data cells alike. Plain ASCII numbers such as -12.5 are left alone.
+ */
 export function escapeFormula(s: string): string {
   return FORMULA_START.test(s) && !PLAIN_NUMBER.test(s) ? `'${s}` : s;
 }
@@ -39,12 +44,16 @@ function quote(s: string): string {
   return `"${s.includes('"') ? s.replaceAll('"', '""') : s}"`;
 }
 
+/** Whether a cell starting with this char code may need escapeFormula (FORMULA_START on one code). */
+function mayBeFormula(c: number): boolean {
+  // = + - @ TAB LF CR below 'A'; ＋ － ＝ ＠ at U+FF0B..U+FF20
+  return c < 65 ? c === 61 || c === 43 || c === 45 || c === 64 || c === 9 || c === 10 || c === 13 : c >= 0xff0b && (c === 0xff0b || c === 0xff0d || c === 0xff1d || c === 0xff20);
+}
+
 /** escapeFormula, with the common case (no formula character first) decided on one char code. */
 function textCell(s: string): string {
   if (s === '') return '';
-  const c = s.charCodeAt(0);
-  // = + - @ TAB CR
-  return quote(c === 61 || c === 43 || c === 45 || c === 64 || c === 9 || c === 13 ? escapeFormula(s) : s);
+  return quote(mayBeFormula(s.charCodeAt(0)) ? escapeFormula(s) : s);
 }
 
 function cell(v: unknown): string {
