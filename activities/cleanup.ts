@@ -1,11 +1,18 @@
-// Expired files: deleted from the store, the task marked `expired` (CONTRACT §4).
+// Scheduled housekeeping: expired files deleted from the store, the task marked `expired`
+// (CONTRACT §4); admission's sweep of what a crash left waiting.
 import type { Activities } from '../model/activities.js';
 import { keys } from '../domain/staging/keys.js';
+import { sweep } from '../domain/tasks/admission.js';
 import { dueForExpiry, markExpired } from '../domain/tasks/status.js';
 import type { ActivityDeps } from './deps.js';
 
-export function createCleanupActivities({ db, storage }: ActivityDeps): Pick<Activities, 'expireFiles'> {
+export function createCleanupActivities(deps: ActivityDeps): Pick<Activities, 'expireFiles' | 'sweepAdmission'> {
+  const { db, storage } = deps;
   return {
+    async sweepAdmission() {
+      return sweep(deps);
+    },
+
     async expireFiles({ batch }) {
       const due = await dueForExpiry(db, batch);
       for (const id of due) {

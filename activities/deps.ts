@@ -1,3 +1,4 @@
+import type { Client } from '@temporalio/client';
 import type { Db } from '../db/client.js';
 import type { Config } from '../platform/config.js';
 import type { Storage } from '../platform/storage/index.js';
@@ -8,4 +9,6 @@ export interface ActivityDeps {
   config: Config;
   /** Signs the file links in callback payloads (activities/notify.ts), as the API does. */
   linkSecret: string;
+  /** Starts the next waiting task when a run frees its slot (domain/tasks/admission.ts). */
+  temporal: Client;
 }

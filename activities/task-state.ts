@@ -1,31 +1,35 @@
 // The task row follows the workflow through these activities; the changes themselves are
-// domain/tasks/status.ts, the one writer of status and stage.
+// domain/tasks/status.ts, the one writer of status and stage. A run that ends or pauses frees its
+// project's slot, so each of those dispatches the project's next waiting task at once.
 import { ApplicationFailure } from '@temporalio/common';
 import type { Activities } from '../model/activities.js';
 import { getProject } from '../domain/projects/projects.js';
+import { dispatch } from '../domain/tasks/admission.js';
 import { requireTask } from '../domain/tasks/queries.js';
-import { admit, cancelActive, finishTask, setStage } from '../domain/tasks/status.js';
+import { cancelActive, finishTask, pauseRunning, setStage, startAdmitted } from '../domain/tasks/status.js';
 import type { ActivityDeps } from './deps.js';
 
-type TaskStateActivities = Pick<Activities, 'startTask' | 'setStage' | 'completeTask' | 'failTask' | 'markCancelled'>;
+type TaskStateActivities = Pick<Activities, 'startTask' | 'setStage' | 'completeTask' | 'failTask' | 'markCancelled' | 'pauseTask'>;
 
-export function createTaskStateActivities({ db }: ActivityDeps): TaskStateActivities {
+export function createTaskStateActivities(deps: ActivityDeps): TaskStateActivities {
+  const { db } = deps;
+  /** The slot is free: the project's next task starts now, not at the next sweep. */
+  const next = async (taskId: string, ok: boolean) => {
+    if (ok) await dispatch(deps, (await requireTask(db, taskId)).projectId);
+    return { ok };
+  };
+
   return {
     /**
-     * queued → running once the project has a free slot (max_running_tasks). While it has none,
-     * fails retryably so Temporal polls again; the workflow gives this activity unlimited attempts.
+     * queued → running; the slot was reserved by admission before the run started. A run started
+     * before admission existed may get here first: it waits (retried) until admission reaches it.
      */
     async startTask({ taskId }) {
-      const { admission, limit } = await admit(db, taskId);
-      if (admission === 'no_slot') {
-        const task = await requireTask(db, taskId);
-        throw ApplicationFailure.create({
-          type: 'waiting_for_slot',
-          message: `project ${task.projectId} is at its limit of ${limit} running tasks`,
-          nextRetryDelay: 2000,
-        });
+      const outcome = await startAdmitted(db, taskId);
+      if (outcome === 'not_admitted') {
+        throw ApplicationFailure.create({ type: 'waiting_for_slot', message: `task ${taskId} waits for a slot of its project`, nextRetryDelay: 2000 });
       }
-      return { proceed: admission === 'admitted' };
+      return { proceed: outcome === 'started' };
     },
 
     async setStage({ taskId, stage }) {
@@ -36,16 +40,20 @@ export function createTaskStateActivities({ db }: ActivityDeps): TaskStateActivi
       const task = await requireTask(db, taskId);
       const hours = (await getProject(db, task.projectId))?.retentionHours ?? 168;
       const expiresAt = new Date(Date.now() + hours * 3600_000);
-      return { ok: await finishTask(db, taskId, { status: 'succeeded', files, expiresAt }) };
+      return next(taskId, await finishTask(db, taskId, { status: 'succeeded', files, expiresAt }));
     },
 
     async failTask({ taskId, code, message }) {
-      return { ok: await finishTask(db, taskId, { status: 'failed', errorCode: code, errorMessage: message }) };
+      return next(taskId, await finishTask(db, taskId, { status: 'failed', errorCode: code, errorMessage: message }));
     },
 
     /** A run cancelled from outside the API (Temporal UI or CLI) still ends as a cancelled task. */
     async markCancelled({ taskId }) {
-      return { ok: (await cancelActive(db, taskId)) !== undefined };
+      return next(taskId, (await cancelActive(db, taskId)) !== undefined);
+    },
+
+    async pauseTask({ taskId }) {
+      return next(taskId, await pauseRunning(db, taskId));
     },
   };
 }

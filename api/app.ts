@@ -6,6 +6,7 @@ import { DomainError } from '../domain/errors.js';
 import { TaskEvents } from '../domain/tasks/events.js';
 import { linkSigner } from '../domain/tasks/view.js';
 import { onError } from './errors.js';
+import { pathText } from './validate.js';
 import { authenticate, projectOnly } from './middleware/auth.js';
 import { filesApp } from './routes/files.js';
 import { healthApp } from './routes/health.js';
@@ -37,6 +38,8 @@ export function createApp(deps: ApiDeps) {
       },
     }),
   );
+  // Bad text in a path (a NUL, broken UTF-8) is a 422 before any lookup.
+  app.use('/v1/*', pathText);
   app.use('/v1/projects/*', authenticate(deps));
   app.use('/v1/tasks/*', authenticate(deps), projectOnly);
   app.route('/healthz', healthApp(deps));

@@ -4,6 +4,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { DomainError } from '../domain/errors.js';
+import { RateLimitedError, type RateState } from '../domain/tasks/rate.js';
 
 const STATUS: Record<string, ContentfulStatusCode> = {
   malformed_json: 400,
@@ -17,6 +18,9 @@ const STATUS: Record<string, ContentfulStatusCode> = {
   task_not_retryable: 409,
   task_still_stopping: 409,
   task_cancelled: 409,
+  task_not_pausable: 409,
+  task_not_paused: 409,
+  task_duplicate_live: 409,
   expired: 410,
   link_expired: 410,
   payload_too_large: 413,
@@ -35,6 +39,11 @@ const HEADERS: Record<string, Record<string, string>> = {
   upgrade_required: { Upgrade: 'websocket' },
 };
 
+/** IETF RateLimit headers (draft-ietf-httpapi-ratelimit-headers): the policy and what is left of it. */
+export function rateLimitHeaders(rate: RateState): Record<string, string> {
+  return { 'RateLimit-Policy': `"submit";q=${rate.limit};w=60`, RateLimit: `"submit";r=${rate.remaining};t=${rate.resetSeconds}` };
+}
+
 /**
  * The status of a code. A failed export's own code (the sync endpoint answers with it) is a bad
  * gateway when the source is at fault, an internal error otherwise.
@@ -50,7 +59,11 @@ function body(c: Context, code: string, message: string, details?: unknown) {
 
 export function onError(err: Error, c: Context): Response {
   if (err instanceof DomainError) {
-    const headers = { ...HEADERS[err.code], ...(err.retryAfter ? { 'Retry-After': String(err.retryAfter) } : {}) };
+    const headers = {
+      ...HEADERS[err.code],
+      ...(err.retryAfter ? { 'Retry-After': String(err.retryAfter) } : {}),
+      ...(err instanceof RateLimitedError ? rateLimitHeaders(err.rate) : {}),
+    };
     return c.json(body(c, err.code, err.message, err.details), statusOf(err.code), headers);
   }
   if (err instanceof HTTPException) {

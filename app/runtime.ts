@@ -9,6 +9,7 @@ import type { ApiDeps } from '../api/types.js';
 import { type Database, openDatabase } from '../db/client.js';
 import { cachedWorkflowBundle } from './bundle.js';
 import { createWorker } from './worker-setup.js';
+import { watchQueue } from '../domain/tasks/admission-watch.js';
 import type { Config } from '../platform/config.js';
 import { loadSecrets, type Secrets } from '../platform/secrets.js';
 import { createStorage, type Storage } from '../platform/storage/index.js';
@@ -66,17 +67,27 @@ export function installTemporalRuntime(level: Config['LOG_LEVEL']): void {
   Runtime.install({ logger: new DefaultLogger(level.toUpperCase() as 'DEBUG' | 'INFO' | 'WARN' | 'ERROR') });
 }
 
-export async function startWorker(core: Core, address: string): Promise<{ worker: Worker; running: Promise<void>; connection: NativeConnection }> {
+/** The worker; `temporal` is the client its activities start the next waiting tasks with. */
+export interface RunningWorker {
+  worker: Worker;
+  running: Promise<void>;
+  connection: NativeConnection;
+  /** Stops watching the queue (domain/tasks/admission-watch.ts). */
+  unwatch(): Promise<void>;
+}
+
+export async function startWorker(core: Core, address: string, temporal: Client): Promise<RunningWorker> {
   installTemporalRuntime(core.config.LOG_LEVEL);
   const connection = await NativeConnection.connect({ address });
   const worker = await createWorker({
     connection,
     namespace: core.config.TEMPORAL_NAMESPACE,
     taskQueue: core.config.TEMPORAL_TASK_QUEUE,
-    deps: { db: core.database.db, storage: core.storage, config: core.config, linkSecret: core.secrets.linkSecret },
+    deps: { db: core.database.db, storage: core.storage, config: core.config, linkSecret: core.secrets.linkSecret, temporal },
     workflowBundle: await cachedWorkflowBundle(join(core.config.DATA_DIR, 'cache')),
   });
-  return { worker, running: worker.run(), connection };
+  const unwatch = await watchQueue({ db: core.database.db, database: core.database, temporal, config: core.config });
+  return { worker, running: worker.run(), connection, unwatch };
 }
 
 /** SIGINT/SIGTERM run the steps in order once; a second signal exits at once. */

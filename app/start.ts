@@ -5,7 +5,7 @@ import { demoSourceApp } from './demo-source.js';
 import { type Config, ConfigError, loadConfig } from '../platform/config.js';
 import { connectTemporal, onShutdown, openCore, startApi, startWorker } from './runtime.js';
 import { type DevServer, startDevServer } from '../platform/temporal-server.js';
-import { ensureCleanupSchedule } from './schedules.js';
+import { ensureAdmissionSweepSchedule, ensureCleanupSchedule } from './schedules.js';
 
 function fail(message: string): never {
   console.error(`[download-center] cannot start: ${message}`);
@@ -57,9 +57,11 @@ async function main() {
   const server = await startApi({ ...core, temporal }, (app) => {
     if (config.DEMO_SOURCE) app.route('/demo', demoSourceApp());
   }).catch(orStop);
-  const { worker, running, connection } = await startWorker(core, address).catch(orStop);
+  const { worker, running, connection, unwatch } = await startWorker(core, address, temporal).catch(orStop);
   await ensureCleanupSchedule(temporal, config).catch(orStop);
+  await ensureAdmissionSweepSchedule(temporal, config).catch(orStop);
   onShutdown([
+    unwatch,
     async () => {
       worker.shutdown();
       await running;

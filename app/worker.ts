@@ -1,17 +1,19 @@
 // `npm run worker`: the worker alone, for scale-out (needs TEMPORAL_ADDRESS and DATABASE_URL).
 import { ConfigError, loadConfig } from '../platform/config.js';
 import { connectTemporal, onShutdown, openCore, startWorker } from './runtime.js';
-import { ensureCleanupSchedule } from './schedules.js';
+import { ensureAdmissionSweepSchedule, ensureCleanupSchedule } from './schedules.js';
 
 try {
   const config = loadConfig();
   if (!config.TEMPORAL_ADDRESS) throw new ConfigError('TEMPORAL_ADDRESS is required for npm run worker');
   if (!config.DATABASE_URL) throw new ConfigError('DATABASE_URL is required for npm run worker (PGlite is single-process)');
   const core = await openCore(config);
-  const { worker, running, connection } = await startWorker(core, config.TEMPORAL_ADDRESS);
   const client = await connectTemporal(config, config.TEMPORAL_ADDRESS);
+  const { worker, running, connection, unwatch } = await startWorker(core, config.TEMPORAL_ADDRESS, client);
   await ensureCleanupSchedule(client, config);
+  await ensureAdmissionSweepSchedule(client, config);
   onShutdown([
+    unwatch,
     async () => {
       worker.shutdown();
       await running;

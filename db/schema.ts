@@ -17,6 +17,8 @@ export const projects = pgTable('projects', {
   retentionHours: integer('retention_hours').notNull(),
   maxRunningTasks: integer('max_running_tasks').notNull(),
   submitPerMinute: integer('submit_per_minute').notNull(),
+  // The submit limiter's theoretical arrival time (GCRA, domain/tasks/rate.ts); null until the first submission.
+  submitTat: timestamp('submit_tat', { withTimezone: true }),
   // Later per-project knobs (split limits, source politeness) without a migration each.
   settings: jsonb('settings').$type<StoredSettingsJson>().notNull().default(sql`'{}'::jsonb`),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
@@ -50,6 +52,8 @@ export const tasks = pgTable(
     // SHA-256 of the normalised request: both the Idempotency-Key body check and the no-key de-duplication use it.
     requestHash: text('request_hash').notNull(),
     runs: integer('runs').notNull().default(1),
+    // When admission reserved one of the project's slots for this queued task (domain/tasks/admission.ts).
+    admittedAt: timestamp('admitted_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     startedAt: timestamp('started_at', { withTimezone: true }),
     finishedAt: timestamp('finished_at', { withTimezone: true }),
@@ -63,6 +67,12 @@ export const tasks = pgTable(
     index('tasks_project_status_idx').on(t.projectId, t.status),
     index('tasks_request_hash_idx').on(t.projectId, t.requestHash),
     uniqueIndex('tasks_idempotency_idx').on(t.projectId, t.idempotencyKey),
+    // De-duplication without a key: one live task per identical request, enforced by the database.
+    uniqueIndex('tasks_live_request_idx')
+      .on(t.projectId, t.requestHash)
+      .where(sql`${t.idempotencyKey} is null and ${t.status} in ('queued', 'running', 'paused')`),
+    // Admission: a project's waiting tasks in start order.
+    index('tasks_queue_idx').on(t.projectId, t.priority, t.createdAt, t.id).where(sql`${t.status} = 'queued' and ${t.admittedAt} is null`),
     // The cleaner scans for expired files.
     index('tasks_expires_idx').on(t.expiresAt),
   ],

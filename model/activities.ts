@@ -50,6 +50,19 @@ export interface RenderedFile {
   sha256: string;
 }
 
+/** Pages [from, to) not staged yet, for a run resuming a paused export. */
+export interface StagedGaps {
+  total: number;
+  pageSize: number;
+  gaps: Array<{ from: number; to: number }>;
+}
+
+/** The answer to the `pause` update of an export workflow. */
+export interface PauseResult {
+  /** What the run had done when it stopped: pages staged for the resume. */
+  pagesStaged: boolean;
+}
+
 export type CallbackEvent = 'task.succeeded' | 'task.failed';
 
 export interface DeliverInput {
@@ -74,18 +87,22 @@ export interface Activities {
   completeTask(input: TaskRef & { files: StoredFile[] }): Promise<Ok>;
   failTask(input: TaskRef & { code: string; message: string }): Promise<Ok>;
   markCancelled(input: TaskRef): Promise<Ok>;
+  /** running → paused, the slot freed for the project's next task. */
+  pauseTask(input: TaskRef): Promise<Ok>;
   // the source (activities/fetch.ts)
   probeSource(input: TaskRef): Promise<ProbeOutput>;
   fetchPages(input: FetchPagesInput): Promise<FetchPagesOutput>;
   // staged data (activities/staging.ts)
   verifyStaged(input: TaskRef): Promise<{ pages: number }>;
+  stagedGaps(input: TaskRef): Promise<StagedGaps>;
   publishFiles(input: TaskRef & { outputs: RenderedFile[] }): Promise<{ files: StoredFile[] }>;
   discardStaged(input: TaskRef & { files?: boolean }): Promise<{ ok: true }>;
   // rendering (activities/render.ts)
   renderCsv(input: TaskRef): Promise<{ outputs: RenderedFile[] }>;
   renderXlsx(input: TaskRef): Promise<{ outputs: RenderedFile[] }>;
-  // expiry (activities/cleanup.ts)
+  // expiry and admission's sweep (activities/cleanup.ts)
   expireFiles(input: { batch: number }): Promise<{ expired: number }>;
+  sweepAdmission(input: Record<string, never>): Promise<{ started: number }>;
   // callbacks (activities/notify.ts)
   deliverCallback(input: DeliverInput): Promise<DeliverOutput>;
 }

@@ -1,7 +1,12 @@
 // The task's vocabulary: statuses, stages and the shapes stored on a task row. Pure: the workflow
 // bundle, the database schema and the API all import it.
 
-export const ACTIVE_STATUSES = ['queued', 'running'] as const;
+/** Not ended: a de-duplication target, shown to `*` subscribers, cancellable. */
+export const ACTIVE_STATUSES = ['queued', 'running', 'paused'] as const;
+/** A run may finish a task only from these (a paused or cancelled task is never revived). */
+export const RUNNABLE_STATUSES = ['queued', 'running'] as const;
+/** A task in these may be paused (CONTRACT §7). */
+export const PAUSABLE_STATUSES = ['queued', 'running'] as const;
 export const TERMINAL_STATUSES = ['succeeded', 'failed', 'cancelled', 'expired'] as const;
 export const TASK_STATUSES = [...ACTIVE_STATUSES, ...TERMINAL_STATUSES] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];

@@ -33,6 +33,8 @@ export async function startDevServer(opts: {
 }): Promise<DevServer> {
   const bin = resolveTemporalBin();
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--log-level', 'warn'];
+  // Task queue priority and per-project fairness (the fairness key is the project id).
+  args.push('--dynamic-config-value', 'matching.useNewMatcher=true', '--dynamic-config-value', 'matching.enableFairness=true');
   args.push(...(opts.uiPort ? ['--ui-port', String(opts.uiPort)] : ['--headless']));
   if (opts.dbFile) args.push('--db-filename', opts.dbFile);
   if (opts.namespace && opts.namespace !== 'default') args.push('--namespace', opts.namespace);

@@ -6,6 +6,7 @@ import type { Activities, CallbackEvent } from '../model/activities.js';
 import type { ExportType } from '../model/task.js';
 import { callbackWorkflow } from './callback.js';
 import { describe, fetchAll } from './fetch-all.js';
+import { PauseControl } from './pause.js';
 import * as profiles from './profiles.js';
 
 export interface ExportInput {
@@ -19,10 +20,12 @@ export interface ExportInput {
   callback?: boolean;
   /** FETCH_HEARTBEAT_TIMEOUT_MS; absent in workflows started before it existed. */
   heartbeatTimeoutMs?: number;
+  /** A paused export resumed: its pages staged so far are kept, the rest fetched. */
+  resume?: boolean;
 }
 
 export interface ExportOutput {
-  status: 'succeeded' | 'failed' | 'skipped' | 'cancelled';
+  status: 'succeeded' | 'failed' | 'skipped' | 'cancelled' | 'paused';
   errorCode?: string;
 }
 
@@ -33,11 +36,16 @@ export async function exportWorkflow(input: ExportInput): Promise<ExportOutput> 
   const work = proxyActivities<Activities>(profiles.work);
   const source = proxyActivities<Activities>(profiles.source(input.retry, heartbeat));
   const resume = proxyActivities<Activities>(profiles.source(input.retry, heartbeat, 1));
+  const pause = new PauseControl();
 
   try {
     const { proceed } = await state.startTask({ taskId });
     if (!proceed) return { status: 'skipped' };
-    await fetchAll(taskId, { source, resume, work }, input.retry);
+    if ((await pause.fetch(() => fetchAll(taskId, { source, resume, work }, input.retry, input.resume))) === 'paused') {
+      await state.pauseTask({ taskId });
+      pause.paused();
+      return { status: 'paused' };
+    }
     await state.setStage({ taskId, stage: 'rendering' });
     const { outputs } = await (input.type === 'excel' ? work.renderXlsx : work.renderCsv)({ taskId });
     await state.setStage({ taskId, stage: 'uploading' });
@@ -59,7 +67,8 @@ export async function exportWorkflow(input: ExportInput): Promise<ExportOutput> 
       throw err;
     }
     const { code, message } = describe(err);
-    await work.discardStaged({ taskId });
+    // files too: a step after publishing may have failed, and a failed task keeps no files.
+    await work.discardStaged({ taskId, files: true });
     const { ok } = await state.failTask({ taskId, code, message });
     if (ok) await notify(input, 'task.failed');
     return { status: 'failed', errorCode: code };

@@ -1,5 +1,6 @@
 // Fetching every page: lanes in parallel, each a list of 100-page chunks, with the design's
-// restart-once rule when the source changes underneath.
+// restart-once rule when the source changes underneath. A resumed export fetches only the pages
+// its paused run had not staged.
 import { ActivityFailure, ApplicationFailure, CancellationScope, sleep } from '@temporalio/workflow';
 import type { Activities, FetchPagesOutput } from '../model/activities.js';
 import { chunkRange, type Lane, planLanes } from '../model/plan.js';
@@ -10,16 +11,16 @@ export interface FetchProxies {
   source: Activities;
   /** A lane continuing after a transient error, one step further along the backoff. */
   resume: Activities;
-  /** verifyStaged and discardStaged. */
+  /** verifyStaged, stagedGaps and discardStaged. */
   work: Activities;
 }
 
 /** The design's restart rule: a source that changes mid-export gets one fresh start, then fails. */
-export async function fetchAll(taskId: string, acts: FetchProxies, retry: RetrySettings): Promise<void> {
+export async function fetchAll(taskId: string, acts: FetchProxies, retry: RetrySettings, resumed = false): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const { total, pageSize } = await acts.source.probeSource({ taskId });
-      await allOrNothing(planLanes(total, pageSize).map((lane) => () => fetchLane(taskId, lane, acts, retry)));
+      const lanes = attempt === 1 && resumed ? await gapLanes(taskId, acts) : await probedLanes(taskId, acts);
+      await allOrNothing(lanes.map((lane) => () => fetchLane(taskId, lane, acts, retry)));
       await acts.work.verifyStaged({ taskId });
       return;
     } catch (err) {
@@ -29,6 +30,17 @@ export async function fetchAll(taskId: string, acts: FetchProxies, retry: RetryS
       await acts.work.discardStaged({ taskId });
     }
   }
+}
+
+async function probedLanes(taskId: string, { source }: FetchProxies): Promise<Lane[]> {
+  const { total, pageSize } = await source.probeSource({ taskId });
+  return planLanes(total, pageSize);
+}
+
+/** Each range of pages the paused run had not staged becomes a lane of its own. */
+async function gapLanes(taskId: string, { work }: FetchProxies): Promise<Lane[]> {
+  const { gaps } = await work.stagedGaps({ taskId });
+  return gaps.map((g, i) => ({ lane: i, fromPage: g.from, toPage: g.to }));
 }
 
 /**

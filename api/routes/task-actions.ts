@@ -1,7 +1,7 @@
-// Actions on one task of the caller's project: cancel, retry, and its callback deliveries.
+// Actions on one task of the caller's project: cancel, retry, pause, resume, and its callback deliveries.
 import { Hono } from 'hono';
 import { deliveryJson, listDeliveries } from '../../domain/callbacks/deliveries.js';
-import { cancelTask, retryTask } from '../../domain/tasks/control.js';
+import { cancelTask, pauseTask, resumeTask, retryTask } from '../../domain/tasks/control.js';
 import { taskJson } from '../../domain/tasks/view.js';
 import { ownedTask } from '../middleware/owned-task.js';
 import type { ApiContext, AppEnv } from '../types.js';
@@ -14,6 +14,10 @@ export function taskActionsApp(ctx: ApiContext) {
   app.post('/:task_id/cancel', owned, async (c) => c.json(taskJson(await cancelTask(deps, c.get('task')), ctx.signer), 202));
 
   app.post('/:task_id/retry', owned, async (c) => c.json(taskJson(await retryTask(deps, c.get('task')), ctx.signer), 202));
+
+  app.post('/:task_id/pause', owned, async (c) => c.json(taskJson(await pauseTask(deps, c.get('task')), ctx.signer), 202));
+
+  app.post('/:task_id/resume', owned, async (c) => c.json(taskJson(await resumeTask(deps, c.get('task')), ctx.signer), 202));
 
   app.get('/:task_id/deliveries', owned, async (c) => {
     const rows = await listDeliveries(deps.db, c.get('task').id);

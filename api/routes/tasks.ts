@@ -5,6 +5,7 @@ import { countTasks, listTasks } from '../../domain/tasks/queries.js';
 import { submitTask } from '../../domain/tasks/submit.js';
 import { taskJson } from '../../domain/tasks/view.js';
 import { assertDownloadable, primaryFile, sendFile } from '../download.js';
+import { rateLimitHeaders } from '../errors.js';
 import { ownedTask } from '../middleware/owned-task.js';
 import { filterSchema, idempotencyFieldNames, idempotencyHeader, listSchema, submitSchema } from '../schemas/tasks.js';
 import type { ApiContext, AppEnv } from '../types.js';
@@ -20,8 +21,9 @@ export function tasksApp(ctx: ApiContext) {
   const app = new Hono<AppEnv>();
 
   app.post('/', ...submission, async (c) => {
-    const { task, created } = await submitTask(deps, c.get('project'), c.req.valid('json'), c.req.valid('header')['idempotency-key']);
+    const { task, created, rate } = await submitTask(deps, c.get('project'), c.req.valid('json'), c.req.valid('header')['idempotency-key']);
     if (created) c.header('Location', `/v1/tasks/${task.id}`);
+    for (const [k, v] of Object.entries(rate ? rateLimitHeaders(rate) : {})) c.header(k, v);
     return c.json(taskJson(task, ctx.signer), created ? 202 : 200);
   });
 

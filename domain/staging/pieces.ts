@@ -109,3 +109,16 @@ export function encodeStaged(ext: 'csv' | 'ndjson', rows: unknown[], columns: Co
   if (ext === 'csv') return encodeCsvRows(rows, columns);
   return Buffer.from(rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length ? '\n' : ''), 'utf8');
 }
+
+/** Pages [0, pages) no stored piece covers, as ranges: what a resumed export still has to fetch. */
+export function gaps(pieces: Piece[], pages: number): Array<{ from: number; to: number }> {
+  const out: Array<{ from: number; to: number }> = [];
+  let at = 0;
+  for (const p of [...pieces].sort((a, b) => a.from - b.from || b.to - a.to)) {
+    if (p.from > at) out.push({ from: at, to: Math.min(p.from, pages) });
+    at = Math.max(at, p.to);
+    if (at >= pages) break;
+  }
+  if (at < pages) out.push({ from: at, to: pages });
+  return out.filter((g) => g.to > g.from);
+}

@@ -9,11 +9,13 @@ import { getTask } from './queries.js';
 
 export const TASK_EVENTS_CHANNEL = 'task_events';
 
-export type TaskEventName = 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.cancelled' | 'task.expired';
+export type TaskEventName = 'task.progress' | 'task.paused' | 'task.resumed' | 'task.succeeded' | 'task.failed' | 'task.cancelled' | 'task.expired';
 
 
-export function eventFor(status: string): TaskEventName {
-  return isTerminal(status) ? (`task.${status}` as TaskEventName) : 'task.progress';
+/** The event a row's state is; `previous` is the status last sent, so leaving `paused` is task.resumed. */
+export function eventFor(status: string, previous?: string): TaskEventName {
+  if (isTerminal(status) || status === 'paused') return `task.${status}` as TaskEventName;
+  return previous === 'paused' ? 'task.resumed' : 'task.progress';
 }
 
 export type TaskListener = (row: TaskRow, event: TaskEventName) => void;
@@ -28,6 +30,7 @@ interface Pending {
   timer?: NodeJS.Timeout;
   lastFlush: number;
   lastVersion?: string;
+  lastStatus?: string;
   /** Reads of one task run one after another, so its events go out in order. */
   chain: Promise<void>;
 }
@@ -119,7 +122,7 @@ export class TaskEvents {
       return;
     }
     if (!this.byTask.has(n.id) && !this.byProject.has(n.project)) return;
-    this.schedule(n.id, isTerminal(n.status));
+    this.schedule(n.id, isTerminal(n.status) || n.status === 'paused');
   }
 
   /** Progress is coalesced to one read per interval; a final status goes out at once. */
@@ -151,13 +154,15 @@ export class TaskEvents {
         const version = versionOf(row);
         if (version === p.lastVersion) return;
         p.lastVersion = version;
-        this.dispatch(row);
+        const previous = p.lastStatus;
+        p.lastStatus = row.status;
+        this.dispatch(row, previous);
       })
       .catch((err: Error) => console.error(`[events] reading task ${taskId}: ${err.message}`));
   }
 
-  private dispatch(row: TaskRow): void {
-    const event = eventFor(row.status);
+  private dispatch(row: TaskRow, previous?: string): void {
+    const event = eventFor(row.status, previous);
     const listeners = [...(this.byTask.get(row.id) ?? []), ...(this.byProject.get(row.projectId) ?? [])];
     for (const l of listeners) {
       try {
@@ -175,7 +180,8 @@ export class TaskEvents {
 
   private sweep(): void {
     const old = Date.now() - 60_000;
-    for (const [id, p] of this.pending) if (!p.timer && p.lastFlush < old) this.pending.delete(id);
+    // A paused task's entry stays: its resume must still be told as task.resumed.
+    for (const [id, p] of this.pending) if (!p.timer && p.lastFlush < old && p.lastStatus !== 'paused') this.pending.delete(id);
   }
 }
 

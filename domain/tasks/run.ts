@@ -10,7 +10,7 @@ export interface RunDeps {
   config: Config;
 }
 
-/** Starts a run of the export workflow for the task (a retry starts a new run under the same id). */
+/** Starts a run of the export workflow for an admitted task (a retry or a resume is a new run under the same id). */
 export async function startRun(deps: RunDeps, task: TaskRow): Promise<void> {
   const input: ExportInput = {
     taskId: task.id,
@@ -19,12 +19,17 @@ export async function startRun(deps: RunDeps, task: TaskRow): Promise<void> {
     run: task.runs,
     callback: task.callback !== null,
     heartbeatTimeoutMs: deps.config.FETCH_HEARTBEAT_TIMEOUT_MS,
+    // A paused task keeps the probe's totals and its staged pieces: its next run continues from them.
+    ...(task.totalRows !== null ? { resume: true } : {}),
   };
   await deps.temporal.workflow.start(exportWorkflow, {
     workflowId: task.id,
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
     args: [input],
-    // 1 runs first; the server orders queued work by this key where priority is enabled.
-    priority: { priorityKey: task.priority },
+    // Starting twice (two admitters, a sweep after a crash) attaches to the run already there.
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    // 1 runs first; within a priority the server shares the task queue fairly between projects
+    // (matching.enableFairness, docs/operations.md).
+    priority: { priorityKey: task.priority, fairnessKey: task.projectId },
   });
 }

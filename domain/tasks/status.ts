@@ -1,10 +1,11 @@
 // The task row's state machine: every change of status or stage, and the progress the workflow
 // reports, goes through this module. Each change is one conditional UPDATE, so two writers (the
 // API cancelling, the workflow finishing) cannot both win, and a cancelled task is never revived.
-import { and, asc, count, eq, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { projects, type TaskRow, tasks } from '../../db/schema.js';
-import { ACTIVE_STATUSES, type LaneProgress, RETRYABLE_STATUSES, type StoredFile, type TaskStage } from '../../model/task.js';
+import { type TaskRow, tasks } from '../../db/schema.js';
+import { ACTIVE_STATUSES, type LaneProgress, RETRYABLE_STATUSES, RUNNABLE_STATUSES, type StoredFile, type TaskStage } from '../../model/task.js';
+import { DomainError } from '../errors.js';
 import { requireTask } from './queries.js';
 
 type NewTask = Omit<typeof tasks.$inferInsert, 'status' | 'stage'>;
@@ -24,29 +25,23 @@ export async function deleteUnstarted(db: Db, taskId: string): Promise<void> {
   await db.delete(tasks).where(and(eq(tasks.id, taskId), eq(tasks.status, 'queued')));
 }
 
-export type Admission = 'admitted' | 'not_queued' | 'no_slot';
+export type StartOutcome = 'started' | 'not_queued' | 'not_admitted';
 
-/** queued → running when the project has a free slot (max_running_tasks). */
-export async function admit(db: Db, taskId: string): Promise<{ admission: Admission; limit?: number }> {
-  return db.transaction(async (tx) => {
-    const task = await requireTask(tx, taskId);
-    if (task.status === 'running') return { admission: 'admitted' };
-    if (task.status !== 'queued') return { admission: 'not_queued' };
-    // Serialises slot counting per project across API and worker processes.
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${task.projectId}))`);
-    const [project] = await tx.select({ max: projects.maxRunningTasks }).from(projects).where(eq(projects.id, task.projectId));
-    const [running] = await tx
-      .select({ n: count() })
-      .from(tasks)
-      .where(and(eq(tasks.projectId, task.projectId), eq(tasks.status, 'running')));
-    if (project && (running?.n ?? 0) >= project.max) return { admission: 'no_slot', limit: project.max };
-    const now = new Date();
-    await tx
-      .update(tasks)
-      .set({ status: 'running', stage: 'probing', startedAt: now, updatedAt: now, lanes: {}, files: [] })
-      .where(and(eq(tasks.id, taskId), eq(tasks.status, 'queued')));
-    return { admission: 'admitted' };
-  });
+/**
+ * queued → running, once admission has reserved a slot for the task (admission.ts). A task not
+ * admitted yet is left queued: only a run started before admission existed can ask that early.
+ */
+export async function startAdmitted(db: Db, taskId: string): Promise<StartOutcome> {
+  const now = new Date();
+  const [row] = await db
+    .update(tasks)
+    .set({ status: 'running', stage: 'probing', startedAt: now, updatedAt: now, admittedAt: null })
+    .where(and(eq(tasks.id, taskId), eq(tasks.status, 'queued'), isNotNull(tasks.admittedAt)))
+    .returning({ id: tasks.id });
+  if (row) return 'started';
+  const task = await requireTask(db, taskId);
+  if (task.status === 'running') return 'started';
+  return task.status === 'queued' ? 'not_admitted' : 'not_queued';
 }
 
 /** Updates a task that is still running; a task cancelled meanwhile is left as it is. */
@@ -65,7 +60,7 @@ export const setStage = (db: Db, taskId: string, stage: TaskStage): Promise<bool
 export const recordProbe = (db: Db, taskId: string, totalRows: number, pagesTotal: number): Promise<boolean> =>
   updateRunning(db, taskId, { totalRows, pagesTotal, stage: 'fetching', lanes: {} });
 
-export async function setLaneProgress(db: Db, taskId: string, lane: number, progress: LaneProgress[string]): Promise<void> {
+export async function setLaneProgress(db: Db, taskId: string, lane: number | 'staged', progress: LaneProgress[string]): Promise<void> {
   // jsonb_set touches only this lane's key, so parallel lanes never overwrite each other.
   await db
     .update(tasks)
@@ -88,17 +83,17 @@ export async function finishTask(db: Db, taskId: string, outcome: Outcome): Prom
   const rows = await db
     .update(tasks)
     .set({ ...set, finishedAt: now, updatedAt: now })
-    .where(and(eq(tasks.id, taskId), inArray(tasks.status, [...ACTIVE_STATUSES])))
+    .where(and(eq(tasks.id, taskId), inArray(tasks.status, [...RUNNABLE_STATUSES])))
     .returning({ id: tasks.id });
   return rows.length > 0;
 }
 
-/** queued or running → cancelled (the API's cancel and the workflow's own cleanup both use it). */
+/** queued, running or paused → cancelled (the API's cancel and the workflow's own cleanup both use it). */
 export async function cancelActive(db: Db, taskId: string): Promise<TaskRow | undefined> {
   const now = new Date();
   const [row] = await db
     .update(tasks)
-    .set({ status: 'cancelled', stage: null, finishedAt: now, updatedAt: now })
+    .set({ status: 'cancelled', stage: null, finishedAt: now, updatedAt: now, admittedAt: null })
     .where(and(eq(tasks.id, taskId), inArray(tasks.status, [...ACTIVE_STATUSES])))
     .returning();
   return row;
@@ -106,6 +101,15 @@ export async function cancelActive(db: Db, taskId: string): Promise<TaskRow | un
 
 /** failed or cancelled → queued as a new run: progress, files and error are reset, runs counts up. */
 export async function resetForRetry(db: Db, taskId: string): Promise<TaskRow | undefined> {
+  try {
+    return await reset(db, taskId);
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
+    throw new DomainError('task_duplicate_live', 'an identical task is already queued, running or paused; retry it once that one has ended, or submit again');
+  }
+}
+
+async function reset(db: Db, taskId: string): Promise<TaskRow | undefined> {
   const [row] = await db
     .update(tasks)
     .set({
@@ -121,6 +125,7 @@ export async function resetForRetry(db: Db, taskId: string): Promise<TaskRow | u
       finishedAt: null,
       expiresAt: null,
       runs: sql`${tasks.runs} + 1`,
+      admittedAt: null,
       updatedAt: new Date(),
     })
     .where(and(eq(tasks.id, taskId), inArray(tasks.status, [...RETRYABLE_STATUSES])))
@@ -145,4 +150,40 @@ export async function markExpired(db: Db, taskId: string): Promise<void> {
     .update(tasks)
     .set({ status: 'expired', updatedAt: new Date() })
     .where(and(eq(tasks.id, taskId), eq(tasks.status, 'succeeded')));
+}
+
+/** queued → paused (a waiting task gives up its place, and its slot if it had one). */
+export async function pauseQueued(db: Db, taskId: string): Promise<TaskRow | undefined> {
+  const [row] = await db
+    .update(tasks)
+    .set({ status: 'paused', admittedAt: null, updatedAt: new Date() })
+    .where(and(eq(tasks.id, taskId), eq(tasks.status, 'queued')))
+    .returning();
+  return row;
+}
+
+/** running → paused: the run stopped fetching; its staged pieces stay for the resume. */
+export async function pauseRunning(db: Db, taskId: string): Promise<boolean> {
+  const rows = await db
+    .update(tasks)
+    .set({ status: 'paused', stage: null, updatedAt: new Date() })
+    .where(and(eq(tasks.id, taskId), eq(tasks.status, 'running')))
+    .returning({ id: tasks.id });
+  return rows.length > 0;
+}
+
+/** paused → queued: back in its project's queue, in its original place (priority, then submission). */
+export async function resumePaused(db: Db, taskId: string): Promise<TaskRow | undefined> {
+  const [row] = await db
+    .update(tasks)
+    .set({ status: 'queued', admittedAt: null, updatedAt: new Date() })
+    .where(and(eq(tasks.id, taskId), eq(tasks.status, 'paused')))
+    .returning();
+  return row;
+}
+
+/** Postgres's unique_violation, from postgres.js or PGlite (drizzle may wrap it in `cause`). */
+export function isUniqueViolation(err: unknown): boolean {
+  for (let e = err as { code?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) if (e.code === '23505') return true;
+  return false;
 }

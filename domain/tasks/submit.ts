@@ -1,12 +1,13 @@
 // Accepting a task: allow-lists, submit rate, de-duplication, then the row and its workflow.
-import { and, count, eq, gte, inArray } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { type ProjectRow, type TaskRow, tasks } from '../../db/schema.js';
 import { ACTIVE_STATUSES, type ExportType } from '../../model/task.js';
 import { newId, randomToken, sha256Hex } from '../../platform/crypto.js';
 import { DomainError } from '../errors.js';
 import { checkOutgoingUrl } from '../source/hosts.js';
-import { type RunDeps, startRun } from './run.js';
+import { type AdmissionDeps, dispatch } from './admission.js';
+import { type RateState, takeSubmission } from './rate.js';
 import { deleteUnstarted, insertQueued } from './status.js';
 
 export interface SubmitInput {
@@ -26,9 +27,7 @@ export interface SubmitInput {
   priority: number;
 }
 
-export interface SubmitDeps extends RunDeps {
-  db: Db;
-}
+export type SubmitDeps = AdmissionDeps;
 
 /** Canonical JSON (sorted keys) so that two equal requests hash the same. */
 function canonical(v: unknown): string {
@@ -61,30 +60,42 @@ function checkHosts(project: ProjectRow, input: SubmitInput): void {
   if (input.callback) checkHost('callback', input.callback, project.callbackHosts, 'callback_hosts');
 }
 
-async function checkRate(db: Db, project: ProjectRow): Promise<void> {
-  const since = new Date(Date.now() - 60_000);
-  const [recent] = await db
-    .select({ n: count() })
-    .from(tasks)
-    .where(and(eq(tasks.projectId, project.id), gte(tasks.createdAt, since)));
-  if ((recent?.n ?? 0) >= project.submitPerMinute) {
-    throw new DomainError('rate_limited', `this project may submit ${project.submitPerMinute} tasks a minute`, { retryAfter: 60 });
-  }
+export interface Submitted {
+  task: TaskRow;
+  created: boolean;
+  /** The submit quota after this submission (absent for a de-duplicated answer, which is free). */
+  rate?: RateState;
 }
 
-export async function submitTask(
-  deps: SubmitDeps,
-  project: ProjectRow,
-  input: SubmitInput,
-  idempotencyKey: string | undefined,
-): Promise<{ task: TaskRow; created: boolean }> {
+/** Rolls back a submission that lost the insert to an identical one. */
+class LostRace extends Error {}
+
+export async function submitTask(deps: SubmitDeps, project: ProjectRow, input: SubmitInput, idempotencyKey: string | undefined): Promise<Submitted> {
   checkHosts(project, input);
   const requestHash = sha256Hex(canonical(input));
   const existing = await findDuplicate(deps.db, project.id, requestHash, idempotencyKey);
   if (existing) return { task: existing, created: false };
-  await checkRate(deps.db, project);
+  let created: { task: TaskRow; rate: RateState };
+  try {
+    // One transaction: a submission that loses to an identical one gives its quota back.
+    created = await deps.db.transaction(async (tx) => {
+      const rate = await takeSubmission(tx, project);
+      const task = await insertQueued(tx, newTask(project, input, requestHash, idempotencyKey));
+      if (!task) throw new LostRace();
+      return { task, rate };
+    });
+  } catch (err) {
+    if (!(err instanceof LostRace)) throw err;
+    const winner = await findDuplicate(deps.db, project.id, requestHash, idempotencyKey);
+    if (winner) return { task: winner, created: false };
+    throw keyReused();
+  }
+  await admitOrRemove(deps, created.task);
+  return { ...created, created: true };
+}
 
-  const task = await insertQueued(deps.db, {
+function newTask(project: ProjectRow, input: SubmitInput, requestHash: string, idempotencyKey: string | undefined) {
+  return {
     id: newId('tsk'),
     projectId: project.id,
     operatorId: input.operator_id,
@@ -107,15 +118,7 @@ export async function submitTask(
     requestHash,
     // Set here rather than by the database: list cursors compare it at millisecond precision.
     createdAt: new Date(),
-  });
-  if (!task) {
-    // A concurrent request with the same Idempotency-Key won the insert.
-    const winner = await findDuplicate(deps.db, project.id, requestHash, idempotencyKey);
-    if (winner) return { task: winner, created: false };
-    throw keyReused();
-  }
-  await startOrRemove(deps, task);
-  return { task, created: true };
+  };
 }
 
 const keyReused = () => {
@@ -137,11 +140,15 @@ async function findDuplicate(db: Db, projectId: string, requestHash: string, key
   return active;
 }
 
-async function startOrRemove(deps: SubmitDeps, task: TaskRow): Promise<void> {
-  try {
-    await startRun(deps, task);
-  } catch (err) {
-    await deleteUnstarted(deps.db, task.id);
-    throw new DomainError('temporal_unavailable', `the task could not be scheduled: ${(err as Error).message}`);
-  }
+/**
+ * Starts the project's next tasks if it has free slots. When Temporal cannot take the new task's
+ * run, the task is removed and the caller told (nothing ran, nothing was stored); a crash here
+ * leaves the task queued, and admission's listener or sweep starts it (admission.ts).
+ */
+async function admitOrRemove(deps: SubmitDeps, task: TaskRow): Promise<void> {
+  const { failed } = await dispatch(deps, task.projectId);
+  const err = failed.get(task.id);
+  if (!err) return;
+  await deleteUnstarted(deps.db, task.id);
+  throw new DomainError('temporal_unavailable', `the task could not be scheduled: ${err.message}`);
 }

@@ -170,7 +170,7 @@ describe('de-duplication and listing', () => {
     expect((await env.api('GET', '/v1/tasks?status=nope', { token: p.api_key })).status).toBe(422);
     expect((await env.api('GET', '/v1/tasks?cursor=garbage', { token: p.api_key })).status).toBe(422);
     const counts = await env.api('GET', '/v1/tasks/counts', { token: p.api_key });
-    expect(counts.json.counts).toEqual({ queued: 0, running: 0, succeeded: 5, failed: 0, cancelled: 0, expired: 0 });
+    expect(counts.json.counts).toEqual({ queued: 0, running: 0, paused: 0, succeeded: 5, failed: 0, cancelled: 0, expired: 0 });
   });
 
   it("answers 429 with Retry-After over the project's submit rate", async () => {

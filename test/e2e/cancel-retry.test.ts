@@ -81,8 +81,10 @@ describe('cancel', () => {
     const res = await env.api('POST', `/v1/tasks/${queued}/cancel`, { token: key });
     expect(res.status).toBe(202);
     expect(res.json.status).toBe('cancelled');
-    await expect.poll(() => workflowStatus(queued), { timeout: 10_000 }).toBe('CANCELLED');
     expect((await env.waitForTask(running, key)).status).toBe('succeeded');
+    // A waiting task has no run (admission starts runs only for admitted tasks), and the slot
+    // freed by the first one must not start the cancelled one.
+    await expect(env.temporal.workflow.getHandle(queued).describe()).rejects.toThrow(/not found/i);
     const later = await env.api('GET', `/v1/tasks/${queued}`, { token: key });
     expect(later.json).toMatchObject({ status: 'cancelled', started_at: null });
   });

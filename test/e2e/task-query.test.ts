@@ -49,7 +49,7 @@ describe('passive query', () => {
 
   it('counts by status with the same filters', async () => {
     const all = await env.api('GET', '/v1/tasks/counts', { token: key });
-    expect(all.json.counts).toEqual({ queued: 0, running: 0, succeeded: 3, failed: 1, cancelled: 0, expired: 0 });
+    expect(all.json.counts).toEqual({ queued: 0, running: 0, paused: 0, succeeded: 3, failed: 1, cancelled: 0, expired: 0 });
     const bob = await env.api('GET', '/v1/tasks/counts?operator_id=bob&created_before=2026-01-04T00:00:00Z', { token: key });
     expect(bob.json.counts).toMatchObject({ succeeded: 1, failed: 0 });
   });

@@ -65,7 +65,7 @@ export async function startFetchHarness(env: Record<string, string> = {}): Promi
     submitPerMinute: 100,
     settings: {},
   });
-  const activities = createFetchActivities({ db: database.db, storage, config, linkSecret: 'test-link-secret-0123456789' });
+  const activities = createFetchActivities({ db: database.db, storage, config });
   return {
     config,
     database,

@@ -12,6 +12,7 @@ import { type Config, loadConfig } from '../../platform/config.js';
 import { randomToken } from '../../platform/crypto.js';
 import { type Core, installTemporalRuntime, openCore, startApi } from '../../app/runtime.js';
 import { createWorker } from '../../app/worker-setup.js';
+import { watchQueue } from '../../domain/tasks/admission-watch.js';
 import { freePort } from './ports.js';
 
 export const ADMIN = 'test-admin-token-0123456789';
@@ -79,10 +80,12 @@ export async function startTestEnv(env: Record<string, string> = {}, opts: { wor
           connection: nativeConnection,
           namespace: config.TEMPORAL_NAMESPACE,
           taskQueue: config.TEMPORAL_TASK_QUEUE,
-          deps: { db: core.database.db, storage: core.storage, config, linkSecret: core.secrets.linkSecret },
+          deps: { db: core.database.db, storage: core.storage, config, linkSecret: core.secrets.linkSecret, temporal },
           workflowBundle: { code: inject('workflowBundleCode') },
         });
   const running = worker?.run();
+  // Like a worker process, the test's worker side starts what an API left queued (admission-watch.ts).
+  const unwatch = worker ? await watchQueue({ db: core.database.db, database: core.database, temporal, config }) : undefined;
   const server: ServerType = await startApi({ ...core, temporal });
   const base = `http://127.0.0.1:${port}`;
 
@@ -129,6 +132,7 @@ export async function startTestEnv(env: Record<string, string> = {}, opts: { wor
       }
     },
     async close() {
+      await unwatch?.();
       worker?.shutdown();
       await running;
       await new Promise((r) => server.close(r));

@@ -1,0 +1,9 @@
+// Run by a Temporal Schedule (app/schedules.ts): starts what a crash left waiting (domain/tasks/admission.ts).
+import { proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../model/activities.js';
+
+const { sweepAdmission } = proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 3 } });
+
+export async function admissionSweepWorkflow(_input: Record<string, never> = {}): Promise<{ started: number }> {
+  return sweepAdmission({});
+}
