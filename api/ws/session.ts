@@ -10,7 +10,7 @@ import { getTask } from '../../domain/tasks/queries.js';
 import type { Config } from '../../platform/config.js';
 import { eventFor, type TaskEventName, type TaskEvents, type TaskListener } from '../../domain/tasks/events.js';
 import { type LinkSigner, taskJson } from '../../domain/tasks/view.js';
-import { textProblem } from '../validate.js';
+import { textProblem } from '../text.js';
 
 // A task id with a NUL or an unpaired surrogate cannot even be looked up (Postgres refuses it).
 const target = z.string().min(1).max(128).refine((s) => textProblem(s) === null);

@@ -16,7 +16,8 @@ const { source, closeSources } = sourcePool();
 
 beforeAll(async () => {
   [slow, strict] = await Promise.all([
-    startTestEnv({ FETCH_HEARTBEAT_TIMEOUT_MS: '2000' }),
+    // The defaults: FETCH_HEARTBEAT_TIMEOUT_MS 10 s, SOURCE_TIMEOUT_MS 30 s.
+    startTestEnv(),
     startTestEnv({ SOURCE_TIMEOUT_MS: '2000', SOURCE_REQUEST_DEADLINE_MS: '3000', SOURCE_RETRY_MAX_ATTEMPTS: '2', SOURCE_RETRY_INITIAL_MS: '200' }),
   ]);
   [{ api_key: slowKey }, { api_key: strictKey }] = await Promise.all([slow.createProject(), strict.createProject()]);
@@ -34,17 +35,17 @@ async function submit(env: TestEnv, key: string, sourceUrl: string) {
 }
 
 describe('source requests', () => {
-  it('succeeds when the first answer takes three times the heartbeat timeout, with one probe request', async () => {
-    // 6 s against FETCH_HEARTBEAT_TIMEOUT_MS=2000: without probe heartbeats, every attempt would time out.
-    const src = await source({ total: 250, delayMs: (r) => (r.pageSize === 1 ? 6000 : 0) });
+  it('succeeds when the first answer takes 20 s (twice the heartbeat timeout), with one probe request', async () => {
+    // 20 s against FETCH_HEARTBEAT_TIMEOUT_MS=10000: without probe heartbeats, every attempt would time out.
+    const src = await source({ total: 250, delayMs: (r) => (r.pageSize === 1 ? 20_000 : 0) });
     const taskId = await submit(slow, slowKey, src.url);
-    const task = await slow.waitForTask(taskId, slowKey, undefined, 40_000);
+    const task = await slow.waitForTask(taskId, slowKey, undefined, 50_000);
     expect(task.status).toBe('succeeded');
     expect(task.progress).toMatchObject({ total_rows: 250, fetched_rows: 250 });
-    // the probe was asked once, and answered after 6 s: no attempt timed out and was retried
+    // the probe was asked once, and answered after 20 s: no attempt timed out and was retried
     expect(src.requests.filter((r) => r.pageSize === 1)).toHaveLength(1);
     expect(src.aborted).toHaveLength(0);
-  });
+  }, 60_000);
 
   it('sends a signed query string unchanged, adding only page and page_size (replacing page=9)', async () => {
     const query = "?month=2026-11&q=a%20b&plus=a+b&t=~me&flag&page=9&quote='x'&sig=Zm9v%2Bbar%3D";

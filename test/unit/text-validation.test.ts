@@ -5,7 +5,8 @@ import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { onError } from '../../api/errors.js';
-import { findBadText, jsonBody, pathText, textProblem, valid } from '../../api/validate.js';
+import { findBadText, textProblem } from '../../api/text.js';
+import { jsonBody, pathText, valid } from '../../api/validate.js';
 
 describe('textProblem / findBadText', () => {
   it('accepts ordinary text, emoji (paired surrogates) and other controls', () => {
