@@ -1,7 +1,5 @@
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { projectRoot } from '../../platform/temporal-server.js';
-import { freePort } from '../support/ports.js';
+import { startApiProcess } from '../support/api-process.js';
 import { sourcePool } from '../support/source-server.js';
 import { startTestEnv, type TestEnv } from '../support/env.js';
 import { type Client, connect } from '../support/ws-client.js';
@@ -35,36 +33,6 @@ async function submit(key: string, body: Record<string, unknown>) {
   const res = await env.api('POST', '/v1/tasks', { token: key, body: { operator_id: 'op-ws', page_size: 100, ...body } });
   expect(res.status).toBe(202);
   return res.json.task_id as string;
-}
-
-async function startApiProcess() {
-  const port = await freePort();
-  const { config } = env;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'app/api.ts'], {
-    cwd: projectRoot,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      PATH: process.env.PATH,
-      PORT: String(port),
-      DATA_DIR: config.DATA_DIR,
-      DATABASE_URL: env.databaseUrl,
-      TEMPORAL_ADDRESS: config.TEMPORAL_ADDRESS,
-      TEMPORAL_TASK_QUEUE: config.TEMPORAL_TASK_QUEUE,
-      ADMIN_TOKEN: config.ADMIN_TOKEN,
-      LINK_SECRET: config.LINK_SECRET,
-      LOG_LEVEL: 'warn',
-    },
-  });
-  let out = '';
-  child.stdout.on('data', (b: Buffer) => (out += b.toString()));
-  child.stderr.on('data', (b: Buffer) => (out += b.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 30_000;
-  while (!out.includes('api listening')) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`npm run api did not start:\n${out}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { child, exited, base: `http://127.0.0.1:${port}` };
 }
 
 const final = (id: string) => (m: any) => m.task?.task_id === id && m.event !== 'task.progress';
@@ -138,7 +106,7 @@ describe('WebSocket /v1/ws', () => {
 
   it('delivers the same events through a second API process (LISTEN/NOTIFY fan-out)', async () => {
     // A real `npm run api` process: only Postgres connects it to this process's worker.
-    const api2 = await startApiProcess();
+    const api2 = await startApiProcess(env);
     try {
       const src = await source({ total: 400, delayMs: (r) => (r.pageSize === 1 ? 0 : 100) });
       const taskId = await submit(a.api_key, { source_url: src.url });
