@@ -31,6 +31,8 @@ const STATUS: Record<string, ContentfulStatusCode> = {
   upgrade_required: 426,
   rate_limited: 429,
   temporal_unavailable: 503,
+  too_many_connections: 503,
+  shutting_down: 503,
 };
 
 /** Headers an answer with this code always carries. */

@@ -1,7 +1,7 @@
 // Wiring shared by the embedded start (bin/start.ts) and the split processes (api/main.ts, worker/main.ts).
 import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { serve, type ServerType } from '@hono/node-server';
+import { createAdaptorServer, type ServerType } from '@hono/node-server';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { createApp } from '../api/app.js';
@@ -47,12 +47,17 @@ export async function connectTemporal(config: Config, address: string): Promise<
   }
 }
 
+const LISTEN_BACKLOG = 8192;
+
 export function startApi(deps: ApiDeps, extra?: (app: ReturnType<typeof createApp>['app']) => void): Promise<ServerType> {
   const { app, realtime } = createApp(deps);
   extra?.(app);
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, port: deps.config.PORT, hostname: '0.0.0.0' }, () => resolve(server));
+    const server = createAdaptorServer({ fetch: app.fetch });
     realtime.attach(server as Server);
+    // A fleet of clients reconnecting at once must queue, not be reset: the kernel caps the backlog
+    // at net.core.somaxconn (4096 here), well above Node's default of 511.
+    server.listen({ port: deps.config.PORT, host: '0.0.0.0', backlog: LISTEN_BACKLOG }, () => resolve(server));
     server.once('error', (err: NodeJS.ErrnoException) =>
       reject(new Error(err.code === 'EADDRINUSE' ? `port ${deps.config.PORT} is already in use (PORT)` : `the API could not listen: ${err.message}`)),
     );

@@ -60,6 +60,10 @@ const schema = z.object({
   WS_MAX_SUBSCRIPTIONS: positiveInt.default(100),
   WS_IDLE_MS: positiveInt.default(60_000),
   WS_PING_MS: positiveInt.default(30_000),
+  // WebSockets one API process holds at once (503 at the upgrade beyond), and how much unread data
+  // a client may have before progress frames wait (coalesced) and a final event closes it (1013).
+  WS_MAX_CONNECTIONS: positiveInt.default(10_000),
+  WS_MAX_BUFFERED_BYTES: positiveInt.default(1 << 20),
   // Browser origins allowed to open /v1/ws besides the service's own (comma-separated, or `*`).
   WS_ALLOWED_ORIGINS: z
     .string()

@@ -27,6 +27,16 @@ export function createRealtime(deps: ApiContext, root: Hono<AppEnv>): Realtime {
   // each upgrade, and closes a connection that sends a larger frame with 1009.
   nodeWs.wss.options.maxPayload = config.WS_MAX_FRAME_BYTES;
   const sessions = new Set<Session>();
+  let closing = false;
+
+  /** Full or shutting down: a clear 503 at the upgrade, never a reset connection. */
+  const capacity = createMiddleware<AppEnv>(async (_c, next) => {
+    if (closing) throw new DomainError('shutting_down', 'this API process is shutting down; connect again (to another process)', { retryAfter: 1 });
+    if (sessions.size >= config.WS_MAX_CONNECTIONS) {
+      throw new DomainError('too_many_connections', `this API process holds its maximum of ${config.WS_MAX_CONNECTIONS} WebSocket connections (WS_MAX_CONNECTIONS)`, { retryAfter: 5 });
+    }
+    await next();
+  });
 
   const routes = new Hono<AppEnv>();
   routes.get(
@@ -39,6 +49,7 @@ export function createRealtime(deps: ApiContext, root: Hono<AppEnv>): Realtime {
       return next();
     },
     originGuard(config),
+    capacity,
     authenticate(deps, { allowQueryToken: true }),
     projectOnly,
     nodeWs.upgradeWebSocket((c) => {
@@ -71,6 +82,7 @@ export function createRealtime(deps: ApiContext, root: Hono<AppEnv>): Realtime {
       const close = server.close.bind(server);
       // Open sockets would keep server.close() waiting forever: say goodbye to them first.
       server.close = ((cb?: (err?: Error) => void) => {
+        closing = true;
         for (const s of sessions) s.close(CLOSE.goingAway, 'server shutting down');
         // A peer that does not answer the close frame within a second is cut off.
         setTimeout(() => {

@@ -1,15 +1,14 @@
 // One WebSocket connection of a project (CONTRACT §5): its subscriptions, its limits, and the
 // events it is sent. Messages are small JSON objects; anything else counts as a strike.
-import { and, desc, eq, inArray } from 'drizzle-orm';
 import type { WebSocket } from 'ws';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
-import { type ProjectRow, type TaskRow, tasks } from '../../db/schema.js';
-import { ACTIVE_STATUSES } from '../../model/task.js';
+import type { ProjectRow, TaskRow } from '../../db/schema.js';
 import { getTask } from '../../domain/tasks/queries.js';
 import type { Config } from '../../platform/config.js';
 import { eventFor, type TaskEventName, type TaskEvents, type TaskListener } from '../../domain/tasks/events.js';
-import { type LinkSigner, taskJson } from '../../domain/tasks/view.js';
+import type { LinkSigner } from '../../domain/tasks/view.js';
+import { activeSnapshot, frameFor } from './frames.js';
 import { textProblem } from '../text.js';
 
 // A task id with a NUL or an unpaired surrogate cannot even be looked up (Postgres refuses it).
@@ -26,12 +25,10 @@ export interface SessionDeps {
 // Abuse limits that need no tuning: a client that keeps sending garbage or floods is cut off.
 const MAX_STRIKES = 5;
 const MAX_MESSAGES_PER_10S = 50;
-// A client that does not read gets no more progress frames (final events still go out).
-const MAX_BUFFERED_BYTES = 1 << 20;
-// On `*`, the current state of at most this many active tasks is sent at once.
-const SNAPSHOT_LIMIT = 100;
+// How often progress held back from a slow reader is looked at again.
+const DRAIN_CHECK_MS = 250;
 
-export const CLOSE = { normal: 1000, goingAway: 1001, policy: 1008 } as const;
+export const CLOSE = { normal: 1000, goingAway: 1001, policy: 1008, tryAgainLater: 1013 } as const;
 
 export class Session {
   private readonly subs = new Map<string, () => void>();
@@ -43,6 +40,9 @@ export class Session {
   private readonly pingTimer: NodeJS.Timeout;
   private alive = true;
   private disposed = false;
+  /** Progress held back while the client reads slowly: only the latest per task is kept. */
+  private readonly heldBack = new Map<string, { row: TaskRow; event: TaskEventName }>();
+  private drainTimer: NodeJS.Timeout | undefined;
   /** Messages are handled one at a time, in order: limits hold and replies keep their order. */
   private queue: Promise<void> = Promise.resolve();
 
@@ -94,6 +94,8 @@ export class Session {
     this.disposed = true;
     clearInterval(this.pingTimer);
     clearTimeout(this.idleTimer);
+    clearInterval(this.drainTimer);
+    this.heldBack.clear();
     for (const off of this.subs.values()) off();
     this.subs.clear();
   }
@@ -108,13 +110,7 @@ export class Session {
       this.subs.set(target, this.deps.hub.watchProject(this.project.id, listener));
       this.armIdle();
       this.send({ subscribed: '*' });
-      const active = await this.deps.db
-        .select()
-        .from(tasks)
-        .where(and(eq(tasks.projectId, this.project.id), inArray(tasks.status, [...ACTIVE_STATUSES])))
-        .orderBy(desc(tasks.createdAt))
-        .limit(SNAPSHOT_LIMIT);
-      for (const row of active.reverse()) this.push(row, eventFor(row.status));
+      for (const row of await activeSnapshot(this.deps.db, this.project.id)) this.push(row, eventFor(row.status));
       return;
     }
     const row = await getTask(this.deps.db, target);
@@ -138,13 +134,34 @@ export class Session {
     this.send({ unsubscribed: target });
   }
 
+  /**
+   * Sends a task event. Progress to a client with more than WS_MAX_BUFFERED_BYTES unread waits,
+   * coalesced to the latest per task; any other event is never dropped: a client too slow to take
+   * it is closed with 1013 (try again later), so it reconnects and reads the task instead of
+   * waiting for an event that will not come.
+   */
   private push(row: TaskRow, event: TaskEventName): void {
     const at = row.updatedAt.getTime();
     const last = this.sentAt.get(row.id);
     if (last !== undefined && at < last) return;
-    if (event === 'task.progress' && this.ws.bufferedAmount > MAX_BUFFERED_BYTES) return;
+    const slow = this.ws.bufferedAmount > this.deps.config.WS_MAX_BUFFERED_BYTES;
+    if (event === 'task.progress' && slow) return this.holdBack(row, event);
+    this.heldBack.delete(row.id);
+    if (slow) return this.close(CLOSE.tryAgainLater, `too slow to receive ${event} of ${row.id}; reconnect and read the task`);
     this.sentAt.set(row.id, at);
-    this.send({ event, task: taskJson(row, this.deps.signer) });
+    if (this.ws.readyState === this.ws.OPEN) this.ws.send(frameFor(row, event, this.deps.signer));
+  }
+
+  private holdBack(row: TaskRow, event: TaskEventName): void {
+    this.heldBack.set(row.id, { row, event });
+    this.drainTimer ??= setInterval(() => {
+      if (this.ws.bufferedAmount > this.deps.config.WS_MAX_BUFFERED_BYTES) return;
+      clearInterval(this.drainTimer);
+      this.drainTimer = undefined;
+      const held = [...this.heldBack.values()];
+      this.heldBack.clear();
+      for (const h of held) this.push(h.row, h.event);
+    }, DRAIN_CHECK_MS);
   }
 
   private send(message: unknown): void {

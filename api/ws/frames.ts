@@ -1,0 +1,41 @@
+// What a WebSocket is sent about a task, serialised once per change however many sockets watch it:
+// the hub hands every listener the same row object, so the frame is built for the first and reused.
+import { and, desc, eq, inArray } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { type TaskRow, tasks } from '../../db/schema.js';
+import type { TaskEventName } from '../../domain/tasks/events.js';
+import { type LinkSigner, taskJson } from '../../domain/tasks/view.js';
+import { ACTIVE_STATUSES } from '../../model/task.js';
+
+const frames = new WeakMap<TaskRow, Map<TaskEventName, string>>();
+
+export function frameFor(row: TaskRow, event: TaskEventName, signer: LinkSigner): string {
+  let byEvent = frames.get(row);
+  if (!byEvent) frames.set(row, (byEvent = new Map()));
+  let frame = byEvent.get(event);
+  if (frame === undefined) byEvent.set(event, (frame = JSON.stringify({ event, task: taskJson(row, signer) })));
+  return frame;
+}
+
+// On `*`, the current state of at most this many active tasks is sent at once.
+const SNAPSHOT_LIMIT = 100;
+// Thousands of sockets subscribing at once (a fleet of browser tabs reconnecting) share one query.
+const SNAPSHOT_SHARE_MS = 250;
+const snapshots = new Map<string, { at: number; rows: Promise<TaskRow[]> }>();
+
+/** The project's queued, running and paused tasks, oldest first (the `*` subscription's snapshot). */
+export function activeSnapshot(db: Db, projectId: string): Promise<TaskRow[]> {
+  const now = Date.now();
+  const hit = snapshots.get(projectId);
+  if (hit && now - hit.at < SNAPSHOT_SHARE_MS) return hit.rows;
+  const rows = db
+    .select()
+    .from(tasks)
+    .where(and(eq(tasks.projectId, projectId), inArray(tasks.status, [...ACTIVE_STATUSES])))
+    .orderBy(desc(tasks.createdAt))
+    .limit(SNAPSHOT_LIMIT)
+    .then((r) => r.reverse());
+  snapshots.set(projectId, { at: now, rows });
+  for (const [id, s] of snapshots) if (now - s.at > SNAPSHOT_SHARE_MS) snapshots.delete(id);
+  return rows;
+}
