@@ -21,7 +21,7 @@ export interface NodeChild {
 }
 
 export function spawnNode(args: string[], env: Record<string, string>, nodeArgs: string[] = []): NodeChild {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...args], { cwd: projectRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...args], { cwd: projectRoot, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
   child.stderr!.on('data', (b: Buffer) => (out += b.toString()));

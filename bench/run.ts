@@ -16,6 +16,7 @@ import { loadConfig } from '../platform/config.js';
 import { MAX_FILE_BYTES } from '../model/project-settings.js';
 import { connectTemporal, openCore, startApi } from '../app/runtime.js';
 import { projectRoot, startDevServer } from '../platform/temporal-server.js';
+import { benchWs } from './ws.js';
 import { cpuSeconds, dirBytes, freePort, machineBusySeconds, median, phaseSpans, rssMb, spawnNode } from './measure.js';
 
 const PG = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
@@ -34,7 +35,11 @@ const load1m = () => round(loadavg()[0]!, 2);
 async function main() {
   const { values, positionals } = parseArgs({ options: { repeat: { type: 'string', default: '1' } }, allowPositionals: true });
   const repeat = Number(values.repeat);
-  const targets = (positionals.length ? positionals : ['100MB', '1GB']).map((s) => ({ label: s, bytes: parseSize(s) }));
+  // `ws` alone runs the WebSocket benchmark (bench/ws.ts); no argument runs everything.
+  const ws = positionals.length === 0 || positionals.includes('ws');
+  const sizes = positionals.length ? positionals.filter((p) => p !== 'ws') : ['100MB', '1GB'];
+  const targets = sizes.map((s) => ({ label: s, bytes: parseSize(s) }));
+  if (targets.length === 0) return wsTable(ws);
   const dataDir = mkdtempSync(join(tmpdir(), 'dc-bench-'));
   const dbName = `dc_bench_${Date.now()}`;
   const admin = postgres(`${PG}/postgres`, { max: 1, onnotice: () => {} });
@@ -179,6 +184,16 @@ async function main() {
   const cpu = execFileSync('sh', ['-c', "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"]).toString().trim();
   writeFileSync(join(projectRoot, '.bench', 'results.json'), JSON.stringify({ at: new Date().toISOString(), cpu, results }, null, 2));
   console.log(table(targets.map((t) => results.filter((r) => r.size === t.label))));
+  await wsTable(ws);
+}
+
+/** 10,000 subscribers on one API process, then 5,000 on each of two (issue 15's target). */
+async function wsTable(run: boolean): Promise<void> {
+  if (!run) return;
+  const rows = [await benchWs(10_000, 1), await benchWs(10_000, 2)];
+  console.log(`\nWebSocket: one 20,000-row export, lag from finished_at to each subscriber's task.succeeded (load ${load1m()})\n`);
+  console.log('| API processes | subscribers | subscribed | got the final event | lag p50 / p99 / max (ms) | API peak RSS (MB) |\n| --- | --- | --- | --- | --- | --- |');
+  for (const r of rows) console.log(`| ${r.apis} | ${r.subscribers} | ${r.subscribed} | ${r.received} | ${r.p50} / ${r.p99} / ${r.max} | ${r.apiRssMb.join(', ')} |`);
 }
 
 /** One column per size: medians over its runs (the ratio is the median of the per-run ratios), peaks as maxima. */
