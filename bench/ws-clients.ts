@@ -35,7 +35,9 @@ function open(i: number): Promise<void> {
   });
 }
 
-for (let i = 0; i < count; i += 250) await Promise.all(Array.from({ length: Math.min(250, count - i) }, (_, j) => open(i + j)));
+// BENCH_WS_BATCH: how many connect at once (all of them: a fleet reconnecting after a restart).
+const batch = Number(process.env.BENCH_WS_BATCH ?? 250);
+for (let i = 0; i < count; i += batch) await Promise.all(Array.from({ length: Math.min(batch, count - i) }, (_, j) => open(i + j)));
 console.log(`ready ${subscribed}/${count} (failed ${failedOpen})`);
 
 for await (const line of createInterface({ input: process.stdin })) {
