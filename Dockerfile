@@ -1,8 +1,45 @@
-FROM node:20-slim
+# syntax=docker/dockerfile:1
+# The production image: the service compiled by `npm run build`, run by plain node on Node 20 with
+# production dependencies only, as the unprivileged `node` user (uid 1000). One image for both roles; the
+# command picks one: dist/app/api.js (the default) or dist/app/worker.js (docs/deploy.md).
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# The Temporal CLI is not needed in a split deployment (TEMPORAL_ADDRESS points at a cluster).
-RUN npm ci --omit=dev --ignore-scripts
-COPY . .
-ENV NODE_ENV=production
-CMD ["npm", "start"]
+# --ignore-scripts: the postinstall fetches the developers' tools (Temporal CLI, SeaweedFS, linters).
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/build.mjs scripts/
+COPY model/ model/
+COPY platform/ platform/
+COPY db/ db/
+COPY workflows/ workflows/
+COPY domain/ domain/
+COPY activities/ activities/
+COPY api/ api/
+COPY app/ app/
+# Type-checks, compiles to dist/, copies the migrations and prebuilds the workflow bundle.
+RUN npm run build
+
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+
+FROM ${NODE_IMAGE}
+ENV NODE_ENV=production \
+    PORT=8080 \
+    DATA_DIR=/data
+WORKDIR /app
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+# DATA_DIR holds the files a worker renders before uploading them; a volume mounted here starts
+# out owned by `node` (uid 1000 in the node images; numeric, so a runtime can tell it is not root).
+RUN mkdir -p /data && chown 1000:1000 /data
+USER 1000:1000
+EXPOSE 8080
+# The API's /healthz on PORT, or the worker's on HEALTH_PORT when that is set (app/healthcheck.ts).
+HEALTHCHECK --interval=15s --timeout=6s --start-period=60s --retries=3 CMD ["node", "dist/app/healthcheck.js"]
+CMD ["node", "dist/app/api.js"]

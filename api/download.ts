@@ -1,14 +1,9 @@
 import type { Context } from 'hono';
 import { stream } from 'hono/streaming';
 import type { StoredFile, TaskRow } from '../db/schema.js';
+import { contentDisposition, contentTypeOf } from '../platform/http.js';
 import type { Storage } from '../platform/storage/index.js';
 import { DomainError } from '../domain/errors.js';
-
-const contentTypes: Record<string, string> = {
-  csv: 'text/csv; charset=utf-8',
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  zip: 'application/zip',
-};
 
 /** The file a plain download gives: the only file, or the zip that holds all parts. */
 export function primaryFile(task: TaskRow): StoredFile | undefined {
@@ -20,12 +15,6 @@ export function assertDownloadable(task: TaskRow): void {
   if (task.status !== 'succeeded') throw new DomainError('not_ready', `the task is ${task.status}; files exist once it has succeeded`);
 }
 
-/** RFC 6266: an ASCII `filename` for old clients (and curl -OJ) beside the exact UTF-8 `filename*`. */
-export function contentDisposition(name: string): string {
-  const ascii = name.normalize('NFKD').replace(/[^\x20-\x7e]/g, '_').replace(/["\\%;]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
-}
-
 export async function sendFile(c: Context, storage: Storage, file: StoredFile): Promise<Response> {
   let body;
   try {
@@ -33,8 +22,7 @@ export async function sendFile(c: Context, storage: Storage, file: StoredFile): 
   } catch {
     throw new DomainError('expired', 'the file is no longer stored');
   }
-  const ext = file.name.split('.').pop() ?? '';
-  c.header('Content-Type', contentTypes[ext] ?? 'application/octet-stream');
+  c.header('Content-Type', contentTypeOf(file.name));
   c.header('Content-Length', String(file.bytes));
   c.header('Content-Disposition', contentDisposition(file.name));
   c.header('X-Content-SHA256', file.sha256);

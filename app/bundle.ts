@@ -1,12 +1,20 @@
 // The workflow bundle is built by webpack. Done inside the worker, webpack's ~100 MB stays in its
 // heap for good; so it is built once in a short-lived child process and cached by content hash.
+// The compiled service (`npm run build`, dist/) ships the bundle prebuilt beside its code, so a
+// production worker never runs webpack (nor needs tsx) at start.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { WorkflowBundlePath } from '@temporalio/worker';
 import { projectRoot } from '../platform/temporal-server.js';
+
+/** Running from dist/ (compiled JavaScript) rather than from the TypeScript sources through tsx. */
+const compiled = import.meta.url.endsWith('.js');
+/** Where scripts/build.mjs writes the bundle: dist/workflow-bundle.js. */
+export const prebuiltBundlePath = fileURLToPath(new URL('../workflow-bundle.js', import.meta.url));
 
 /** Everything the bundle can depend on: workflow code, the pure lib code it imports, the SDK version. */
 function sourcesHash(): string {
@@ -20,6 +28,11 @@ function sourcesHash(): string {
 }
 
 export async function cachedWorkflowBundle(cacheDir: string): Promise<WorkflowBundlePath> {
+  if (compiled) {
+    // The build writes the bundle from the same compiled workflows, so it cannot be stale.
+    if (!existsSync(prebuiltBundlePath)) throw new Error(`the workflow bundle ${prebuiltBundlePath} is missing: run \`npm run build\``);
+    return { codePath: prebuiltBundlePath };
+  }
   const codePath = join(cacheDir, `workflow-bundle-${sourcesHash()}.js`);
   if (!existsSync(codePath)) {
     await promisify(execFile)(process.execPath, ['--import', 'tsx', join(projectRoot, 'app', 'build-bundle.ts'), codePath], {

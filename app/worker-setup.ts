@@ -2,7 +2,9 @@ import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.js';
 
-export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+// .ts from the sources, .js from the compiled dist/.
+const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+export const workflowsPath = fileURLToPath(new URL(`../workflows/index${ext}`, import.meta.url));
 
 export interface WorkerOptions {
   connection: NativeConnection;

@@ -14,8 +14,10 @@ export const pgliteOptions = { postgresqlconf: ['shared_buffers = 16MB', 'work_m
 export async function openPglite(dir: string): Promise<PGlite> {
   mkdirSync(dir, { recursive: true });
   if (!existsSync(join(dir, 'PG_VERSION'))) {
-    const script = fileURLToPath(new URL('./pglite-init.ts', import.meta.url));
-    await promisify(execFile)(process.execPath, ['--import', 'tsx', script, dir]);
+    // From the sources the child needs tsx; the compiled dist/ runs under plain node.
+    const fromSources = import.meta.url.endsWith('.ts');
+    const script = fileURLToPath(new URL(fromSources ? './pglite-init.ts' : './pglite-init.js', import.meta.url));
+    await promisify(execFile)(process.execPath, [...(fromSources ? ['--import', 'tsx'] : []), script, dir]);
   }
   return PGlite.create(dir, pgliteOptions);
 }

@@ -29,6 +29,18 @@ const schema = z.object({
   S3_SECRET_KEY: z.string().optional(),
   S3_BUCKET: z.string().default('download-center'),
   S3_REGION: z.string().default('us-east-1'),
+  // Direct downloads (docs/adr/0015-direct-downloads.md): with S3, files[].url is a presigned GET
+  // of the object, naming the bucket as clients reach it (S3_PUBLIC_ENDPOINT, default S3_ENDPOINT),
+  // or the same path and query on a CDN in front of the bucket (PUBLIC_DOWNLOAD_BASE). `off` keeps
+  // the links through the API, for a bucket clients cannot reach.
+  S3_PUBLIC_ENDPOINT: optionalUrl,
+  PUBLIC_DOWNLOAD_BASE: optionalUrl,
+  DIRECT_DOWNLOADS: z
+    .enum(['on', 'off'])
+    .default('on')
+    .transform((v) => v === 'on'),
+  // `npm run worker` answers GET /healthz on this port when set (container and Kubernetes probes).
+  HEALTH_PORT: port.optional(),
   // Not in the contract: operational knobs with safe defaults, documented in README.
   LINK_TTL_SECONDS: positiveInt.default(24 * 3600),
   MAX_BODY_BYTES: positiveInt.default(256 * 1024),
@@ -113,6 +125,8 @@ export interface Config extends Env {
   SOURCE_REQUEST_DEADLINE_MS: number;
   publicBaseUrl: string;
   s3: { endpoint: string; accessKey: string; secretKey: string; bucket: string; region: string } | null;
+  /** Where files[].url points with S3 storage; null: the API's signed link (local storage, or DIRECT_DOWNLOADS=off). */
+  directDownloads: { publicEndpoint: string; cdnBase: string | null } | null;
 }
 
 export class ConfigError extends Error {
@@ -146,5 +160,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (deadline < e.SOURCE_TIMEOUT_MS) {
     throw new ConfigError(`invalid environment: SOURCE_REQUEST_DEADLINE_MS (${deadline}) must be at least SOURCE_TIMEOUT_MS (${e.SOURCE_TIMEOUT_MS})`);
   }
-  return { ...e, SOURCE_REQUEST_DEADLINE_MS: deadline, publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`, s3 };
+  for (const name of ['S3_ENDPOINT', 'S3_PUBLIC_ENDPOINT'] as const) {
+    // Objects are addressed path-style from the endpoint's origin; a path there would be dropped silently.
+    const url = e[name] ? new URL(e[name]) : null;
+    if (url && (url.pathname !== '/' || url.search)) throw new ConfigError(`invalid environment: ${name}: must be scheme://host[:port], without a path`);
+  }
+  if (!s3 && (e.S3_PUBLIC_ENDPOINT || e.PUBLIC_DOWNLOAD_BASE)) {
+    throw new ConfigError('invalid environment: S3_PUBLIC_ENDPOINT and PUBLIC_DOWNLOAD_BASE need S3 storage (S3_ENDPOINT)');
+  }
+  const directDownloads =
+    s3 && e.DIRECT_DOWNLOADS ? { publicEndpoint: e.S3_PUBLIC_ENDPOINT ?? s3.endpoint, cdnBase: e.PUBLIC_DOWNLOAD_BASE?.replace(/\/+$/, '') ?? null } : null;
+  return { ...e, SOURCE_REQUEST_DEADLINE_MS: deadline, publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`, s3, directDownloads };
 }

@@ -1,4 +1,5 @@
-// Small HTTP rules shared by every outgoing client (the source, callbacks).
+// Small HTTP rules: Retry-After for every outgoing client (the source, callbacks); the download
+// headers the API and presigned links (platform/links.ts) both give a file.
 
 /**
  * Retry-After (RFC 9110 §10.2.3) in milliseconds: delay-seconds or an HTTP-date, never negative,
@@ -11,4 +12,21 @@ export function parseRetryAfter(header: string | string[] | undefined, maxMs = N
   if (/^\d+(\.\d+)?$/.test(v)) return Math.min(Number(v) * 1000, maxMs);
   const at = Date.parse(v);
   return Number.isNaN(at) ? undefined : Math.min(Math.max(0, at - Date.now()), maxMs);
+}
+
+const contentTypes: Record<string, string> = {
+  csv: 'text/csv; charset=utf-8',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  zip: 'application/zip',
+};
+
+/** The Content-Type of an output file, by its extension. */
+export function contentTypeOf(name: string): string {
+  return contentTypes[name.split('.').pop() ?? ''] ?? 'application/octet-stream';
+}
+
+/** RFC 6266: an ASCII `filename` for old clients (and curl -OJ) beside the exact UTF-8 `filename*`. */
+export function contentDisposition(name: string): string {
+  const ascii = name.normalize('NFKD').replace(/[^\x20-\x7e]/g, '_').replace(/["\\%;]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }

@@ -1,5 +1,10 @@
-// Signed, expiring download links: /v1/files/<task_id>/<name>?expires=<unix>&sig=<hmac>.
+// Download links: the API's signed, expiring /v1/files/<task_id>/<name>?expires=<unix>&sig=<hmac>
+// (local storage, and the fallback), and direct ones to the bucket: a presigned GET, or the same
+// path and query on a CDN in front of the bucket (docs/adr/0015-direct-downloads.md).
+import type { Config } from './config.js';
 import { hmacHex, safeEqual } from './crypto.js';
+import { contentDisposition, contentTypeOf } from './http.js';
+import { PRESIGN_MAX_SECONDS, presignGet } from './storage/presign.js';
 
 export interface SignedLink {
   url: string;
@@ -36,4 +41,45 @@ export function checkLink(opts: {
   if (!safeEqual(expected, opts.sig)) return 'tampered';
   const now = (opts.now ?? new Date()).getTime() / 1000;
   return Number(opts.expires) < now ? 'expired' : 'ok';
+}
+
+/** What a direct link needs: the bucket and its credentials, and where clients reach it. */
+export type DirectLinks = NonNullable<Config['s3']> & NonNullable<Config['directDownloads']>;
+
+export function directLinks(config: Pick<Config, 's3' | 'directDownloads'>): DirectLinks | null {
+  return config.s3 && config.directDownloads ? { ...config.s3, ...config.directDownloads } : null;
+}
+
+/**
+ * A presigned GET of the object at `key`, valid until `expiresAt` but at most 7 days (S3's limit),
+ * telling the store to answer with the file's name and type. On a CDN (`cdnBase`), the URL keeps the
+ * presigned path and query: the CDN forwards both to the bucket, which checks the signature and
+ * expiry itself. null when less than a second is left (the API's link then answers 410).
+ */
+export function directLink(d: DirectLinks, file: { key: string; name: string }, expiresAt: Date, now = new Date()): SignedLink | null {
+  const seconds = Math.min(PRESIGN_MAX_SECONDS, Math.floor((expiresAt.getTime() - now.getTime()) / 1000));
+  if (seconds < 1) return null;
+  const presigned = presignGet({
+    endpoint: d.publicEndpoint,
+    region: d.region,
+    accessKey: d.accessKey,
+    secretKey: d.secretKey,
+    bucket: d.bucket,
+    key: file.key,
+    expiresSeconds: seconds,
+    now,
+    params: {
+      'response-content-disposition': contentDisposition(file.name),
+      'response-content-type': contentTypeOf(file.name),
+      // Each link is unique (it carries its signing time), so a shared cache would gain nothing and
+      // could keep a copy past the file's deletion; a browser may keep it while the link lives.
+      'response-cache-control': `private, max-age=${seconds}`,
+    },
+  });
+  const url = new URL(presigned);
+  return {
+    url: d.cdnBase ? `${d.cdnBase}${url.pathname}${url.search}` : presigned,
+    // The signature's clock is whole seconds (X-Amz-Date), so the expiry is too.
+    expiresAt: new Date(Math.floor(now.getTime() / 1000) * 1000 + seconds * 1000),
+  };
 }

@@ -1,18 +1,21 @@
 import type { TaskRow } from '../../db/schema.js';
 import type { Config } from '../../platform/config.js';
-import { signLink } from '../../platform/links.js';
+import { type DirectLinks, directLink, directLinks, signLink } from '../../platform/links.js';
 
 export interface LinkSigner {
   baseUrl: string;
   secret: string;
   ttlSeconds: number;
+  /** With S3 storage: files[].url goes to the bucket (or its CDN) directly; null: through the API. */
+  direct: DirectLinks | null;
 }
 
 /** How file links are signed: the same for the API, the WebSocket and callbacks. */
-export const linkSigner = (config: Pick<Config, 'publicBaseUrl' | 'LINK_TTL_SECONDS'>, secret: string): LinkSigner => ({
+export const linkSigner = (config: Pick<Config, 'publicBaseUrl' | 'LINK_TTL_SECONDS' | 's3' | 'directDownloads'>, secret: string): LinkSigner => ({
   baseUrl: config.publicBaseUrl,
   secret,
   ttlSeconds: config.LINK_TTL_SECONDS,
+  direct: directLinks(config),
 });
 
 function progress(t: TaskRow) {
@@ -31,11 +34,15 @@ function progress(t: TaskRow) {
 }
 
 export function taskJson(t: TaskRow, signer: LinkSigner) {
-  const linkExpiry = new Date(Math.min(Date.now() + signer.ttlSeconds * 1000, t.expiresAt?.getTime() ?? Infinity));
+  const now = new Date();
+  // A link never outlives the task's files (expires_at) nor LINK_TTL_SECONDS.
+  const linkExpiry = new Date(Math.min(now.getTime() + signer.ttlSeconds * 1000, t.expiresAt?.getTime() ?? Infinity));
   const files =
     t.status === 'succeeded'
       ? t.files.map((f) => {
-          const link = signLink({ baseUrl: signer.baseUrl, secret: signer.secret, taskId: t.id, name: f.name, expiresAt: linkExpiry });
+          const link =
+            (signer.direct && directLink(signer.direct, f, linkExpiry, now)) ??
+            signLink({ baseUrl: signer.baseUrl, secret: signer.secret, taskId: t.id, name: f.name, expiresAt: linkExpiry });
           return { name: f.name, bytes: f.bytes, rows: f.rows, sha256: f.sha256, url: link.url, expires_at: link.expiresAt.toISOString() };
         })
       : [];

@@ -1,0 +1,51 @@
+// `npm run build`: the service compiled for production, in dist/:
+//   1. tsc -p tsconfig.build.json (type-checks, then emits app/ api/ … as ES modules);
+//   2. the SQL migrations beside the compiled db client (db/client.ts finds them next to itself);
+//   3. the workflow bundle, built from the compiled workflows (dist/workflow-bundle.js), so a
+//      worker started with plain `node dist/app/worker.js` never runs webpack or tsx.
+// The last file written is dist/.build-stamp, a hash of everything the build reads: with
+// `--if-changed` an up-to-date dist/ is kept (the scale-out test builds this way), and a build cut
+// short leaves no stamp, so it is redone.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '..');
+const out = join(root, 'dist');
+const stampFile = join(out, '.build-stamp');
+const sourceDirs = ['app', 'api', 'activities', 'workflows', 'domain', 'model', 'platform', 'db'];
+
+function inputsHash() {
+  const hash = createHash('sha256');
+  for (const dir of sourceDirs) {
+    for (const f of readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' }).sort()) {
+      if (/\.(ts|sql|json)$/.test(f)) hash.update(`${dir}/${f}\0`).update(readFileSync(join(root, dir, f)));
+    }
+  }
+  for (const f of ['package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build.mjs']) hash.update(f).update(readFileSync(join(root, f)));
+  return hash.digest('hex');
+}
+
+const stamp = inputsHash();
+if (process.argv.includes('--if-changed') && existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp) {
+  console.log('dist/ is up to date');
+  process.exit(0);
+}
+
+const started = Date.now();
+rmSync(out, { recursive: true, force: true });
+const require = createRequire(import.meta.url);
+execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' });
+cpSync(join(root, 'db', 'migrations'), join(out, 'db', 'migrations'), { recursive: true });
+
+const { bundleWorkflowCode } = await import('@temporalio/worker');
+const quiet = () => {};
+const { code } = await bundleWorkflowCode({
+  workflowsPath: join(out, 'workflows', 'index.js'),
+  logger: { log: quiet, trace: quiet, debug: quiet, info: quiet, warn: console.warn, error: console.error },
+});
+writeFileSync(join(out, 'workflow-bundle.js'), code);
+writeFileSync(stampFile, stamp);
+console.log(`built dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s`);
