@@ -57,7 +57,8 @@ async function* generated(rows: number, pageSize: number): AsyncGenerator<unknow
 
 /** A minimal streaming writer: inline strings and numbers, no styles, same zip and level. */
 export async function minimal(rows: number, out: string, pages?: AsyncIterable<unknown[]>): Promise<number> {
-  const pkg = new XlsxPackage({ path: out, sheetName: 'Sheet1', stylesXml: MINIMAL_STYLES, level: LEVEL, mtime: new Date(0) });
+  const pkg = new XlsxPackage({ path: out, stylesXml: MINIMAL_STYLES, level: LEVEL, mtime: new Date(0) });
+  pkg.startSheet('Sheet1');
   await pkg.write('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>');
   const letters = KEYS.map((_, i) => colName(i));
   for await (const page of pages ?? generated(rows, 500)) {

@@ -12,13 +12,18 @@ export interface Ok {
 }
 
 export interface ProbeOutput {
+  /** All sheets together. */
   total: number;
   pagesTotal: number;
   pageSize: number;
+  /** Each sheet's share, for a workbook of several sheets (absent for one). */
+  sheets?: Array<{ total: number; pagesTotal: number }>;
 }
 
 export interface FetchPagesInput {
   taskId: string;
+  /** Which sheet's source (a workbook of several sheets); absent for sheet 0. */
+  sheet?: number;
   lane: number;
   laneFromPage: number;
   fromPage: number;
@@ -54,7 +59,8 @@ export interface RenderedFile {
 export interface StagedGaps {
   total: number;
   pageSize: number;
-  gaps: Array<{ from: number; to: number }>;
+  /** `sheet` is set for the sheets after the first of a workbook of several. */
+  gaps: Array<{ from: number; to: number; sheet?: number }>;
 }
 
 /** The answer to the `pause` update of an export workflow. */

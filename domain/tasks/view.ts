@@ -1,6 +1,7 @@
 import type { TaskRow } from '../../db/schema.js';
 import type { Config } from '../../platform/config.js';
 import { signLink } from '../../platform/links.js';
+import { taskSheets } from '../staging/sheets.js';
 
 export interface LinkSigner {
   baseUrl: string;
@@ -46,6 +47,8 @@ export function taskJson(t: TaskRow, signer: LinkSigner) {
     type: t.type,
     file_name: t.fileName,
     source_url: t.sourceUrl,
+    // A workbook of several sheets: each sheet's name (as in the workbook) and source.
+    ...(t.options.sheets ? { sheets: taskSheets(t).map((s) => ({ name: s.name, source_url: s.sourceUrl })) } : {}),
     page_size: t.pageSize,
     priority: t.priority,
     callback: t.callback,

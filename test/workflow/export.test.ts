@@ -9,7 +9,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import type { Activities, FetchPagesInput, FetchPagesOutput, ProbeOutput } from '../../model/activities.js';
-import { planLanes } from '../../model/plan.js';
+import { MAX_LANES, planLanes } from '../../model/plan.js';
 import { type ExportInput, type ExportOutput, exportWorkflow } from '../../workflows/export.js';
 import { startTimeSkipping } from '../support/time-skipping.js';
 
@@ -297,5 +297,53 @@ describe('a transient error after stored pages', () => {
     expect(rec.of('probeSource')).toHaveLength(1);
     expect(rec.of('discardStaged')).toHaveLength(0);
     expect(virtual).toBeGreaterThanOrEqual(30_000);
+  });
+});
+
+describe('a workbook of several sheets', () => {
+  it('plans lanes per sheet, numbered across sheets, and runs at most MAX_LANES at once', async () => {
+    const rec = recorder();
+    const sheets = Array.from({ length: 7 }, (_, i) => ({ total: 250 + i, pagesTotal: 3 }));
+    const probe: ProbeOutput = { total: sheets.reduce((n, s) => n + s.total, 0), pagesTotal: 21, pageSize: 100, sheets };
+    let running = 0;
+    let most = 0;
+    const result = await runExport(
+      fakes(rec, probe, {
+        fetchPages: async (i) => {
+          most = Math.max(most, ++running);
+          await new Promise((r) => setTimeout(r, 50));
+          running--;
+          return { pages: i.toPage - i.fromPage, rows: 250 };
+        },
+      }),
+    );
+
+    expect(result).toEqual({ status: 'succeeded' });
+    expect(most).toBe(MAX_LANES);
+    const fetches = rec.of('fetchPages').map((c) => c.input);
+    expect(fetches.map((f) => [f.lane, f.sheet, f.fromPage, f.toPage]).sort((a, b) => a[0] - b[0])).toEqual(
+      sheets.map((_, i) => [i, i === 0 ? undefined : i, 0, 3]),
+    );
+  });
+
+  it('resumes each sheet’s missing pages with that sheet named', async () => {
+    const rec = recorder();
+    const taskId = `t-${randomUUID()}`;
+    const wf = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: { code: inject('workflowBundleCode') },
+      activities: fakes(rec, probeOf(500), {
+        stagedGaps: async () => ({ total: 500, pageSize: 100, gaps: [{ from: 2, to: 3 }, { from: 0, to: 2, sheet: 1 }] }),
+      }),
+    });
+    const result = await wf.runUntil(env.client.workflow.execute(exportWorkflow, { taskQueue, workflowId: taskId, args: [{ ...input(taskId), type: 'excel', resume: true }] }));
+
+    expect(result).toEqual({ status: 'succeeded' });
+    expect(rec.of('probeSource')).toHaveLength(0);
+    expect(rec.of('fetchPages').map((c) => c.input)).toEqual([
+      { taskId, lane: 0, laneFromPage: 2, fromPage: 2, toPage: 3 },
+      { taskId, lane: 1, sheet: 1, laneFromPage: 0, fromPage: 0, toPage: 2 },
+    ]);
   });
 });
