@@ -10,6 +10,9 @@ const contentTypes: Record<string, string> = {
   zip: 'application/zip',
 };
 
+/** The Content-Type of a file we serve, by its extension. */
+export const contentTypeOf = (name: string): string => contentTypes[name.split('.').pop() ?? ''] ?? 'application/octet-stream';
+
 /** The file a plain download gives: the only file, or the zip that holds all parts. */
 export function primaryFile(task: TaskRow): StoredFile | undefined {
   return task.files.length === 1 ? task.files[0] : task.files.find((f) => f.name.endsWith('.zip'));
@@ -33,8 +36,7 @@ export async function sendFile(c: Context, storage: Storage, file: StoredFile): 
   } catch {
     throw new DomainError('expired', 'the file is no longer stored');
   }
-  const ext = file.name.split('.').pop() ?? '';
-  c.header('Content-Type', contentTypes[ext] ?? 'application/octet-stream');
+  c.header('Content-Type', contentTypeOf(file.name));
   c.header('Content-Length', String(file.bytes));
   c.header('Content-Disposition', contentDisposition(file.name));
   c.header('X-Content-SHA256', file.sha256);

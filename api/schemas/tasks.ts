@@ -5,6 +5,7 @@ import { taskSplitFields } from '../../domain/formats/split.js';
 import { areaSchema } from '../../domain/formats/template/areas.js';
 import { templateField } from '../../domain/formats/template/template.js';
 import { sheetName } from '../../domain/formats/xlsx/sheet-names.js';
+import { PREVIEW_DEFAULT_ROWS, PREVIEW_MAX_ROWS } from '../../domain/tasks/preview.js';
 import { TASK_STATUSES } from '../../model/task.js';
 
 /** Worksheets one Excel task may have (each one more source to fetch). */
@@ -78,6 +79,9 @@ export function withSheets<S extends z.ZodType<Fields & Record<string, unknown>>
 }
 
 export const submitSchema = withSheets(submitFields);
+
+/** POST /v1/tasks/preview: a task's body and how many rows (of each sheet) to render. */
+export const previewSchema = withSheets(submitFields.extend({ rows: z.number().int().min(1).max(PREVIEW_MAX_ROWS).default(PREVIEW_DEFAULT_ROWS) }));
 
 export const idempotencyHeader = z.object({
   'idempotency-key': z.string().min(1, 'length 1 to 255').max(255, 'length 1 to 255').optional(),

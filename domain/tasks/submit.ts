@@ -98,7 +98,8 @@ export async function submitTask(deps: SubmitDeps, project: ProjectRow, input: S
   return { ...created, created: true };
 }
 
-function newTask(project: ProjectRow, input: SubmitInput, requestHash: string, idempotencyKey: string | undefined) {
+/** The row a submission inserts (a preview renders one it never stores). */
+export function newTask(project: ProjectRow, input: SubmitInput, requestHash: string, idempotencyKey: string | undefined) {
   return {
     id: newId('tsk'),
     projectId: project.id,
