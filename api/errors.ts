@@ -21,6 +21,7 @@ const STATUS: Record<string, ContentfulStatusCode> = {
   task_not_pausable: 409,
   task_not_paused: 409,
   task_duplicate_live: 409,
+  schedule_limit_reached: 409,
   expired: 410,
   link_expired: 410,
   payload_too_large: 413,

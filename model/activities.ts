@@ -1,6 +1,7 @@
 // The activity contract: one input and one output object per activity. Workflows proxy this
 // interface and activities/ implements it, so neither imports the other. Only keys, counts and
 // checksums cross it: rows never travel through workflow history.
+import type { SubmitRunInput, SubmitRunOutput } from './schedule.js';
 import type { StoredFile, TaskStage } from './task.js';
 
 export interface TaskRef {
@@ -111,4 +112,6 @@ export interface Activities {
   sweepAdmission(input: Record<string, never>): Promise<{ started: number }>;
   // callbacks (activities/notify.ts)
   deliverCallback(input: DeliverInput): Promise<DeliverOutput>;
+  // schedules (activities/schedules.ts)
+  submitScheduledRun(input: SubmitRunInput): Promise<SubmitRunOutput>;
 }

@@ -90,6 +90,7 @@ export const idempotencyFieldNames = { 'idempotency-key': 'Idempotency-Key' };
 
 export const filterSchema = z.object({
   operator_id: z.string().max(128).optional(),
+  schedule_id: z.string().max(64).optional(),
   status: z.enum(TASK_STATUSES).optional(),
   // Creation time window: created_after inclusive, created_before exclusive (ISO 8601).
   created_after: z.iso.datetime({ offset: true }).transform((s) => new Date(s)).optional(),

@@ -74,7 +74,12 @@ export interface Submitted {
 /** Rolls back a submission that lost the insert to an identical one. */
 class LostRace extends Error {}
 
-export async function submitTask(deps: SubmitDeps, project: ProjectRow, input: SubmitInput, idempotencyKey: string | undefined): Promise<Submitted> {
+/** Who submits besides the caller: a schedule's run (domain/schedules/runs.ts). */
+export interface SubmitOrigin {
+  scheduleId?: string | undefined;
+}
+
+export async function submitTask(deps: SubmitDeps, project: ProjectRow, input: SubmitInput, idempotencyKey: string | undefined, origin: SubmitOrigin = {}): Promise<Submitted> {
   checkHosts(project, input);
   const requestHash = sha256Hex(canonical(input));
   const existing = await findDuplicate(deps.db, project.id, requestHash, idempotencyKey);
@@ -84,7 +89,7 @@ export async function submitTask(deps: SubmitDeps, project: ProjectRow, input: S
     // One transaction: a submission that loses to an identical one gives its quota back.
     created = await deps.db.transaction(async (tx) => {
       const rate = await takeSubmission(tx, project);
-      const task = await insertQueued(tx, newTask(project, input, requestHash, idempotencyKey));
+      const task = await insertQueued(tx, newTask(project, input, requestHash, idempotencyKey, origin));
       if (!task) throw new LostRace();
       return { task, rate };
     });
@@ -99,7 +104,7 @@ export async function submitTask(deps: SubmitDeps, project: ProjectRow, input: S
 }
 
 /** The row a submission inserts (a preview renders one it never stores). */
-export function newTask(project: ProjectRow, input: SubmitInput, requestHash: string, idempotencyKey: string | undefined) {
+export function newTask(project: ProjectRow, input: SubmitInput, requestHash: string, idempotencyKey: string | undefined, origin: SubmitOrigin = {}) {
   return {
     id: newId('tsk'),
     projectId: project.id,
@@ -122,6 +127,7 @@ export function newTask(project: ProjectRow, input: SubmitInput, requestHash: st
     },
     idempotencyKey: idempotencyKey ?? null,
     requestHash,
+    scheduleId: origin.scheduleId ?? null,
     // Set here rather than by the database: list cursors compare it at millisecond precision.
     createdAt: new Date(),
   };

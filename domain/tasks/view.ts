@@ -52,6 +52,8 @@ export function taskJson(t: TaskRow, signer: LinkSigner) {
     page_size: t.pageSize,
     priority: t.priority,
     callback: t.callback,
+    // The schedule whose run submitted it (null for a task submitted directly).
+    schedule_id: t.scheduleId,
     status: t.status,
     // How many times the task has run: 1, then one more for each retry.
     runs: t.runs,

@@ -26,8 +26,8 @@ afterEach(async () => {
   await env?.teardown();
 });
 
-/** The activities the export workflow uses; expireFiles and deliverCallback are not its own. */
-type ExportActivities = Omit<Activities, 'expireFiles' | 'deliverCallback' | 'sweepAdmission'>;
+/** The activities the export workflow uses; expireFiles, deliverCallback and the others are not its own. */
+type ExportActivities = Omit<Activities, 'expireFiles' | 'deliverCallback' | 'sweepAdmission' | 'submitScheduledRun'>;
 type Name = keyof ExportActivities;
 
 interface Call {
