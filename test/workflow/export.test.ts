@@ -1,16 +1,17 @@
-// The export workflow's orchestration rules, on the time-skipping test server with in-test fake
-// activities: the restart-once rule, lanes cancelled together, the slot wait and the resume after
-// stored pages. No database, source or storage: the fakes record every call, and the assertions are
-// on those calls and on the workflow result. Timers and retry backoffs pass in virtual time.
+// The export workflow's orchestration rules, on the time-skipping test server with fake activities
+// (test/support/export-fakes.ts): the restart-once rule, lanes cancelled together, the slot wait and
+// the resume after stored pages. No database, source or storage: the fakes record every call, and
+// the assertions are on those calls and on the workflow result. Timers and retry backoffs pass in
+// virtual time.
 import { randomUUID } from 'node:crypto';
 import { CancelledFailure, Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
-import type { Activities, FetchPagesInput, FetchPagesOutput, ProbeOutput } from '../../model/activities.js';
-import { MAX_LANES, planLanes } from '../../model/plan.js';
-import { type ExportInput, type ExportOutput, exportWorkflow } from '../../workflows/export.js';
+import { planLanes } from '../../model/plan.js';
+import { type ExportOutput, exportWorkflow } from '../../workflows/export.js';
+import { type ExportActivities, fakes, input, probeOf, recorder } from '../support/export-fakes.js';
 import { startTimeSkipping } from '../support/time-skipping.js';
 
 const taskQueue = `wf-export-${randomUUID()}`;
@@ -25,77 +26,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await env?.teardown();
 });
-
-/** The activities the export workflow uses; expireFiles, deliverCallback and the others are not its own. */
-type ExportActivities = Omit<Activities, 'expireFiles' | 'deliverCallback' | 'sweepAdmission' | 'submitScheduledRun'>;
-type Name = keyof ExportActivities;
-
-interface Call {
-  name: Name;
-  input: any;
-  /** Global order of events in this test (calls, lane stops), across concurrent activities. */
-  seq: number;
-}
-
-interface Recorder {
-  calls: Call[];
-  /** Lanes whose fetch saw the cancellation, with the order in which each finished stopping. */
-  stopped: Array<{ lane: number; seq: number }>;
-  next(): number;
-  of(name: Name): Call[];
-  names(): Name[];
-}
-
-function recorder(): Recorder {
-  let seq = 0;
-  const calls: Call[] = [];
-  return {
-    calls,
-    stopped: [],
-    next: () => ++seq,
-    of: (name) => calls.filter((c) => c.name === name),
-    names: () => calls.map((c) => c.name),
-  };
-}
-
-/**
- * Fakes of every activity the export workflow calls, each recording its input; `over` replaces
- * some of them (after the call is recorded). A chunk's fetch succeeds in full by default.
- */
-function fakes(rec: Recorder, probe: ProbeOutput, over: Partial<ExportActivities> = {}): ExportActivities {
-  const base: ExportActivities = {
-    startTask: async () => ({ proceed: true }),
-    setStage: async () => ({ ok: true }),
-    completeTask: async () => ({ ok: true }),
-    failTask: async () => ({ ok: true }),
-    markCancelled: async () => ({ ok: true }),
-    pauseTask: async () => ({ ok: true }),
-    stagedGaps: async () => ({ total: probe.total, pageSize: probe.pageSize, gaps: [] }),
-    probeSource: async () => probe,
-    fetchPages: async (i: FetchPagesInput): Promise<FetchPagesOutput> => ({ pages: i.toPage - i.fromPage, rows: (i.toPage - i.fromPage) * probe.pageSize }),
-    verifyStaged: async () => ({ pages: probe.pagesTotal }),
-    publishFiles: async ({ outputs }) => ({ files: outputs }),
-    discardStaged: async () => ({ ok: true }),
-    renderCsv: async ({ taskId }) => ({ outputs: [{ name: 'export.csv', key: `staging/${taskId}/export.csv`, bytes: 10, rows: probe.total, sha256: '0'.repeat(64) }] }),
-    renderXlsx: async ({ taskId }) => ({ outputs: [{ name: 'export.xlsx', key: `staging/${taskId}/export.xlsx`, bytes: 10, rows: probe.total, sha256: '0'.repeat(64) }] }),
-  };
-  const impl = { ...base, ...over };
-  const out = {} as Record<Name, (input: any) => Promise<unknown>>;
-  for (const name of Object.keys(impl) as Name[]) {
-    const fn = impl[name] as (input: any) => Promise<unknown>;
-    out[name] = async (input: any) => {
-      rec.calls.push({ name, input, seq: rec.next() });
-      return fn(input);
-    };
-  }
-  return out as unknown as ExportActivities;
-}
-
-const probeOf = (total: number, pageSize = 100): ProbeOutput => ({ total, pageSize, pagesTotal: Math.ceil(total / pageSize) });
-
-function input(taskId: string): ExportInput {
-  return { taskId, type: 'csv', retry: { initialMs: 100, maxAttempts: 3 }, run: 1, callback: false, heartbeatTimeoutMs: 2000 };
-}
 
 async function runExport(activities: ExportActivities, taskId = `t-${randomUUID()}`): Promise<ExportOutput> {
   const worker = await Worker.create({
@@ -297,53 +227,5 @@ describe('a transient error after stored pages', () => {
     expect(rec.of('probeSource')).toHaveLength(1);
     expect(rec.of('discardStaged')).toHaveLength(0);
     expect(virtual).toBeGreaterThanOrEqual(30_000);
-  });
-});
-
-describe('a workbook of several sheets', () => {
-  it('plans lanes per sheet, numbered across sheets, and runs at most MAX_LANES at once', async () => {
-    const rec = recorder();
-    const sheets = Array.from({ length: 7 }, (_, i) => ({ total: 250 + i, pagesTotal: 3 }));
-    const probe: ProbeOutput = { total: sheets.reduce((n, s) => n + s.total, 0), pagesTotal: 21, pageSize: 100, sheets };
-    let running = 0;
-    let most = 0;
-    const result = await runExport(
-      fakes(rec, probe, {
-        fetchPages: async (i) => {
-          most = Math.max(most, ++running);
-          await new Promise((r) => setTimeout(r, 50));
-          running--;
-          return { pages: i.toPage - i.fromPage, rows: 250 };
-        },
-      }),
-    );
-
-    expect(result).toEqual({ status: 'succeeded' });
-    expect(most).toBe(MAX_LANES);
-    const fetches = rec.of('fetchPages').map((c) => c.input);
-    expect(fetches.map((f) => [f.lane, f.sheet, f.fromPage, f.toPage]).sort((a, b) => a[0] - b[0])).toEqual(
-      sheets.map((_, i) => [i, i === 0 ? undefined : i, 0, 3]),
-    );
-  });
-
-  it('resumes each sheet’s missing pages with that sheet named', async () => {
-    const rec = recorder();
-    const taskId = `t-${randomUUID()}`;
-    const wf = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowBundle: { code: inject('workflowBundleCode') },
-      activities: fakes(rec, probeOf(500), {
-        stagedGaps: async () => ({ total: 500, pageSize: 100, gaps: [{ from: 2, to: 3 }, { from: 0, to: 2, sheet: 1 }] }),
-      }),
-    });
-    const result = await wf.runUntil(env.client.workflow.execute(exportWorkflow, { taskQueue, workflowId: taskId, args: [{ ...input(taskId), type: 'excel', resume: true }] }));
-
-    expect(result).toEqual({ status: 'succeeded' });
-    expect(rec.of('probeSource')).toHaveLength(0);
-    expect(rec.of('fetchPages').map((c) => c.input)).toEqual([
-      { taskId, lane: 0, laneFromPage: 2, fromPage: 2, toPage: 3 },
-      { taskId, lane: 1, sheet: 1, laneFromPage: 0, fromPage: 0, toPage: 2 },
-    ]);
   });
 });
