@@ -10,7 +10,7 @@
 //   platform/     config, storage, crypto, ...  → model
 //   model/        pure vocabulary (no I/O)      → nothing of ours
 //
-// Inside domain/ the rooms are ordered too: tasks → projects → callbacks → staging → source → formats.
+// Inside domain/ the rooms are ordered too: schedules → tasks → projects → callbacks → staging → source → formats.
 const ours = '^(app|api|activities|domain|workflows|db|platform|model|scripts|bench|test)/';
 
 /** A rule: files under `from` may import, of our folders, only those matching `allowed`. */
@@ -22,9 +22,9 @@ const only = (name, from, allowed) => ({
   to: { path: ours, pathNot: `^(${allowed})` },
 });
 
-const rooms = ['tasks', 'projects', 'callbacks', 'staging', 'source', 'formats'];
+const rooms = ['schedules', 'tasks', 'projects', 'callbacks', 'staging', 'source', 'formats'];
 const roomRules = rooms.map((room, i) =>
-  only(`domain-${room}`, `domain/${room}/`, [...rooms.slice(i).map((r) => `domain/${r}/`), 'domain/errors\\.ts', 'db/', 'platform/', 'model/', ...(room === 'tasks' ? ['workflows/'] : [])].join('|')),
+  only(`domain-${room}`, `domain/${room}/`, [...rooms.slice(i).map((r) => `domain/${r}/`), 'domain/errors\\.ts', 'db/', 'platform/', 'model/', ...(room === 'tasks' || room === 'schedules' ? ['workflows/'] : [])].join('|')),
 );
 
 module.exports = {

@@ -9,8 +9,9 @@ import { settingsFor } from '../domain/projects/projects.js';
 import { sourceLimits, type Permit } from '../domain/source/limiter.js';
 import { checkPage, PoliteSource } from '../domain/source/polite.js';
 import { keys } from '../domain/staging/keys.js';
-import { metaFromProbe, readMeta, writeMeta } from '../domain/staging/meta.js';
+import { metaFromProbe, readMeta, type SourceMeta, writeMeta } from '../domain/staging/meta.js';
 import { encodeStaged, PieceBuffer, stagedExt } from '../domain/staging/pieces.js';
+import { sheetLabel, taskSheets } from '../domain/staging/sheets.js';
 import { requireTask } from '../domain/tasks/queries.js';
 import { recordProbe, setLaneProgress } from '../domain/tasks/status.js';
 import type { ActivityDeps } from './deps.js';
@@ -28,7 +29,10 @@ export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps
   };
 
   return {
-    /** page_size=1: total, template, header, footer (only this first answer's count). */
+    /**
+     * page_size=1: total, template, header, footer (only this first answer's count). A workbook of
+     * several sheets probes each sheet's source, in parallel within the politeness limits.
+     */
     async probeSource({ taskId }) {
       const ctx = Context.current();
       // Heartbeats flow from the start, like fetchPages's: a source slow to give its first answer (or
@@ -37,12 +41,26 @@ export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps
       try {
         const { task, limits } = await load(taskId);
         await storage.deletePrefix(keys.staging(taskId));
-        const first = await source.get({ sourceUrl: task.sourceUrl, projectId: task.projectId, limits, page: 0, pageSize: 1, signal: ctx.cancellationSignal });
-        const meta = metaFromProbe(first, task, config.MAX_EXPORT_ROWS);
-        await writeMeta(storage, taskId, meta);
-        const pagesTotal = pageCount(meta.total, task.pageSize);
-        await recordProbe(db, taskId, meta.total, pagesTotal);
-        return { total: meta.total, pagesTotal, pageSize: task.pageSize };
+        const sheets = taskSheets(task);
+        const probed = await Promise.allSettled(
+          sheets.map((spec) =>
+            source
+              .get({ sourceUrl: spec.sourceUrl, projectId: task.projectId, limits, page: 0, pageSize: 1, signal: ctx.cancellationSignal })
+              .then((first) => metaFromProbe(first, { type: task.type, pageSize: task.pageSize, options: spec.options }, config.MAX_EXPORT_ROWS)),
+          ),
+        );
+        const failed = probed.findIndex((p) => p.status === 'rejected');
+        if (failed >= 0) throw inSheet((probed[failed] as PromiseRejectedResult).reason, sheetLabel(sheets, failed));
+        const metas = probed.map((p) => (p as PromiseFulfilledResult<SourceMeta>).value);
+        const total = metas.reduce((n, m) => n + m.total, 0);
+        if (total > config.MAX_EXPORT_ROWS) {
+          throw permanent('export_too_large', `the sheets' sources report ${total} rows together; an export may have at most ${config.MAX_EXPORT_ROWS} (narrow the filters in their source_url)`);
+        }
+        for (const [i, meta] of metas.entries()) await writeMeta(storage, taskId, meta, i);
+        const pagesTotal = metas.reduce((n, m) => n + pageCount(m.total, task.pageSize), 0);
+        await recordProbe(db, taskId, total, pagesTotal);
+        const perSheet = metas.map((m) => ({ total: m.total, pagesTotal: pageCount(m.total, task.pageSize) }));
+        return { total, pagesTotal, pageSize: task.pageSize, ...(sheets.length > 1 ? { sheets: perSheet } : {}) };
       } finally {
         clearInterval(beat);
       }
@@ -56,7 +74,10 @@ export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps
     async fetchPages(input: FetchPagesInput): Promise<FetchPagesOutput> {
       const ctx = Context.current();
       const { task, limits } = await load(input.taskId);
-      const meta = await readMeta(storage, input.taskId);
+      const sheet = input.sheet ?? 0;
+      const sheets = taskSheets(task);
+      const { sourceUrl } = sheets[sheet]!;
+      const meta = await readMeta(storage, input.taskId, sheet);
       const ext = stagedExt(task.type);
       // Without an rps limit a lane keeps one slot for its whole chunk: it has one request in
       // flight at a time, so the cap holds at two queries per chunk rather than two per page.
@@ -79,7 +100,7 @@ export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps
       // Only a stored boundary is heartbeated: a retried attempt starts right after a whole piece.
       const store = async () => {
         if (next === stored) return;
-        await storage.putBuffer(keys.piece(input.taskId, stored, next, ext), piece.take());
+        await storage.putBuffer(keys.piece(input.taskId, stored, next, ext, sheet), piece.take());
         stored = next;
         ctx.heartbeat({ nextPage: stored });
       };
@@ -87,9 +108,13 @@ export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps
         // Acquired inside the try: the heartbeat interval runs while the lane waits for a slot.
         if (!limits.rps) lease = await source.lease(task.projectId, limits, ctx.cancellationSignal);
         for (; next < input.toPage; ) {
-          const page = await source.get({ sourceUrl: task.sourceUrl, projectId: task.projectId, limits, page: next, pageSize: meta.pageSize, signal: ctx.cancellationSignal, lease });
-          checkPage(page.total, page.data.length, next, meta);
-          piece.add(encodeStaged(ext, page.data, meta.columns));
+          try {
+            const page = await source.get({ sourceUrl, projectId: task.projectId, limits, page: next, pageSize: meta.pageSize, signal: ctx.cancellationSignal, lease });
+            checkPage(page.total, page.data.length, next, meta);
+            piece.add(encodeStaged(ext, page.data, meta.columns));
+          } catch (err) {
+            throw inSheet(err, sheetLabel(sheets, sheet));
+          }
           next += 1;
           if (piece.due()) {
             await store();
@@ -118,4 +143,10 @@ export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps
       return { pages: input.toPage - input.fromPage, rows: rowsInPages(input.fromPage, input.toPage, meta.total, meta.pageSize) };
     },
   };
+}
+
+/** A failure about one sheet of several says which: the same code, the sheet named first. */
+function inSheet(err: unknown, label: string): unknown {
+  if (!label || !(err instanceof ApplicationFailure)) return err;
+  return ApplicationFailure.create({ type: err.type ?? undefined, message: `${label}: ${err.message}`, nonRetryable: err.nonRetryable ?? false, nextRetryDelay: err.nextRetryDelay ?? undefined });
 }

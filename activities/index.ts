@@ -6,6 +6,7 @@ import type { ActivityDeps } from './deps.js';
 import { createFetchActivities } from './fetch.js';
 import { createNotifyActivities } from './notify.js';
 import { createRenderActivities } from './render.js';
+import { createScheduleActivities } from './schedules.js';
 import { createStagingActivities } from './staging.js';
 import { createTaskStateActivities } from './task-state.js';
 
@@ -19,5 +20,6 @@ export function createActivities(deps: ActivityDeps): Activities {
     ...createRenderActivities(deps),
     ...createCleanupActivities(deps),
     ...createNotifyActivities(deps),
+    ...createScheduleActivities(deps),
   };
 }

@@ -4,6 +4,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Activities } from '../model/activities.js';
 import { getProject } from '../domain/projects/projects.js';
+import { noteRunEnded } from '../domain/schedules/runs.js';
 import { dispatch } from '../domain/tasks/admission.js';
 import { requireTask } from '../domain/tasks/queries.js';
 import { cancelActive, finishTask, pauseRunning, setStage, startAdmitted } from '../domain/tasks/status.js';
@@ -13,9 +14,14 @@ type TaskStateActivities = Pick<Activities, 'startTask' | 'setStage' | 'complete
 
 export function createTaskStateActivities(deps: ActivityDeps): TaskStateActivities {
   const { db } = deps;
-  /** The slot is free: the project's next task starts now, not at the next sweep. */
+  /**
+   * The slot is free: the project's next task starts now, not at the next sweep. A scheduled task's
+   * end counts towards its schedule's failure streak (idempotent, so a retried step counts it once).
+   */
   const next = async (taskId: string, ok: boolean) => {
-    if (ok) await dispatch(deps, (await requireTask(db, taskId)).projectId);
+    const task = await requireTask(db, taskId);
+    if (ok) await dispatch(deps, task.projectId);
+    if (task.scheduleId) await noteRunEnded(deps, task);
     return { ok };
   };
 

@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { requestId } from 'hono/request-id';
 import { DomainError } from '../domain/errors.js';
+import { PoliteSource } from '../domain/source/polite.js';
 import { TaskEvents } from '../domain/tasks/events.js';
 import { linkSigner } from '../domain/tasks/view.js';
 import { onError } from './errors.js';
@@ -10,7 +11,9 @@ import { pathText } from './validate.js';
 import { authenticate, projectOnly } from './middleware/auth.js';
 import { filesApp } from './routes/files.js';
 import { healthApp } from './routes/health.js';
+import { previewApp } from './routes/preview.js';
 import { projectsApp } from './routes/projects.js';
+import { schedulesApp } from './routes/schedules.js';
 import { syncApp } from './routes/sync.js';
 import { taskActionsApp } from './routes/task-actions.js';
 import { tasksApp } from './routes/tasks.js';
@@ -25,6 +28,10 @@ export function createApp(deps: ApiDeps) {
     ...deps,
     hub: new TaskEvents(deps.database, config.WS_PROGRESS_INTERVAL_MS),
     signer: linkSigner(config, deps.secrets.linkSecret),
+    source: new PoliteSource({
+      client: { timeoutMs: config.SOURCE_TIMEOUT_MS, deadlineMs: config.SOURCE_REQUEST_DEADLINE_MS, maxBytes: config.SOURCE_MAX_PAGE_BYTES },
+      databaseUrl: config.DATABASE_URL,
+    }),
   };
   const app = new Hono<AppEnv>();
   const realtime = createRealtime(ctx, app);
@@ -42,11 +49,14 @@ export function createApp(deps: ApiDeps) {
   app.use('/v1/*', pathText);
   app.use('/v1/projects/*', authenticate(deps));
   app.use('/v1/tasks/*', authenticate(deps), projectOnly);
+  app.use('/v1/schedules/*', authenticate(deps), projectOnly);
   app.route('/healthz', healthApp(deps));
   app.route('/v1/projects', projectsApp(deps));
   app.route('/v1/tasks', tasksApp(ctx));
   app.route('/v1/tasks', syncApp(ctx));
+  app.route('/v1/tasks', previewApp(ctx));
   app.route('/v1/tasks', taskActionsApp(ctx));
+  app.route('/v1/schedules', schedulesApp(ctx));
   app.route('/v1/ws', realtime.routes);
   app.route('/v1/files', filesApp(deps));
   app.notFound((c) => onError(new DomainError('not_found', `no such endpoint: ${c.req.method} ${c.req.path}`), c));

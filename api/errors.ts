@@ -21,6 +21,7 @@ const STATUS: Record<string, ContentfulStatusCode> = {
   task_not_pausable: 409,
   task_not_paused: 409,
   task_duplicate_live: 409,
+  schedule_limit_reached: 409,
   expired: 410,
   link_expired: 410,
   payload_too_large: 413,
@@ -28,6 +29,10 @@ const STATUS: Record<string, ContentfulStatusCode> = {
   source_host_not_allowed: 422,
   callback_host_not_allowed: 422,
   idempotency_key_reused: 422,
+  // A failed export's codes that are not the source's transport (sync and preview answer with them):
+  // the source's own template is bad; the source's total is over MAX_EXPORT_ROWS.
+  template_invalid: 502,
+  export_too_large: 422,
   upgrade_required: 426,
   rate_limited: 429,
   temporal_unavailable: 503,

@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Database } from '../db/client.js';
 import type { ProjectRow, TaskRow } from '../db/schema.js';
 import type { LinkSigner } from '../domain/tasks/view.js';
+import type { PoliteSource } from '../domain/source/polite.js';
 import type { TaskEvents } from '../domain/tasks/events.js';
 import type { Config } from '../platform/config.js';
 import type { Secrets } from '../platform/secrets.js';
@@ -19,6 +20,8 @@ export interface ApiDeps {
 export interface ApiContext extends ApiDeps {
   hub: TaskEvents;
   signer: LinkSigner;
+  /** Source requests of previews, under the same politeness limits as the exports'. */
+  source: PoliteSource;
 }
 
 export type Principal = { kind: 'admin' } | { kind: 'project'; project: ProjectRow };

@@ -64,7 +64,11 @@ export const jsonBody = createMiddleware(async (c, next) => {
   }
   refuse(findBadText(parsed));
   checkedBodies.add(c.req.raw);
+  // Hono's c.req.json() parses the cached text (this version), others read the cached json: both
+  // are set, so an empty body reaches the schema as {} rather than as malformed JSON.
   c.req.bodyCache.json = Promise.resolve(parsed);
+  // The cache holds the promises Body's methods return, whatever its type says of text.
+  (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(JSON.stringify(parsed));
   const type = c.req.header('content-type')?.split(';')[0]?.trim() ?? '';
   if (!JSON_TYPE.test(type)) c.req.raw.headers.set('content-type', 'application/json');
   await next();

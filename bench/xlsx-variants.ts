@@ -7,7 +7,7 @@ import { parseTemplate } from '../domain/formats/template/template.js';
 import { buildLayout } from '../domain/formats/template/layout.js';
 import { parseArea } from '../domain/formats/template/areas.js';
 import { XlsxPackage } from '../domain/formats/xlsx/package.js';
-import { writeWorkbook } from '../domain/formats/xlsx/workbook.js';
+import { writeSheets, writeWorkbook } from '../domain/formats/xlsx/workbook.js';
 import { colName, esc } from '../domain/formats/xlsx/xml.js';
 
 export const LEVEL = 6;
@@ -47,17 +47,18 @@ export const template = [
   { name: 'note', title: '备注', align: 'left' },
 ];
 
-async function* generated(rows: number, pageSize: number): AsyncGenerator<unknown[]> {
-  for (let from = 0; from < rows; from += pageSize) {
+async function* generated(rows: number, pageSize: number, first = 0): AsyncGenerator<unknown[]> {
+  for (let from = first; from < first + rows; from += pageSize) {
     const page = [];
-    for (let i = from; i < Math.min(rows, from + pageSize); i++) page.push(row(i));
+    for (let i = from; i < Math.min(first + rows, from + pageSize); i++) page.push(row(i));
     yield page;
   }
 }
 
 /** A minimal streaming writer: inline strings and numbers, no styles, same zip and level. */
 export async function minimal(rows: number, out: string, pages?: AsyncIterable<unknown[]>): Promise<number> {
-  const pkg = new XlsxPackage({ path: out, sheetName: 'Sheet1', stylesXml: MINIMAL_STYLES, level: LEVEL, mtime: new Date(0) });
+  const pkg = new XlsxPackage({ path: out, stylesXml: MINIMAL_STYLES, level: LEVEL, mtime: new Date(0) });
+  pkg.startSheet('Sheet1');
   await pkg.write('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>');
   const letters = KEYS.map((_, i) => colName(i));
   for await (const page of pages ?? generated(rows, 500)) {
@@ -102,11 +103,22 @@ export async function ours(rows: number, out: string, maxBytes: number, pages?: 
   return parts.reduce((s, p) => s + p.bytes, 0);
 }
 
+/** Our writer, one workbook of `sheets` sheets sharing the rows, each sheet fed its own pages. */
+export async function oursSheets(sheets: Array<AsyncIterable<unknown[]>>, out: string, maxBytes: number): Promise<number> {
+  const t = parseTemplate(template);
+  if (!t.ok) throw new Error('bad bench template');
+  const parts = await writeSheets(
+    sheets.map((pages, i) => ({ layout: buildLayout(t.template, []), title: `订单明细 ${i + 1}`, pages, name: `订单 ${i + 1}` })),
+    { maxRows: 1_000_000, maxBytes, pathFor: (n) => `${out}.part${n}.xlsx`, level: LEVEL, mtime: new Date(0) },
+  );
+  return parts.reduce((s, p) => s + p.bytes, 0);
+}
+
 /** Staged .ndjson pages as the fetch step leaves them, for the render-from-staging variant. */
-export async function stage(rows: number, dir: string): Promise<void> {
+export async function stage(rows: number, dir: string, from = 0): Promise<void> {
   await mkdir(dir, { recursive: true });
   let page = 0;
-  for await (const p of generated(rows, 1000)) {
+  for await (const p of generated(rows, 1000, from)) {
     await writeFile(join(dir, `${String(page++).padStart(8, '0')}.ndjson`), p.map((r) => JSON.stringify(r)).join('\n') + '\n');
   }
 }

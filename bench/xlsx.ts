@@ -17,6 +17,7 @@ const VARIANTS: Record<string, string> = {
   'ours-split': 'our writer, styled template, default split (10 MB parts)',
   'minimal-staged': 'the minimal writer fed from staged .ndjson pages (read + JSON.parse)',
   'ours-staged': 'our writer fed from staged .ndjson pages (read + JSON.parse), default split: the render activity',
+  'ours-sheets-staged': 'the same rows as five sheets of a fifth each, each from its own staged pages, default split',
   exceljs: 'exceljs streaming WorkbookWriter, same styles, waiting on its queue (tuned)',
 };
 
@@ -28,7 +29,14 @@ async function child(variant: string): Promise<void> {
   if (variant === 'minimal') bytes = await v.minimal(rows, out);
   else if (variant === 'ours') bytes = await v.ours(rows, out, Number.MAX_SAFE_INTEGER);
   else if (variant === 'ours-split') bytes = await v.ours(rows, out, 10 * 1024 * 1024);
-  else if (variant.endsWith('-staged')) {
+  else if (variant === 'ours-sheets-staged') {
+    const dirs = Array.from({ length: 5 }, (_, i) => join(dir, `pages-${variant}-${i}`));
+    const per = Math.ceil(rows / 5);
+    for (const [i, d] of dirs.entries()) await v.stage(Math.min(per, rows - i * per), d, i * per);
+    t0 = performance.now();
+    bytes = await v.oursSheets(dirs.map((d) => v.stagedPages(d)), out, 10 * 1024 * 1024);
+    for (const d of dirs) await rm(d, { recursive: true, force: true });
+  } else if (variant.endsWith('-staged')) {
     const pages = join(dir, `pages-${variant}`);
     await v.stage(rows, pages);
     t0 = performance.now();

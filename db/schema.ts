@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import type { StoredSettingsJson } from '../model/project-settings.js';
+import { OVERLAP_POLICIES } from '../model/schedule.js';
 import { EXPORT_TYPES, type LaneProgress, type StoredFile, TASK_STAGES, TASK_STATUSES } from '../model/task.js';
 
 export type { LaneProgress, StoredFile } from '../model/task.js';
@@ -52,6 +53,8 @@ export const tasks = pgTable(
     // SHA-256 of the normalised request: both the Idempotency-Key body check and the no-key de-duplication use it.
     requestHash: text('request_hash').notNull(),
     runs: integer('runs').notNull().default(1),
+    // The schedule whose run submitted this task (domain/schedules); kept after the schedule is deleted.
+    scheduleId: text('schedule_id'),
     // When admission reserved one of the project's slots for this queued task (domain/tasks/admission.ts).
     admittedAt: timestamp('admitted_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
@@ -75,10 +78,50 @@ export const tasks = pgTable(
     index('tasks_queue_idx').on(t.projectId, t.priority, t.createdAt, t.id).where(sql`${t.status} = 'queued' and ${t.admittedAt} is null`),
     // The cleaner scans for expired files.
     index('tasks_expires_idx').on(t.expiresAt),
+    // GET /v1/tasks?schedule_id=, a schedule's live task (overlap) and its recent outcomes (failure streak).
+    index('tasks_project_schedule_idx').on(t.projectId, t.scheduleId, t.createdAt.desc()),
   ],
 );
 
+/**
+ * Recurring exports (domain/schedules, ADR 0014). Each row has a Temporal Schedule of the same id
+ * that fires the runs; the row holds what the API shows and what a run needs: the task body with
+ * its placeholders, the overlap rule and the failure streak that pauses it.
+ */
+export const schedules = pgTable(
+  'schedules',
+  {
+    id: text('id').primaryKey(),
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id),
+    // Exactly one of cron (with time_zone) and every (an interval) is set.
+    cron: text('cron'),
+    every: text('every'),
+    timezone: text('timezone').notNull(),
+    overlap: text('overlap', { enum: OVERLAP_POLICIES }).notNull(),
+    pauseAfterFailures: integer('pause_after_failures').notNull(),
+    // The validated task body; {{date}}-style placeholders are filled in for each run.
+    body: jsonb('body').$type<Record<string, unknown>>().notNull(),
+    paused: boolean('paused').notNull().default(false),
+    // Why it is paused (the caller's note, or the failures that paused it).
+    note: text('note'),
+    // Runs' failures count from here: creation, or the last resume.
+    countingSince: timestamp('counting_since', { withTimezone: true }).notNull().defaultNow(),
+    // Runs of one schedule submit one at a time (domain/schedules/runs.ts): the holder's lease ends here.
+    runLeaseUntil: timestamp('run_lease_until', { withTimezone: true }),
+    lastRunAt: timestamp('last_run_at', { withTimezone: true }),
+    lastTaskId: text('last_task_id'),
+    // submitted, skipped (overlap), refused (the submission was refused: the schedule is paused).
+    lastOutcome: text('last_outcome'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('schedules_project_created_idx').on(t.projectId, t.createdAt.desc(), t.id.desc())],
+);
+
 export type ProjectRow = typeof projects.$inferSelect;
+export type ScheduleRow = typeof schedules.$inferSelect;
 export type TaskRow = typeof tasks.$inferSelect;
 
 /** One row per callback delivery attempt, shown by GET /v1/tasks/:id/deliveries. */

@@ -1,6 +1,7 @@
 // The activity contract: one input and one output object per activity. Workflows proxy this
 // interface and activities/ implements it, so neither imports the other. Only keys, counts and
 // checksums cross it: rows never travel through workflow history.
+import type { SubmitRunInput, SubmitRunOutput } from './schedule.js';
 import type { StoredFile, TaskStage } from './task.js';
 
 export interface TaskRef {
@@ -12,13 +13,18 @@ export interface Ok {
 }
 
 export interface ProbeOutput {
+  /** All sheets together. */
   total: number;
   pagesTotal: number;
   pageSize: number;
+  /** Each sheet's share, for a workbook of several sheets (absent for one). */
+  sheets?: Array<{ total: number; pagesTotal: number }>;
 }
 
 export interface FetchPagesInput {
   taskId: string;
+  /** Which sheet's source (a workbook of several sheets); absent for sheet 0. */
+  sheet?: number;
   lane: number;
   laneFromPage: number;
   fromPage: number;
@@ -54,7 +60,8 @@ export interface RenderedFile {
 export interface StagedGaps {
   total: number;
   pageSize: number;
-  gaps: Array<{ from: number; to: number }>;
+  /** `sheet` is set for the sheets after the first of a workbook of several. */
+  gaps: Array<{ from: number; to: number; sheet?: number }>;
 }
 
 /** The answer to the `pause` update of an export workflow. */
@@ -105,4 +112,6 @@ export interface Activities {
   sweepAdmission(input: Record<string, never>): Promise<{ started: number }>;
   // callbacks (activities/notify.ts)
   deliverCallback(input: DeliverInput): Promise<DeliverOutput>;
+  // schedules (activities/schedules.ts)
+  submitScheduledRun(input: SubmitRunInput): Promise<SubmitRunOutput>;
 }

@@ -9,6 +9,8 @@ export const PAGES_PER_ACTIVITY = 100;
 
 export interface Lane {
   lane: number;
+  /** The sheet whose pages the lane fetches (a workbook of several sheets); absent for sheet 0. */
+  sheet?: number;
   fromPage: number;
   /** Exclusive. */
   toPage: number;
@@ -25,6 +27,18 @@ export function planLanes(total: number, pageSize: number, maxLanes = MAX_LANES)
   for (let i = 0, from = 0; from < pages; i++, from += per) {
     out.push({ lane: i, fromPage: from, toPage: Math.min(pages, from + per) });
   }
+  return out;
+}
+
+/**
+ * The lanes of a workbook of several sheets: each sheet planned as an export of its own, the lanes
+ * numbered across all sheets (the number keys the lane's progress on the task).
+ */
+export function planSheetLanes(sheets: Array<{ total: number }>, pageSize: number): Lane[] {
+  const out: Lane[] = [];
+  sheets.forEach((s, sheet) => {
+    for (const l of planLanes(s.total, pageSize)) out.push({ ...l, lane: out.length, ...(sheet > 0 ? { sheet } : {}) });
+  });
   return out;
 }
 

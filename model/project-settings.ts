@@ -21,6 +21,8 @@ export const storedSettingsSchema = z.object({
   excel_max_file_bytes: fileBytes.optional(),
   csv_max_file_rows: fileRows.optional(),
   csv_max_file_bytes: fileBytes.optional(),
+  // Recurring exports (schedules) the project may have at once; their runs are ordinary tasks.
+  max_schedules: z.number().int().min(0).max(1000).default(20),
 });
 
 /** Every setting of a project: the columns (read on hot paths) and the stored settings. */

@@ -3,7 +3,7 @@
 // its paused run had not staged.
 import { ActivityFailure, ApplicationFailure, CancellationScope, sleep } from '@temporalio/workflow';
 import type { Activities, FetchPagesOutput } from '../model/activities.js';
-import { chunkRange, type Lane, planLanes } from '../model/plan.js';
+import { chunkRange, type Lane, MAX_LANES, planLanes, planSheetLanes } from '../model/plan.js';
 import type { RetrySettings } from './profiles.js';
 
 export interface FetchProxies {
@@ -20,7 +20,10 @@ export async function fetchAll(taskId: string, acts: FetchProxies, retry: RetryS
   for (let attempt = 1; ; attempt++) {
     try {
       const lanes = attempt === 1 && resumed ? await gapLanes(taskId, acts) : await probedLanes(taskId, acts);
-      await allOrNothing(lanes.map((lane) => () => fetchLane(taskId, lane, acts, retry)));
+      // A workbook of several sheets may plan more lanes than one export runs at once; a single
+      // sheet's lanes (at most MAX_LANES, or a resumed export's gaps) all start together, as always.
+      const limit = lanes.some((l) => l.sheet !== undefined) ? MAX_LANES : lanes.length;
+      await allOrNothing(lanes.map((lane) => () => fetchLane(taskId, lane, acts, retry)), limit);
       await acts.work.verifyStaged({ taskId });
       return;
     } catch (err) {
@@ -33,40 +36,43 @@ export async function fetchAll(taskId: string, acts: FetchProxies, retry: RetryS
 }
 
 async function probedLanes(taskId: string, { source }: FetchProxies): Promise<Lane[]> {
-  const { total, pageSize } = await source.probeSource({ taskId });
-  return planLanes(total, pageSize);
+  const { total, pageSize, sheets } = await source.probeSource({ taskId });
+  return sheets ? planSheetLanes(sheets, pageSize) : planLanes(total, pageSize);
 }
 
 /** Each range of pages the paused run had not staged becomes a lane of its own. */
 async function gapLanes(taskId: string, { work }: FetchProxies): Promise<Lane[]> {
   const { gaps } = await work.stagedGaps({ taskId });
-  return gaps.map((g, i) => ({ lane: i, fromPage: g.from, toPage: g.to }));
+  return gaps.map((g, i) => ({ lane: i, fromPage: g.from, toPage: g.to, ...(g.sheet !== undefined ? { sheet: g.sheet } : {}) }));
 }
 
 /**
- * Runs the jobs together; the first failure cancels the others, and it is thrown only once all
- * have stopped, so the cleanup that follows never races a lane still writing pages.
+ * Runs the jobs together, at most `limit` at a time (each runner takes the next job as it finishes
+ * one, so with no more jobs than runners every job starts at once, in order); the first failure
+ * cancels the others, and it is thrown only once all have stopped, so the cleanup that follows
+ * never races a lane still writing pages.
  */
-export async function allOrNothing(jobs: Array<() => Promise<void>>): Promise<void> {
+export async function allOrNothing(jobs: Array<() => Promise<void>>, limit = jobs.length): Promise<void> {
   const scope = new CancellationScope();
   let first: { err: unknown } | undefined;
-  await scope.run(() =>
-    Promise.allSettled(
-      jobs.map((job) =>
-        job().catch((err: unknown) => {
-          if (!first) {
-            first = { err };
-            scope.cancel();
-          }
-        }),
-      ),
-    ),
-  );
+  let next = 0;
+  const runner = async () => {
+    while (next < jobs.length && !first) {
+      const job = jobs[next++]!;
+      await job().catch((err: unknown) => {
+        if (!first) {
+          first = { err };
+          scope.cancel();
+        }
+      });
+    }
+  };
+  await scope.run(() => Promise.allSettled(Array.from({ length: Math.min(limit, jobs.length) }, runner)));
   if (first) throw first.err;
 }
 
 async function fetchLane(taskId: string, lane: Lane, { source, resume }: FetchProxies, retry: RetrySettings): Promise<void> {
-  const base = { taskId, lane: lane.lane, laneFromPage: lane.fromPage };
+  const base = { taskId, lane: lane.lane, laneFromPage: lane.fromPage, ...(lane.sheet !== undefined ? { sheet: lane.sheet } : {}) };
   for (const [chunkFrom, toPage] of chunkRange(lane.fromPage, lane.toPage)) {
     let out: FetchPagesOutput = await source.fetchPages({ ...base, fromPage: chunkFrom, toPage });
     while (out.nextPage !== undefined) {

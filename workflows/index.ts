@@ -2,3 +2,4 @@ export { callbackWorkflow } from './callback.js';
 export { cleanupWorkflow } from './cleanup.js';
 export { exportWorkflow } from './export.js';
 export { admissionSweepWorkflow } from './admission.js';
+export { scheduledRunWorkflow } from './scheduled-run.js';

@@ -4,27 +4,84 @@ import { z } from 'zod';
 import { taskSplitFields } from '../../domain/formats/split.js';
 import { areaSchema } from '../../domain/formats/template/areas.js';
 import { templateField } from '../../domain/formats/template/template.js';
+import { sheetName } from '../../domain/formats/xlsx/sheet-names.js';
+import { PREVIEW_DEFAULT_ROWS, PREVIEW_MAX_ROWS } from '../../domain/tasks/preview.js';
 import { TASK_STATUSES } from '../../model/task.js';
+
+/** Worksheets one Excel task may have (each one more source to fetch). */
+export const MAX_SHEETS = 20;
 
 // Keeps what a file system, a shell or a Content-Disposition header could trip on out of names.
 const sanitizeFileName = (s: string) =>
   s.normalize('NFC').replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, '_').replace(/^[.\s]+|[.\s]+$/g, '').slice(0, 120);
 
-export const submitSchema = z.object({
-  source_url: z.string().max(4096).url('must be an http(s) URL'),
-  operator_id: z.string().trim().min(1).max(128),
-  type: z.enum(['csv', 'excel', 'xlsx']).default('csv').transform((t) => (t === 'xlsx' ? 'excel' : t)),
-  file_name: z.string().max(200).transform(sanitizeFileName).pipe(z.string().min(1, 'has no usable characters')).optional(),
+const sourceUrl = z.string().max(4096).url('must be an http(s) URL');
+/** What a worksheet is laid out by; a task's own, or each entry of `sheets`. */
+const layoutFields = {
   title: z.string().max(500).optional(),
   summary: z.string().max(20_000).optional(),
   template: templateField.optional(),
   header: areaSchema.optional(),
   footer: areaSchema.optional(),
+};
+
+const sheetSchema = z.object({
+  source_url: sourceUrl,
+  // Excel's rules for a sheet name: the forbidden characters become spaces, the length is refused.
+  name: z.string().max(31, 'at most 31 characters (Excel)').transform((s) => sheetName(s, '')).pipe(z.string().min(1, 'has no usable characters')).optional(),
+  ...layoutFields,
+});
+
+/** The fields of POST /v1/tasks; the preview and schedules add theirs to these (withSheets). */
+export const submitFields = z.object({
+  source_url: sourceUrl,
+  operator_id: z.string().trim().min(1).max(128),
+  type: z.enum(['csv', 'excel', 'xlsx']).default('csv').transform((t) => (t === 'xlsx' ? 'excel' : t)),
+  file_name: z.string().max(200).transform(sanitizeFileName).pipe(z.string().min(1, 'has no usable characters')).optional(),
+  ...layoutFields,
+  sheets: z.array(sheetSchema).min(1).max(MAX_SHEETS).optional(),
   ...taskSplitFields,
   callback: z.string().max(4096).url('must be an http(s) URL').optional(),
   page_size: z.number().int().min(100).max(1000).default(500),
   priority: z.number().int().min(1).max(5).default(3),
 });
+
+type Fields = z.infer<typeof submitFields>;
+const LAYOUT_KEYS = ['title', 'summary', 'template', 'header', 'footer'] as const;
+
+/**
+ * The rules of `sheets` (docs/excel.md): Excel only; the layout fields move into each sheet; the
+ * task's source_url is the first sheet's (it may be left out). Names must differ (without case).
+ */
+export function withSheets<S extends z.ZodType<Fields & Record<string, unknown>>>(schema: S) {
+  const fillSource = (body: unknown) => {
+    const b = body as { source_url?: unknown; sheets?: Array<{ source_url?: unknown }> } | null;
+    if (b && typeof b === 'object' && b.source_url === undefined && Array.isArray(b.sheets) && b.sheets[0] && typeof b.sheets[0] === 'object') {
+      return { ...b, source_url: b.sheets[0].source_url };
+    }
+    return body;
+  };
+  const checked = schema.superRefine((t, ctx) => {
+    if (!t.sheets) return;
+    if (t.type !== 'excel') ctx.addIssue({ code: 'custom', path: ['sheets'], message: 'several sheets need type "excel"' });
+    for (const key of LAYOUT_KEYS) {
+      if (t[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: 'with sheets, give it in each sheet of sheets[]' });
+    }
+    if (t.source_url !== t.sheets[0]!.source_url) ctx.addIssue({ code: 'custom', path: ['source_url'], message: 'with sheets, leave it out: each sheet has its own source_url' });
+    const seen = new Set<string>();
+    t.sheets.forEach((s, i) => {
+      if (s.name === undefined) return;
+      if (seen.has(s.name.toLowerCase())) ctx.addIssue({ code: 'custom', path: ['sheets', i, 'name'], message: 'another sheet has this name (Excel compares names without case)' });
+      seen.add(s.name.toLowerCase());
+    });
+  });
+  return z.preprocess(fillSource, checked);
+}
+
+export const submitSchema = withSheets(submitFields);
+
+/** POST /v1/tasks/preview: a task's body and how many rows (of each sheet) to render. */
+export const previewSchema = withSheets(submitFields.extend({ rows: z.number().int().min(1).max(PREVIEW_MAX_ROWS).default(PREVIEW_DEFAULT_ROWS) }));
 
 export const idempotencyHeader = z.object({
   'idempotency-key': z.string().min(1, 'length 1 to 255').max(255, 'length 1 to 255').optional(),
@@ -33,6 +90,7 @@ export const idempotencyFieldNames = { 'idempotency-key': 'Idempotency-Key' };
 
 export const filterSchema = z.object({
   operator_id: z.string().max(128).optional(),
+  schedule_id: z.string().max(64).optional(),
   status: z.enum(TASK_STATUSES).optional(),
   // Creation time window: created_after inclusive, created_before exclusive (ISO 8601).
   created_after: z.iso.datetime({ offset: true }).transform((s) => new Date(s)).optional(),

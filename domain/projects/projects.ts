@@ -75,6 +75,7 @@ export function projectJson(p: ProjectRow) {
     submit_per_minute: p.submitPerMinute,
     source_max_concurrency: s.source_max_concurrency,
     source_rps: s.source_rps,
+    max_schedules: s.max_schedules,
     excel_max_file_rows: excel.maxRows,
     excel_max_file_bytes: excel.maxBytes,
     csv_max_file_rows: csv.maxRows === Number.MAX_SAFE_INTEGER ? null : csv.maxRows,

@@ -16,14 +16,18 @@ export interface PageRequest {
   lease?: Permit | undefined;
 }
 
+// PGlite is single-process: one in-memory limiter for the process covers its API (previews) and
+// its worker (exports) together.
+const processLimiter = new LocalSourceLimiter();
+
 export class PoliteSource {
   private limiter: SourceLimiter | undefined;
 
   constructor(private readonly opts: { client: SourceClientOptions; databaseUrl?: string | undefined }) {}
 
-  // PGlite is single-process, so an in-memory limiter covers it; Postgres serves several workers.
+  // Postgres serves several processes: the limiter's advisory locks are shared through it.
   private limiterFor(): SourceLimiter {
-    return (this.limiter ??= this.opts.databaseUrl ? new PgSourceLimiter(this.opts.databaseUrl, 20) : new LocalSourceLimiter());
+    return (this.limiter ??= this.opts.databaseUrl ? new PgSourceLimiter(this.opts.databaseUrl, 20) : processLimiter);
   }
 
   /** One slot held across several requests (released by the caller). */

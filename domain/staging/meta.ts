@@ -1,7 +1,7 @@
 // What the probe learned about the source, kept in the store beside the pages (never in workflow
 // history): the total, the columns, and the layout the first answer brought.
-import type { TaskRow } from '../../db/schema.js';
 import { permanent } from '../../model/errors.js';
+import type { TaskRow } from '../../db/schema.js';
 import type { Storage } from '../../platform/storage/index.js';
 import { rowColumns, templateColumns, type Column } from '../formats/columns.js';
 import { checkExcelLayout } from '../formats/excel-layout.js';
@@ -17,8 +17,15 @@ export interface SourceMeta {
   footer?: unknown;
 }
 
+/** What the probe's check needs of a task (and of one of its sheets: that sheet's options). */
+export interface ProbedSheet {
+  type: TaskRow['type'];
+  pageSize: number;
+  options: Record<string, unknown>;
+}
+
 /** The meta of the probe's answer (page_size=1), or the failure that ends the task before any fetch. */
-export function metaFromProbe(first: SourcePage, task: TaskRow, maxRows: number): SourceMeta {
+export function metaFromProbe(first: SourcePage, task: ProbedSheet, maxRows: number): SourceMeta {
   if (first.total > maxRows) {
     throw permanent('export_too_large', `the source reports ${first.total} rows; an export may have at most ${maxRows} (narrow the filters in source_url)`);
   }
@@ -32,10 +39,10 @@ export function metaFromProbe(first: SourcePage, task: TaskRow, maxRows: number)
   return { total: first.total, pageSize: task.pageSize, columns, template, header: first.header, footer: first.footer };
 }
 
-export async function readMeta(storage: Storage, taskId: string): Promise<SourceMeta> {
-  return JSON.parse((await storage.getBuffer(keys.meta(taskId))).toString('utf8')) as SourceMeta;
+export async function readMeta(storage: Storage, taskId: string, sheet = 0): Promise<SourceMeta> {
+  return JSON.parse((await storage.getBuffer(keys.meta(taskId, sheet))).toString('utf8')) as SourceMeta;
 }
 
-export async function writeMeta(storage: Storage, taskId: string, meta: SourceMeta): Promise<void> {
-  await storage.putBuffer(keys.meta(taskId), Buffer.from(JSON.stringify(meta)));
+export async function writeMeta(storage: Storage, taskId: string, meta: SourceMeta, sheet = 0): Promise<void> {
+  await storage.putBuffer(keys.meta(taskId, sheet), Buffer.from(JSON.stringify(meta)));
 }

@@ -63,8 +63,8 @@ export function pieceChain(pieces: Piece[], pages: number): Piece[] | null {
 }
 
 /** The stored pieces of a task (work files of unfinished writes excluded). */
-export async function listPieces(storage: Storage, taskId: string): Promise<Piece[]> {
-  return (await storage.list(keys.pages(taskId))).map(parsePiece).filter((p): p is Piece => p !== null);
+export async function listPieces(storage: Storage, taskId: string, sheet = 0): Promise<Piece[]> {
+  return (await storage.list(keys.pages(taskId, sheet))).map(parsePiece).filter((p): p is Piece => p !== null);
 }
 
 /** Pages fetched but not yet stored, and when the piece is due. */
@@ -92,8 +92,8 @@ export class PieceBuffer {
 }
 
 /** The staged pieces in page order, covering every page once; storage_failed when pages are missing. */
-export async function orderedPieces(storage: Storage, taskId: string, pages: number): Promise<Piece[]> {
-  const pieces = await listPieces(storage, taskId);
+export async function orderedPieces(storage: Storage, taskId: string, pages: number, sheet = 0): Promise<Piece[]> {
+  const pieces = await listPieces(storage, taskId, sheet);
   const chain = pieceChain(pieces, pages);
   if (!chain) {
     const present = new Set(pieces.flatMap((p) => Array.from({ length: Math.min(p.to, pages) - p.from }, (_, i) => p.from + i))).size;

@@ -25,6 +25,8 @@ export interface RenderJob {
   /** Called as the render advances, e.g. to heartbeat. */
   onProgress(done: number): void;
   signal: AbortSignal;
+  /** A preview: only the first rows of each sheet are written (the pages read are all staged). */
+  rowsPerSheet?: number | undefined;
 }
 
 export async function renderCsv({ storage, dataDir }: RenderDeps, { task, settings, onProgress }: RenderJob): Promise<RenderedFile[]> {

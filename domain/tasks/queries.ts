@@ -25,6 +25,8 @@ export async function ownedTask(db: Db, projectId: string, taskId: string): Prom
 
 export interface TaskFilter {
   operator_id?: string | undefined;
+  /** The runs of one schedule. */
+  schedule_id?: string | undefined;
   status?: TaskStatus | undefined;
   /** Inclusive. */
   created_after?: Date | undefined;
@@ -35,6 +37,7 @@ export interface TaskFilter {
 function where(projectId: string, q: TaskFilter): SQL[] {
   const w: SQL[] = [eq(tasks.projectId, projectId)];
   if (q.operator_id) w.push(eq(tasks.operatorId, q.operator_id));
+  if (q.schedule_id) w.push(eq(tasks.scheduleId, q.schedule_id));
   if (q.status) w.push(eq(tasks.status, q.status));
   if (q.created_after) w.push(gte(tasks.createdAt, q.created_after));
   if (q.created_before) w.push(lt(tasks.createdAt, q.created_before));

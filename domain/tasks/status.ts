@@ -71,6 +71,17 @@ export async function setLaneProgress(db: Db, taskId: string, lane: number | 'st
     .where(and(eq(tasks.id, taskId), eq(tasks.status, 'running')));
 }
 
+/**
+ * A resumed export's progress: what is staged already counts as one finished lane, and the lanes
+ * of the paused run are dropped (the resumed run numbers its own lanes from 0 again).
+ */
+export async function restartProgress(db: Db, taskId: string, staged: LaneProgress[string]): Promise<void> {
+  await db
+    .update(tasks)
+    .set({ lanes: { staged }, updatedAt: new Date() })
+    .where(and(eq(tasks.id, taskId), eq(tasks.status, 'running')));
+}
+
 export type Outcome = { status: 'succeeded'; files: StoredFile[]; expiresAt: Date } | { status: 'failed'; errorCode: string; errorMessage: string };
 
 /** queued or running → succeeded or failed; false when the task had already ended (cancelled). */

@@ -5,6 +5,7 @@ import { type ProjectRow, type TaskRow, tasks } from '../../db/schema.js';
 import { ACTIVE_STATUSES, type ExportType } from '../../model/task.js';
 import { newId, randomToken, sha256Hex } from '../../platform/crypto.js';
 import { DomainError } from '../errors.js';
+import type { StoredSheet } from '../staging/sheets.js';
 import { checkOutgoingUrl } from '../source/hosts.js';
 import { type AdmissionDeps, dispatch } from './admission.js';
 import { type RateState, takeSubmission } from './rate.js';
@@ -20,6 +21,8 @@ export interface SubmitInput {
   template?: unknown;
   header?: unknown;
   footer?: unknown;
+  /** An Excel workbook of several sheets; source_url is then the first sheet's. */
+  sheets?: StoredSheet[] | undefined;
   max_file_rows?: number | undefined;
   max_file_bytes?: number | undefined;
   callback?: string | undefined;
@@ -43,7 +46,7 @@ export function defaultFileName(now = new Date()): string {
   return `export-${now.toISOString().slice(0, 10)}-${randomToken(4).replace(/[^a-zA-Z0-9]/g, 'x')}`;
 }
 
-function checkHost(field: 'source_url' | 'callback', url: string, hosts: readonly string[], list: string): void {
+function checkHost(field: string, url: string, hosts: readonly string[], list: string): void {
   const check = checkOutgoingUrl(url, hosts);
   if (check.ok) return;
   if (check.reason === 'invalid') {
@@ -52,11 +55,12 @@ function checkHost(field: 'source_url' | 'callback', url: string, hosts: readonl
   }
   const why = check.reason === 'blocked' ? 'points at a refused address (cloud metadata or link-local)' : `has a host that is not on the project's ${list}`;
   const message = `${field} ${why}`;
-  throw DomainError.invalid(field, message, message, field === 'source_url' ? 'source_host_not_allowed' : 'callback_host_not_allowed');
+  throw DomainError.invalid(field, message, message, field === 'callback' ? 'callback_host_not_allowed' : 'source_host_not_allowed');
 }
 
-function checkHosts(project: ProjectRow, input: SubmitInput): void {
-  checkHost('source_url', input.source_url, project.sourceHosts, 'source_hosts');
+export function checkHosts(project: ProjectRow, input: SubmitInput): void {
+  if (input.sheets) input.sheets.forEach((s, i) => checkHost(`sheets.${i}.source_url`, s.source_url, project.sourceHosts, 'source_hosts'));
+  else checkHost('source_url', input.source_url, project.sourceHosts, 'source_hosts');
   if (input.callback) checkHost('callback', input.callback, project.callbackHosts, 'callback_hosts');
 }
 
@@ -70,7 +74,12 @@ export interface Submitted {
 /** Rolls back a submission that lost the insert to an identical one. */
 class LostRace extends Error {}
 
-export async function submitTask(deps: SubmitDeps, project: ProjectRow, input: SubmitInput, idempotencyKey: string | undefined): Promise<Submitted> {
+/** Who submits besides the caller: a schedule's run (domain/schedules/runs.ts). */
+export interface SubmitOrigin {
+  scheduleId?: string | undefined;
+}
+
+export async function submitTask(deps: SubmitDeps, project: ProjectRow, input: SubmitInput, idempotencyKey: string | undefined, origin: SubmitOrigin = {}): Promise<Submitted> {
   checkHosts(project, input);
   const requestHash = sha256Hex(canonical(input));
   const existing = await findDuplicate(deps.db, project.id, requestHash, idempotencyKey);
@@ -80,7 +89,7 @@ export async function submitTask(deps: SubmitDeps, project: ProjectRow, input: S
     // One transaction: a submission that loses to an identical one gives its quota back.
     created = await deps.db.transaction(async (tx) => {
       const rate = await takeSubmission(tx, project);
-      const task = await insertQueued(tx, newTask(project, input, requestHash, idempotencyKey));
+      const task = await insertQueued(tx, newTask(project, input, requestHash, idempotencyKey, origin));
       if (!task) throw new LostRace();
       return { task, rate };
     });
@@ -94,7 +103,8 @@ export async function submitTask(deps: SubmitDeps, project: ProjectRow, input: S
   return { ...created, created: true };
 }
 
-function newTask(project: ProjectRow, input: SubmitInput, requestHash: string, idempotencyKey: string | undefined) {
+/** The row a submission inserts (a preview renders one it never stores). */
+export function newTask(project: ProjectRow, input: SubmitInput, requestHash: string, idempotencyKey: string | undefined, origin: SubmitOrigin = {}) {
   return {
     id: newId('tsk'),
     projectId: project.id,
@@ -111,11 +121,13 @@ function newTask(project: ProjectRow, input: SubmitInput, requestHash: string, i
       template: input.template,
       header: input.header,
       footer: input.footer,
+      sheets: input.sheets,
       max_file_rows: input.max_file_rows,
       max_file_bytes: input.max_file_bytes,
     },
     idempotencyKey: idempotencyKey ?? null,
     requestHash,
+    scheduleId: origin.scheduleId ?? null,
     // Set here rather than by the database: list cursors compare it at millisecond precision.
     createdAt: new Date(),
   };

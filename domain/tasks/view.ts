@@ -1,6 +1,7 @@
 import type { TaskRow } from '../../db/schema.js';
 import type { Config } from '../../platform/config.js';
 import { type DirectLinks, directLink, directLinks, signLink } from '../../platform/links.js';
+import { taskSheets } from '../staging/sheets.js';
 
 export interface LinkSigner {
   baseUrl: string;
@@ -53,9 +54,13 @@ export function taskJson(t: TaskRow, signer: LinkSigner) {
     type: t.type,
     file_name: t.fileName,
     source_url: t.sourceUrl,
+    // A workbook of several sheets: each sheet's name (as in the workbook) and source.
+    ...(t.options.sheets ? { sheets: taskSheets(t).map((s) => ({ name: s.name, source_url: s.sourceUrl })) } : {}),
     page_size: t.pageSize,
     priority: t.priority,
     callback: t.callback,
+    // The schedule whose run submitted it (null for a task submitted directly).
+    schedule_id: t.scheduleId,
     status: t.status,
     // How many times the task has run: 1, then one more for each retry.
     runs: t.runs,

@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
  * S3-compatible bucket when several workers must see the same objects. Keys are '/'-separated.
  */
 export interface Storage {
-  readonly kind: 'local' | 's3';
+  readonly kind: 'local' | 's3' | 'memory';
   /** Moves (local) or uploads (s3) a finished local file to key; the key appears whole or not at all. */
   putFile(key: string, localPath: string): Promise<void>;
   putBuffer(key: string, body: Buffer): Promise<void>;

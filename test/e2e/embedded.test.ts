@@ -18,7 +18,7 @@ afterAll(async () => {
 
 const call = (method: string, path: string, token: string, body?: unknown) => svc!.call(method, path, token, body);
 
-it('npm start serves health, exports the demo source on PGlite, and shuts down cleanly on Ctrl-C', async () => {
+it('npm start serves health, exports the demo source on PGlite, previews and runs a schedule, and shuts down cleanly on Ctrl-C', async () => {
   svc = await startEmbedded();
   expect(svc.output()).toContain('database       pglite');
   expect((await call('GET', '/healthz', '')).json).toEqual({ status: 'ok', checks: { database: 'ok', temporal: 'ok', storage: 'ok' } });
@@ -39,6 +39,24 @@ it('npm start serves health, exports the demo source on PGlite, and shuts down c
   expect(rows).toHaveLength(5000);
   expect(rows[4999]!.order_no).toBe(demoOrder(4999).order_no);
   expect(rows[13]!.remark).toBe(demoOrder(13).remark);
+
+  // A preview and a schedule's run on PGlite: the run's lease and submission share its one connection.
+  const key = project.json.api_key;
+  const preview = await fetch(`${svc.base}/v1/tasks/preview`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ source_url: `http://127.0.0.1:${svc.port}/demo/orders`, operator_id: 'op', rows: 3 }),
+  });
+  expect([preview.status, preview.headers.get('x-preview-rows')]).toEqual([200, '3']);
+  const schedule = await call('POST', '/v1/schedules', key, { cron: '0 2 * * *', source_url: `http://127.0.0.1:${svc.port}/demo/orders?d={{date}}`, operator_id: 'op', page_size: 1000 });
+  expect(schedule.status).toBe(201);
+  expect((await call('POST', `/v1/schedules/${schedule.json.schedule_id}/trigger`, key)).status).toBe(202);
+  let runs: any[] = [];
+  for (let i = 0; i < 300 && runs[0]?.status !== 'succeeded'; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    runs = (await call('GET', `/v1/tasks?schedule_id=${schedule.json.schedule_id}`, key)).json.items;
+  }
+  expect(runs.map((t) => t.status)).toEqual(['succeeded']);
 
   const temporalPid = Number(readFileSync(join(svc.dataDir, 'temporal.pid'), 'utf8'));
   expect(pidAlive(temporalPid)).toBe(true);

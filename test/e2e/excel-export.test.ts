@@ -2,7 +2,7 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEnv, type TestEnv } from '../support/env.js';
 import { sourcePool } from '../support/source-server.js';
-import { styledRechargeTemplate } from '../support/templates.js';
+import { rechargeRow, styledRechargeTemplate } from '../support/templates.js';
 import { fetchListed, merges, readSheet, rowValues, zipEntries } from '../support/xlsx.js';
 
 let env: TestEnv;
@@ -28,21 +28,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await closeSources();
   await env?.close();
-});
-
-const SOURCES = ['微信公众号', '支付宝生活号', '小程序', 'APP', '油站POS', '其他'];
-const REAL_REFUND: unknown[] = [0, 50, 150, 99.99, '=1+2', '0012'];
-export const rechargeRow = (i: number) => ({
-  source: SOURCES[i % 6],
-  recharge_num: 100 + i * 37,
-  pay_money: 5000 + i * 2500.5,
-  wechat: 3000 + i * 1000,
-  alipay: '2000.25',
-  recharge_money: i * 3000,
-  reduction: 0.05,
-  refund_num: i,
-  refund_money: i === 2 ? -30 : i * 10,
-  real_refund_money: REAL_REFUND[i % 6],
 });
 
 describe('Excel export with the design example template', () => {

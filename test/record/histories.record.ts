@@ -198,6 +198,47 @@ describe('record histories', () => {
     expect(lastEventType(h)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
   });
 
+  it('excel-sheets-succeeded', async () => {
+    // Six sheets of three pages: six lanes, at most MAX_LANES (5) fetching at once.
+    const srcs = await Promise.all(Array.from({ length: 6 }, () => source({ total: 250 })));
+    const taskId = await submit({ type: 'excel', page_size: 100, sheets: srcs.map((s, i) => ({ source_url: s.url, name: `S${i + 1}` })) });
+    expect(await env.waitForTask(taskId, project.api_key)).toMatchObject({ status: 'succeeded', progress: { total_rows: 1500 } });
+    const h = await record('excel-sheets-succeeded', taskId);
+    expect(lastEventType(h)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
+    const fetches = h.events.filter((e: any) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'fetchPages');
+    expect(fetches).toHaveLength(6);
+  });
+
+  it('excel-sheets-resumed', async () => {
+    // Paused mid-fetch, resumed: the new run fetches each sheet's missing pages, sheets named.
+    const slow = { delayMs: (r: { pageSize: number }) => (r.pageSize === 1 ? 0 : 25) };
+    const [a, b] = await Promise.all([source({ total: 6000, ...slow }), source({ total: 4000, ...slow })]);
+    const taskId = await submit({ type: 'excel', page_size: 100, sheets: [{ source_url: a.url }, { source_url: b.url }] });
+    await env.waitForTask(taskId, project.api_key, (t) => t.progress.percent >= 30);
+    expect((await env.api('POST', `/v1/tasks/${taskId}/pause`, { token: project.api_key })).json.status).toBe('paused');
+    await expect.poll(() => workflowStatus(taskId), { timeout: 15_000 }).toBe('COMPLETED');
+    expect((await env.api('POST', `/v1/tasks/${taskId}/resume`, { token: project.api_key })).status).toBe(202);
+    expect(await env.waitForTask(taskId, project.api_key, undefined, 60_000)).toMatchObject({ status: 'succeeded', progress: { fetched_rows: 10_000 } });
+    await expect.poll(() => workflowStatus(taskId), { timeout: 15_000 }).toBe('COMPLETED');
+    const { runId } = await env.temporal.workflow.getHandle(taskId).describe();
+    const h = await record('excel-sheets-resumed', taskId, runId);
+    expect(h.events.some((e: any) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'stagedGaps')).toBe(true);
+  }, 90_000);
+
+  it('scheduled-run', async () => {
+    const src = await source({ total: 20 });
+    const created = await env.api('POST', '/v1/schedules', { token: project.api_key, body: { operator_id: 'op-rec', cron: '0 2 * * *', timezone: 'Asia/Shanghai', source_url: `${src.url}?day={{date}}`, file_name: 'daily-{{date}}' } });
+    expect(created.status).toBe(201);
+    const id = created.json.schedule_id as string;
+    expect((await env.api('POST', `/v1/schedules/${id}/trigger`, { token: project.api_key })).status).toBe(202);
+    await expect.poll(async () => (await env.temporal.schedule.getHandle(id).describe()).info.recentActions.length, { timeout: 15_000 }).toBe(1);
+    const workflowId = (await env.temporal.schedule.getHandle(id).describe()).info.recentActions[0]!.action.workflow.workflowId;
+    const h = await record('scheduled-run', workflowId);
+    expect(typeOf(h)).toBe('scheduledRunWorkflow');
+    expect(lastEventType(h)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
+    await env.api('DELETE', `/v1/schedules/${id}`, { token: project.api_key });
+  });
+
   it('cleanup', async () => {
     // Let the csv-succeeded task's file expire so the run has something to remove.
     await env.core.database.db.update(tasks).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(tasks.id, csvTaskId));

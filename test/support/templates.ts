@@ -56,3 +56,19 @@ export const styledRechargeTemplate = [
     ],
   },
 ];
+
+const SOURCES = ['微信公众号', '支付宝生活号', '小程序', 'APP', '油站POS', '其他'];
+const REAL_REFUND: unknown[] = [0, 50, 150, 99.99, '=1+2', '0012'];
+/** Rows for the recharge template: typed values, a formula-looking text, numeric text with a leading zero. */
+export const rechargeRow = (i: number) => ({
+  source: SOURCES[i % 6],
+  recharge_num: 100 + i * 37,
+  pay_money: 5000 + i * 2500.5,
+  wechat: 3000 + i * 1000,
+  alipay: '2000.25',
+  recharge_money: i * 3000,
+  reduction: 0.05,
+  refund_num: i,
+  refund_money: i === 2 ? -30 : i * 10,
+  real_refund_money: REAL_REFUND[i % 6],
+});

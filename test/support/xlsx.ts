@@ -27,6 +27,13 @@ export async function readSheet(body: Buffer): Promise<ExcelJS.Worksheet> {
   return wb.worksheets[0]!;
 }
 
+/** Every worksheet of a workbook, in order. */
+export async function readSheets(body: Buffer): Promise<ExcelJS.Worksheet[]> {
+  const wb = new ExcelJS.Workbook();
+  await wb.xlsx.load(body as unknown as ArrayBuffer);
+  return wb.worksheets;
+}
+
 export const merges = (ws: ExcelJS.Worksheet): string[] => [...ws.model.merges].sort();
 
 /** Values of a row from column A on (exceljs rows are 1-based with a hole at 0). */

@@ -1,6 +1,6 @@
 // The design's lane plan (lib/plan.ts): pure arithmetic, checked around the 400-page boundary.
 import { describe, expect, it } from 'vitest';
-import { chunkRange, expectedRows, LINEAR_MAX_PAGES, MAX_LANES, pageCount, planLanes, rowsInPages } from '../../model/plan.js';
+import { chunkRange, expectedRows, LINEAR_MAX_PAGES, MAX_LANES, pageCount, planLanes, planSheetLanes, rowsInPages } from '../../model/plan.js';
 
 /** Every page exactly once, lanes in order and contiguous: the merge keeps the global order. */
 function expectCovers(total: number, pageSize: number) {
@@ -53,5 +53,15 @@ describe('planLanes', () => {
     expect(expectedRows(12, 1234, 100)).toBe(34);
     expect(expectedRows(13, 1234, 100)).toBe(0);
     expect(rowsInPages(10, 13, 1234, 100)).toBe(234);
+  });
+});
+
+describe('planSheetLanes', () => {
+  it('plans each sheet as its own export and numbers the lanes across sheets', () => {
+    // 401 pages → 5 lanes; an empty sheet → none; 3 pages → 1 lane.
+    const lanes = planSheetLanes([{ total: 40_001 }, { total: 0 }, { total: 250 }], 100);
+    expect(lanes.map((l) => [l.lane, l.sheet])).toEqual([[0, undefined], [1, undefined], [2, undefined], [3, undefined], [4, undefined], [5, 2]]);
+    expect(lanes[5]).toEqual({ lane: 5, sheet: 2, fromPage: 0, toPage: 3 });
+    expect(lanes.slice(0, 5)).toEqual(planLanes(40_001, 100));
   });
 });

@@ -1,16 +1,17 @@
-// The export workflow's orchestration rules, on the time-skipping test server with in-test fake
-// activities: the restart-once rule, lanes cancelled together, the slot wait and the resume after
-// stored pages. No database, source or storage: the fakes record every call, and the assertions are
-// on those calls and on the workflow result. Timers and retry backoffs pass in virtual time.
+// The export workflow's orchestration rules, on the time-skipping test server with fake activities
+// (test/support/export-fakes.ts): the restart-once rule, lanes cancelled together, the slot wait and
+// the resume after stored pages. No database, source or storage: the fakes record every call, and
+// the assertions are on those calls and on the workflow result. Timers and retry backoffs pass in
+// virtual time.
 import { randomUUID } from 'node:crypto';
 import { CancelledFailure, Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
-import type { Activities, FetchPagesInput, FetchPagesOutput, ProbeOutput } from '../../model/activities.js';
 import { planLanes } from '../../model/plan.js';
-import { type ExportInput, type ExportOutput, exportWorkflow } from '../../workflows/export.js';
+import { type ExportOutput, exportWorkflow } from '../../workflows/export.js';
+import { type ExportActivities, fakes, input, probeOf, recorder } from '../support/export-fakes.js';
 import { startTimeSkipping } from '../support/time-skipping.js';
 
 const taskQueue = `wf-export-${randomUUID()}`;
@@ -25,77 +26,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await env?.teardown();
 });
-
-/** The activities the export workflow uses; expireFiles and deliverCallback are not its own. */
-type ExportActivities = Omit<Activities, 'expireFiles' | 'deliverCallback' | 'sweepAdmission'>;
-type Name = keyof ExportActivities;
-
-interface Call {
-  name: Name;
-  input: any;
-  /** Global order of events in this test (calls, lane stops), across concurrent activities. */
-  seq: number;
-}
-
-interface Recorder {
-  calls: Call[];
-  /** Lanes whose fetch saw the cancellation, with the order in which each finished stopping. */
-  stopped: Array<{ lane: number; seq: number }>;
-  next(): number;
-  of(name: Name): Call[];
-  names(): Name[];
-}
-
-function recorder(): Recorder {
-  let seq = 0;
-  const calls: Call[] = [];
-  return {
-    calls,
-    stopped: [],
-    next: () => ++seq,
-    of: (name) => calls.filter((c) => c.name === name),
-    names: () => calls.map((c) => c.name),
-  };
-}
-
-/**
- * Fakes of every activity the export workflow calls, each recording its input; `over` replaces
- * some of them (after the call is recorded). A chunk's fetch succeeds in full by default.
- */
-function fakes(rec: Recorder, probe: ProbeOutput, over: Partial<ExportActivities> = {}): ExportActivities {
-  const base: ExportActivities = {
-    startTask: async () => ({ proceed: true }),
-    setStage: async () => ({ ok: true }),
-    completeTask: async () => ({ ok: true }),
-    failTask: async () => ({ ok: true }),
-    markCancelled: async () => ({ ok: true }),
-    pauseTask: async () => ({ ok: true }),
-    stagedGaps: async () => ({ total: probe.total, pageSize: probe.pageSize, gaps: [] }),
-    probeSource: async () => probe,
-    fetchPages: async (i: FetchPagesInput): Promise<FetchPagesOutput> => ({ pages: i.toPage - i.fromPage, rows: (i.toPage - i.fromPage) * probe.pageSize }),
-    verifyStaged: async () => ({ pages: probe.pagesTotal }),
-    publishFiles: async ({ outputs }) => ({ files: outputs }),
-    discardStaged: async () => ({ ok: true }),
-    renderCsv: async ({ taskId }) => ({ outputs: [{ name: 'export.csv', key: `staging/${taskId}/export.csv`, bytes: 10, rows: probe.total, sha256: '0'.repeat(64) }] }),
-    renderXlsx: async ({ taskId }) => ({ outputs: [{ name: 'export.xlsx', key: `staging/${taskId}/export.xlsx`, bytes: 10, rows: probe.total, sha256: '0'.repeat(64) }] }),
-  };
-  const impl = { ...base, ...over };
-  const out = {} as Record<Name, (input: any) => Promise<unknown>>;
-  for (const name of Object.keys(impl) as Name[]) {
-    const fn = impl[name] as (input: any) => Promise<unknown>;
-    out[name] = async (input: any) => {
-      rec.calls.push({ name, input, seq: rec.next() });
-      return fn(input);
-    };
-  }
-  return out as unknown as ExportActivities;
-}
-
-const probeOf = (total: number, pageSize = 100): ProbeOutput => ({ total, pageSize, pagesTotal: Math.ceil(total / pageSize) });
-
-function input(taskId: string): ExportInput {
-  return { taskId, type: 'csv', retry: { initialMs: 100, maxAttempts: 3 }, run: 1, callback: false, heartbeatTimeoutMs: 2000 };
-}
 
 async function runExport(activities: ExportActivities, taskId = `t-${randomUUID()}`): Promise<ExportOutput> {
   const worker = await Worker.create({

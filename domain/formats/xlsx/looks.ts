@@ -1,5 +1,6 @@
-// The workbook's looks, registered once per render: every cell style index the writer needs is
-// known before the first row, so styles.xml can be written ahead of the worksheet.
+// A worksheet's looks, registered once per render in the workbook's style table (shared by all its
+// sheets): every cell style index the writer needs is known before the first row, so styles.xml
+// can be written ahead of the worksheets.
 import type { CellLook, DataColumn, HeaderCell, RowTitle, SheetLayout } from '../template/layout.js';
 import { DEFAULT_FORMATS } from '../template/values.js';
 import { StyleSheet, type XfSpec } from './styles.js';
@@ -23,25 +24,36 @@ const over = (base: XfSpec, l: CellLook): XfSpec => ({
 });
 
 export class Looks {
-  readonly sheet = new StyleSheet();
-  readonly title = this.sheet.xf({ bold: true, size: TITLE_SIZE, h: 'center', v: 'middle' });
-  readonly summary = this.sheet.xf({ h: 'left', v: 'top', wrap: true });
-  readonly areaKey = this.sheet.xf({ bold: true, fill: KEY_FILL, border: true, h: 'center', v: 'middle', wrap: true });
-  readonly areaValue = this.sheet.xf({ border: true, h: 'left', v: 'middle', wrap: true });
-  readonly areaNumber = this.sheet.xf({ border: true, h: 'left', v: 'middle' });
-  readonly areaPair = this.sheet.xf({ border: true, h: 'left', v: 'middle', wrap: true });
+  readonly title: number;
+  readonly summary: number;
+  readonly areaKey: number;
+  readonly areaValue: number;
+  readonly areaNumber: number;
+  readonly areaPair: number;
   private readonly headerBase: XfSpec = { bold: true, fill: HEADER_FILL, border: true, h: 'center', v: 'middle', wrap: true };
-  readonly header = this.sheet.xf(this.headerBase);
+  readonly header: number;
   private readonly rowTitleBase: XfSpec = { bold: true, border: true, h: 'center', v: 'middle', wrap: true };
-  readonly rowTitle = this.sheet.xf(this.rowTitleBase);
+  readonly rowTitle: number;
   readonly columns: ColumnStyles[];
   private readonly headerCells = new Map<HeaderCell, number>();
   private readonly rowTitles = new Map<number, number>();
 
-  constructor(layout: SheetLayout) {
+  constructor(
+    layout: SheetLayout,
+    /** The workbook's style table; each distinct look is one entry however many sheets use it. */
+    readonly sheet: StyleSheet = new StyleSheet(),
+  ) {
+    this.title = sheet.xf({ bold: true, size: TITLE_SIZE, h: 'center', v: 'middle' });
+    this.summary = sheet.xf({ h: 'left', v: 'top', wrap: true });
+    this.areaKey = sheet.xf({ bold: true, fill: KEY_FILL, border: true, h: 'center', v: 'middle', wrap: true });
+    this.areaValue = sheet.xf({ border: true, h: 'left', v: 'middle', wrap: true });
+    this.areaNumber = sheet.xf({ border: true, h: 'left', v: 'middle' });
+    this.areaPair = sheet.xf({ border: true, h: 'left', v: 'middle', wrap: true });
+    this.header = sheet.xf(this.headerBase);
+    this.rowTitle = sheet.xf(this.rowTitleBase);
     this.columns = layout.columns.map((c) => this.columnStyles(c));
-    for (const h of layout.headerCells) this.headerCells.set(h, this.sheet.xf(over(this.headerBase, h)));
-    for (const leaf of layout.rowLeaves) for (const t of leaf.path) this.rowTitles.set(t.id, this.sheet.xf(over(this.rowTitleBase, t)));
+    for (const h of layout.headerCells) this.headerCells.set(h, sheet.xf(over(this.headerBase, h)));
+    for (const leaf of layout.rowLeaves) for (const t of leaf.path) this.rowTitles.set(t.id, sheet.xf(over(this.rowTitleBase, t)));
   }
 
   headerCell(h: HeaderCell): number {

@@ -1,6 +1,8 @@
-// One .xlsx file written as a stream: the small fixed parts first, then the worksheet XML fed in
-// chunks through yazl's deflate into the file, with backpressure at every step, so memory holds
-// one chunk and zlib's window whatever the row count.
+// One .xlsx file written as a stream: styles first, then each worksheet's XML fed in chunks through
+// yazl's deflate into the file, with backpressure at every step, so memory holds one chunk and
+// zlib's window whatever the row count. The workbook, its relationships and the content types name
+// the worksheets, which are known only once the part is full (a byte limit can cut a sheet
+// anywhere), so they are written last: readers find zip entries through the central directory.
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
@@ -13,25 +15,35 @@ import { esc, NS_MAIN, NS_REL, XML_HEAD } from './xml.js';
 const CHUNK = 1 << 14;
 const CT = 'application/vnd.openxmlformats-officedocument.spreadsheetml';
 const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+const RELS_NS = 'http://schemas.openxmlformats.org/package/2006/relationships';
 
-const contentTypes =
+const sheetIds = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+
+const contentTypes = (sheets: number) =>
   `${XML_HEAD}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
   '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>' +
   '<Default Extension="xml" ContentType="application/xml"/>' +
   `<Override PartName="/xl/workbook.xml" ContentType="${CT}.sheet.main+xml"/>` +
-  `<Override PartName="/xl/worksheets/sheet1.xml" ContentType="${CT}.worksheet+xml"/>` +
+  sheetIds(sheets).map((i) => `<Override PartName="/xl/worksheets/sheet${i}.xml" ContentType="${CT}.worksheet+xml"/>`).join('') +
   `<Override PartName="/xl/styles.xml" ContentType="${CT}.styles+xml"/>` +
   '</Types>';
-const rootRels =
-  `${XML_HEAD}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` +
-  `<Relationship Id="rId1" Type="${REL}/officeDocument" Target="xl/workbook.xml"/></Relationships>`;
-const workbookRels =
-  `${XML_HEAD}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` +
-  `<Relationship Id="rId1" Type="${REL}/worksheet" Target="worksheets/sheet1.xml"/>` +
-  `<Relationship Id="rId2" Type="${REL}/styles" Target="styles.xml"/></Relationships>`;
-const workbook = (sheetName: string) =>
-  `${XML_HEAD}<workbook xmlns="${NS_MAIN}" xmlns:r="${NS_REL}"><bookViews><workbookView/></bookViews>` +
-  `<sheets><sheet name="${esc(sheetName)}" sheetId="1" r:id="rId1"/></sheets></workbook>`;
+const rootRels = `${XML_HEAD}<Relationships xmlns="${RELS_NS}"><Relationship Id="rId1" Type="${REL}/officeDocument" Target="xl/workbook.xml"/></Relationships>`;
+// Worksheet i is rId<i>; the styles come after them.
+const workbookRels = (sheets: number) =>
+  `${XML_HEAD}<Relationships xmlns="${RELS_NS}">` +
+  sheetIds(sheets).map((i) => `<Relationship Id="rId${i}" Type="${REL}/worksheet" Target="worksheets/sheet${i}.xml"/>`).join('') +
+  `<Relationship Id="rId${sheets + 1}" Type="${REL}/styles" Target="styles.xml"/></Relationships>`;
+const workbook = (names: string[]) =>
+  `${XML_HEAD}<workbook xmlns="${NS_MAIN}" xmlns:r="${NS_REL}"><bookViews><workbookView/></bookViews><sheets>` +
+  names.map((name, i) => `<sheet name="${esc(name)}" sheetId="${i + 1}" r:id="rId${i + 1}"/>`).join('') +
+  '</sheets></workbook>';
+
+/**
+ * Upper bound of what close() still adds after the last worksheet: the workbook, its
+ * relationships and the content types (a sheet name is at most 31 characters, 6 bytes each
+ * escaped), and every entry's local header, data descriptor and central directory record.
+ */
+export const trailerBytes = (sheets: number) => 2048 + 768 * sheets;
 
 /** Counts and hashes the bytes on their way to the file: the part's size and sha256 without a re-read. */
 export class Meter extends Transform {
@@ -50,9 +62,8 @@ export class Meter extends Transform {
 
 export interface PackageOptions {
   path: string;
-  sheetName: string;
   stylesXml: string;
-  /** zlib level for the worksheet (1 fastest … 9 smallest). */
+  /** zlib level for the worksheets (1 fastest … 9 smallest). */
   level: number;
   /** Entry timestamps: fixed per task, so re-rendering the same data gives the same bytes. */
   mtime: Date;
@@ -60,21 +71,18 @@ export interface PackageOptions {
 
 export class XlsxPackage {
   private readonly zip = new yazl.ZipFile();
-  private readonly sheet = new PassThrough({ highWaterMark: CHUNK });
   private readonly meter = new Meter();
   private readonly done: Promise<void>;
+  /** Worksheet streams yazl has not finished reading (it reads one entry at a time, in order). */
+  private readonly streams: PassThrough[] = [];
+  private sheet: PassThrough | null = null;
+  private readonly names: string[] = [];
   private pending = '';
   /** Uncompressed worksheet bytes handed to the compressor so far. */
   sheetBytes = 0;
 
-  constructor(opts: PackageOptions) {
-    const entry = { mtime: opts.mtime, compressionLevel: 6 };
-    this.zip.addBuffer(Buffer.from(contentTypes), '[Content_Types].xml', entry);
-    this.zip.addBuffer(Buffer.from(rootRels), '_rels/.rels', entry);
-    this.zip.addBuffer(Buffer.from(workbook(opts.sheetName)), 'xl/workbook.xml', entry);
-    this.zip.addBuffer(Buffer.from(workbookRels), 'xl/_rels/workbook.xml.rels', entry);
-    this.zip.addBuffer(Buffer.from(opts.stylesXml), 'xl/styles.xml', entry);
-    this.zip.addReadStream(this.sheet, 'xl/worksheets/sheet1.xml', { mtime: opts.mtime, compressionLevel: opts.level });
+  constructor(private readonly opts: PackageOptions) {
+    this.zip.addBuffer(Buffer.from(opts.stylesXml), 'xl/styles.xml', { mtime: opts.mtime, compressionLevel: 6 });
     this.done = pipeline(this.zip.outputStream, this.meter, createWriteStream(opts.path, { highWaterMark: CHUNK }));
     // Surfaced by close(); a failure here must not be an unhandled rejection meanwhile.
     this.done.catch(() => {});
@@ -85,9 +93,32 @@ export class XlsxPackage {
     return this.meter.bytes;
   }
 
+  /** Worksheets started in this file. */
+  get sheetCount(): number {
+    return this.names.length;
+  }
+
+  /** Sheet names already used here, lower-cased (Excel compares them without case). */
+  hasSheet(name: string): boolean {
+    return this.names.some((n) => n.toLowerCase() === name.toLowerCase());
+  }
+
   /** Upper bound of the worksheet bytes written here but not yet inside yazl (UTF-8 ≤ 3 bytes a unit). */
   get queued(): number {
-    return this.pending.length * 3 + this.sheet.writableLength + this.sheet.readableLength;
+    let n = this.pending.length * 3;
+    for (const s of this.streams) n += s.writableLength + s.readableLength;
+    return n;
+  }
+
+  /** Starts the next worksheet (the one before must have been ended). */
+  startSheet(name: string): void {
+    if (this.sheet) throw new Error('the previous worksheet is still open');
+    const sheet = new PassThrough({ highWaterMark: CHUNK });
+    this.names.push(name);
+    this.streams.push(sheet);
+    sheet.once('end', () => this.streams.splice(this.streams.indexOf(sheet), 1));
+    this.zip.addReadStream(sheet, `xl/worksheets/sheet${this.names.length}.xml`, { mtime: this.opts.mtime, compressionLevel: this.opts.level });
+    this.sheet = sheet;
   }
 
   /**
@@ -101,15 +132,27 @@ export class XlsxPackage {
 
   private async flush(): Promise<void> {
     if (!this.pending) return;
+    const sheet = this.sheet!;
     const buf = Buffer.from(this.pending, 'utf8');
     this.pending = '';
     this.sheetBytes += buf.length;
-    if (!this.sheet.write(buf)) await Promise.race([once(this.sheet, 'drain'), this.done]);
+    if (!sheet.write(buf)) await Promise.race([once(sheet, 'drain'), this.done]);
+  }
+
+  /** Ends the current worksheet; yazl reads the next one once it has read this one to the end. */
+  async endSheet(): Promise<void> {
+    await this.flush();
+    this.sheet!.end();
+    this.sheet = null;
   }
 
   async close(): Promise<{ bytes: number; sha256: string }> {
-    await this.flush();
-    this.sheet.end();
+    if (this.sheet) await this.endSheet();
+    const entry = { mtime: this.opts.mtime, compressionLevel: 6 };
+    this.zip.addBuffer(Buffer.from(workbook(this.names)), 'xl/workbook.xml', entry);
+    this.zip.addBuffer(Buffer.from(workbookRels(this.names.length)), 'xl/_rels/workbook.xml.rels', entry);
+    this.zip.addBuffer(Buffer.from(rootRels), '_rels/.rels', entry);
+    this.zip.addBuffer(Buffer.from(contentTypes(this.names.length)), '[Content_Types].xml', entry);
     this.zip.end();
     await this.done;
     return { bytes: this.meter.bytes, sha256: this.meter.digest() };
@@ -117,7 +160,7 @@ export class XlsxPackage {
 
   /** Stops writing after a failure; the caller removes the file. */
   abort(err: Error): void {
-    this.sheet.destroy(err);
+    this.sheet?.destroy(err);
     (this.zip.outputStream as unknown as NodeJS.ReadableStream & { destroy(e: Error): void }).destroy(err);
   }
 }

@@ -1,4 +1,4 @@
-// One worksheet part: title, summary, header area, table header, data rows, footer area, merges.
+// One worksheet in one part: title, summary, header area, table header, data rows, footer area, merges.
 // Data rows are turned into XML as they come and handed to the package at once; only the merge
 // list (title/areas/header plus row-title merges) is held until the end of the part.
 import type { AreaCell } from '../template/areas.js';
@@ -63,19 +63,23 @@ export class SheetPlan {
     // Upper bound of the footer rows' XML: escaping and UTF-8 make a character at most 6 bytes.
     this.footerBytes = content.footer.flat().reduce((n, c) => n + 120 * c.span + 6 * String(c.text ?? '').length, 0);
   }
+
+  /** Upper bound of the prelude's bytes (UTF-8 is at most 3 bytes a UTF-16 unit): can a part still take this sheet? */
+  get preludeBytes(): number {
+    return (this.prelude ??= new SheetPart(this).prelude().length * 3);
+  }
+  private prelude: number | undefined;
 }
 
 export class SheetPart {
   /** Next row, 0-based. */
   row = 0;
   dataRows = 0;
+  private pkg: XlsxPackage | null = null;
   private readonly merges: string[] = [];
   private readonly titles: RowTitles | null;
 
-  constructor(
-    private readonly pkg: XlsxPackage,
-    private readonly plan: SheetPlan,
-  ) {
+  constructor(private readonly plan: SheetPlan) {
     const { layout, looks } = plan.content;
     this.titles = layout.rowLevels > 0 ? new RowTitles(layout.rowLevels, plan.firstTitleCol, looks, (m) => this.merges.push(m)) : null;
   }
@@ -90,7 +94,14 @@ export class SheetPart {
     if (r1 !== r2 || c1 !== c2) this.merges.push(rangeRef(r1, c1, r2, c2));
   }
 
-  async open(): Promise<void> {
+  /** Writes everything above the data: sheet properties, title, summary, header area, table header. */
+  async open(pkg: XlsxPackage): Promise<void> {
+    this.pkg = pkg;
+    await pkg.write(this.prelude());
+  }
+
+  /** The XML above the data (it also records the prelude's merges). */
+  prelude(): string {
     const c = this.plan.content;
     // <cols> must not be empty: a table without columns (no template, no rows) has none.
     const cols = c.widths.length ? `<cols>${c.widths.map((w, i) => `<col min="${i + 1}" max="${i + 1}" width="${w}" customWidth="1"/>`).join('')}</cols>` : '';
@@ -98,27 +109,26 @@ export class SheetPart {
     const pane = c.freeze
       ? `<pane ySplit="${preludeRows}" topLeftCell="A${preludeRows + 1}" activePane="bottomLeft" state="frozen"/><selection pane="bottomLeft"/>`
       : '';
-    await this.pkg.write(
+    let xml =
       `${XML_HEAD}<worksheet xmlns="${NS_MAIN}" xmlns:r="${NS_REL}"><sheetViews><sheetView workbookViewId="0">${pane}</sheetView></sheetViews>` +
-        `<sheetFormatPr defaultRowHeight="15"/>${cols}<sheetData>`,
-    );
-    if (c.title) await this.wideRow(`<is>${textEl(c.title)}</is>`, c.looks.title, ' ht="32" customHeight="1"');
-    if (c.summary) await this.wideRow(richText(c.summary.runs), c.looks.summary, ` ht="${c.summary.height}" customHeight="1"`);
-    for (const cells of c.header) await this.areaRow(cells);
-    await this.tableHeader();
+      `<sheetFormatPr defaultRowHeight="15"/>${cols}<sheetData>`;
+    if (c.title) xml += this.wideRow(`<is>${textEl(c.title)}</is>`, c.looks.title, ' ht="32" customHeight="1"');
+    if (c.summary) xml += this.wideRow(richText(c.summary.runs), c.looks.summary, ` ht="${c.summary.height}" customHeight="1"`);
+    for (const cells of c.header) xml += this.areaRow(cells);
+    return xml + this.tableHeader();
   }
 
-  private async wideRow(inner: string, style: number, attr: string): Promise<void> {
+  private wideRow(inner: string, style: number, attr: string): string {
     const w = this.plan.content.areaWidth;
     const r = this.row + 1;
     let xml = `<row r="${r}"${attr}><c r="A${r}" s="${style}" t="inlineStr">${inner}</c>`;
     for (let i = 1; i < w; i++) xml += `<c r="${colName(i)}${r}" s="${style}"/>`;
     this.merge(this.row, 0, this.row, w - 1);
     this.row++;
-    await this.pkg.write(`${xml}</row>`);
+    return `${xml}</row>`;
   }
 
-  private async areaRow(cells: AreaCell[]): Promise<void> {
+  private areaRow(cells: AreaCell[]): string {
     const { looks } = this.plan.content;
     const r = this.row + 1;
     let xml = `<row r="${r}">`;
@@ -129,10 +139,10 @@ export class SheetPart {
       this.merge(this.row, cell.col, this.row, cell.col + cell.span - 1);
     }
     this.row++;
-    await this.pkg.write(`${xml}</row>`);
+    return `${xml}</row>`;
   }
 
-  private async tableHeader(): Promise<void> {
+  private tableHeader(): string {
     const { layout, looks } = this.plan.content;
     const n = layout.columns.length;
     // Every cell of the header block gets the header look, so merged ranges keep their borders.
@@ -144,13 +154,15 @@ export class SheetPart {
       grid[h.row]![h.col] = h.title;
       this.merge(this.row + h.row, h.col, this.row + h.row + h.rows - 1, h.col + h.cols - 1);
     }
+    let xml = '';
     for (let hr = 0; hr < layout.headerRows; hr++) {
       const r = this.row + 1;
-      let xml = `<row r="${r}">`;
+      xml += `<row r="${r}">`;
       for (let c = 0; c < n; c++) xml += valueCell(`${colName(c)}${r}`, styles[hr]![c]!, grid[hr]![c] || null);
+      xml += '</row>';
       this.row++;
-      await this.pkg.write(`${xml}</row>`);
     }
+    return xml;
   }
 
   /** One data row; `leaf` is its row-tree leaf in a three-dimensional table. */
@@ -179,15 +191,15 @@ export class SheetPart {
     }
     this.row++;
     this.dataRows++;
-    return this.pkg.write(`${xml}</row>`);
+    return this.pkg!.write(`${xml}</row>`);
   }
 
   async close(): Promise<void> {
     this.titles?.closeFrom(0, this.row - 1);
     const c = this.plan.content;
-    for (const cells of c.footer) await this.areaRow(cells);
+    for (const cells of c.footer) await this.pkg!.write(this.areaRow(cells));
     const merges = this.merges.length ? `<mergeCells count="${this.merges.length}">${this.merges.map((m) => `<mergeCell ref="${m}"/>`).join('')}</mergeCells>` : '';
-    await this.pkg.write(
+    await this.pkg!.write(
       `</sheetData>${merges}<pageMargins left="0.5" right="0.5" top="0.75" bottom="0.75" header="0.3" footer="0.3"/>` +
         '<pageSetup orientation="landscape"/></worksheet>',
     );

@@ -1,5 +1,7 @@
-// A workbook from pages of rows, split into parts by row count and compressed size: each part is a
-// complete .xlsx with the same title, summary, header area, table header and footer.
+// A workbook from one or more sheets, each fed pages of rows, split into parts by row count and
+// compressed size: every part is a complete .xlsx whose sheets each carry their title, summary,
+// header area, table header and footer. Sheets are written one after another, so memory holds one
+// sheet's open state whatever their number.
 // Hand-written (with yazl for the zip) rather than exceljs's streaming WorkbookWriter: for 1M styled
 // rows that took 55 s / 617 MB, or 126 s when made to wait on its queue, against ~14 s / 200 MB here,
 // and it cannot tell how many compressed bytes a part holds (ADR 0007, docs/excel.md).
@@ -9,13 +11,16 @@ import { htmlToRuns } from '../template/html.js';
 import { areaWidth, type SheetLayout } from '../template/layout.js';
 import { Looks } from './looks.js';
 import { columnWidths, summaryHeight } from './measure.js';
-import { XlsxPackage } from './package.js';
+import { trailerBytes, XlsxPackage } from './package.js';
 import { LeafCursor } from './row-titles.js';
 import { type SheetContent, SheetPart, SheetPlan } from './sheet.js';
+import { continuedName, uniqueName } from './sheet-names.js';
+import { StyleSheet } from './styles.js';
 import type { WrittenPart } from '../part.js';
 import { EXCEL_SHEET_ROWS } from '../../../model/project-settings.js';
 
 export type { WrittenPart } from '../part.js';
+export { sheetName } from './sheet-names.js';
 
 /**
  * What can sit inside yazl between our stream and the file: five 16 KiB stream buffers of XML
@@ -25,7 +30,7 @@ export type { WrittenPart } from '../part.js';
  */
 export const PIPELINE_LAG = 5 * 16384 * 1.001 + 48 * 1024 + 3 * 16384;
 
-export interface WorkbookInput {
+export interface SheetInput {
   layout: SheetLayout;
   title?: string | undefined;
   summary?: string | undefined;
@@ -33,24 +38,32 @@ export interface WorkbookInput {
   footer?: Area | undefined;
   /** Pages in order: rows, or (with a row tree) groups of rows. */
   pages: AsyncIterable<unknown[]>;
+  /** A valid worksheet name (sheetName), unique in the workbook. */
+  name: string;
+  /**
+   * The sheet's data rows when known ahead (a table without row headers): a sheet that would fit
+   * whole in a fresh part but not in what is left of the current one starts a fresh part.
+   */
+  rows?: number | undefined;
+}
+
+export interface WriteOptions {
   maxRows: number;
   maxBytes: number;
   /** Where part n (1-based) is written. */
   pathFor: (part: number) => string;
   level?: number | undefined;
   mtime: Date;
-  sheetName: string;
-  /** Called after each page, e.g. to heartbeat. */
+  /** Called after each page, e.g. to heartbeat, with the rows of all sheets so far. */
   onPage?: ((rowsSoFar: number) => void) | undefined;
+  /** Writes only the first rows of each sheet (a preview); the pages are still read as they come. */
+  rowsPerSheet?: number | undefined;
 }
 
-/** A valid sheet name: at most 31 characters, none of []:*?/\ . */
-export function sheetName(s: string | undefined): string {
-  const clean = (s ?? '').replace(/[[\]:*?/\\\u0000-\u001f]/g, ' ').replace(/^'+|'+$/g, '').trim().slice(0, 31).trim();
-  return clean || 'Sheet1';
-}
+/** The single-sheet form (bench, samples). */
+export type WorkbookInput = Omit<SheetInput, 'name'> & WriteOptions & { sheetName: string };
 
-function content(input: WorkbookInput, sample: unknown[]): SheetContent {
+function content(input: SheetInput, looks: Looks, sample: unknown[]): SheetContent {
   const { layout } = input;
   const width = areaWidth(layout);
   const widths = columnWidths(layout, sample);
@@ -63,7 +76,7 @@ function content(input: WorkbookInput, sample: unknown[]): SheetContent {
   const aboveHeight = (input.title ? 32 : 0) + (summary?.height ?? 0) + (header.length + layout.headerRows) * 15;
   return {
     layout,
-    looks: new Looks(layout),
+    looks,
     widths,
     areaWidth: width,
     title: input.title || undefined,
@@ -86,56 +99,110 @@ function groupOf(el: unknown): { name?: string; rows: unknown[] } {
   return { rows: [el] };
 }
 
-export async function writeWorkbook(input: WorkbookInput): Promise<WrittenPart[]> {
-  const pages = input.pages[Symbol.asyncIterator]();
-  const first = await pages.next();
-  const firstPage = first.done ? [] : first.value;
-  const threeD = input.layout.rowLevels > 0;
-  const sample = threeD ? firstPage.flatMap((g) => groupOf(g).rows) : firstPage;
-  const plan = new SheetPlan(content(input, sample.slice(0, 1000)));
-  const c = plan.content;
-  const fixedRows = (c.title ? 1 : 0) + (c.summary ? 1 : 0) + c.header.length + c.layout.headerRows + c.footer.length;
-  const maxRows = Math.max(1, Math.min(input.maxRows, EXCEL_SHEET_ROWS - fixedRows));
-  const stylesXml = c.looks.sheet.toXml();
+export function writeWorkbook(input: WorkbookInput): Promise<WrittenPart[]> {
+  return writeSheets([{ ...input, name: input.sheetName }], input);
+}
+
+/**
+ * The parts of a workbook of `sheets`, in order. A part closes when it holds `maxRows` data rows
+ * (all its sheets together), when a sheet reaches Excel's row limit, or before its compressed
+ * size could pass `maxBytes`; the sheet being written continues in the next part under the name
+ * `<name> (2)`, `(3)`, …. A part always takes at least one row, so the export always advances.
+ */
+export async function writeSheets(sheets: SheetInput[], opts: WriteOptions): Promise<WrittenPart[]> {
+  // Every sheet's looks are registered before styles.xml, which each part writes first.
+  const styles = new StyleSheet();
+  const looks = sheets.map((s) => new Looks(s.layout, styles));
+  const stylesXml = styles.toXml();
+  const limit = opts.rowsPerSheet ?? Infinity;
   const parts: WrittenPart[] = [];
   let pkg: XlsxPackage | null = null;
-  let part: SheetPart | null = null;
   let path = '';
+  let partRows = 0;
   let total = 0;
 
-  const openPart = async () => {
-    path = input.pathFor(parts.length + 1);
-    pkg = new XlsxPackage({ path, sheetName: input.sheetName, stylesXml, level: input.level ?? 6, mtime: input.mtime });
-    part = new SheetPart(pkg, plan);
-    await part.open();
+  const openPart = () => {
+    path = opts.pathFor(parts.length + 1);
+    pkg = new XlsxPackage({ path, stylesXml, level: opts.level ?? 6, mtime: opts.mtime });
+    partRows = 0;
   };
   const closePart = async () => {
-    await part!.close();
     const { bytes, sha256 } = await pkg!.close();
-    parts.push({ path, rows: part!.dataRows, bytes, sha256 });
+    parts.push({ path, rows: partRows, bytes, sha256 });
+    pkg = null;
   };
-  const full = () => part!.dataRows >= maxRows || (part!.dataRows > 0 && pkg!.bytes + pkg!.queued + PIPELINE_LAG + part!.tailBytes >= input.maxBytes);
-  const leaves = new LeafCursor(c.layout.rowLeaves);
+  /** Whether the bytes written, queued, the lag and `more` could reach the limit. */
+  const bytesFull = (more: number) => pkg!.bytes + pkg!.queued + PIPELINE_LAG + trailerBytes(pkg!.sheetCount + 1) + more >= opts.maxBytes;
 
   try {
-    await openPart();
-    for (let page = first; !page.done; page = await pages.next()) {
-      for (const el of page.value) {
-        const group = threeD ? groupOf(el) : null;
-        const leaf = group ? leaves.leafFor(group.name) : null;
-        for (const row of group ? group.rows : [el]) {
-          if (full()) {
-            await closePart();
-            await openPart();
-          }
-          const wait = part!.dataRow(row, leaf);
-          if (wait) await wait;
-          total++;
-        }
+    for (const [i, input] of sheets.entries()) {
+      const pages = input.pages[Symbol.asyncIterator]();
+      const first = await pages.next();
+      const firstPage = first.done ? [] : first.value;
+      const threeD = input.layout.rowLevels > 0;
+      const sample = threeD ? firstPage.flatMap((g) => groupOf(g).rows) : firstPage;
+      const plan = new SheetPlan(content(input, looks[i]!, sample.slice(0, 1000)));
+      const c = plan.content;
+      const fixedRows = (c.title ? 1 : 0) + (c.summary ? 1 : 0) + c.header.length + c.layout.headerRows + c.footer.length;
+      const sheetCap = Math.max(1, EXCEL_SHEET_ROWS - fixedRows);
+      const maxRows = Math.min(opts.maxRows, sheetCap);
+      const rows = input.rows === undefined ? undefined : Math.min(input.rows, limit);
+
+      // A sheet starts in a fresh part when this one cannot take its prelude, or when it would fit
+      // whole in a fresh part but not in what is left of this one.
+      if (pkg !== null) {
+        const p = pkg as XlsxPackage;
+        const rowsLeft = opts.maxRows - partRows;
+        const wholeElsewhere = rows !== undefined && rows > rowsLeft && rows <= maxRows;
+        if (p.sheetCount > 0 && ((rows !== 0 && rowsLeft <= 0) || wholeElsewhere || bytesFull(plan.preludeBytes + plan.footerBytes + 1024))) await closePart();
       }
-      input.onPage?.(total);
+      let piece = 0;
+      let sheet: SheetPart | null = null;
+      const openSheet = async () => {
+        if (!pkg) openPart();
+        const p = pkg as unknown as XlsxPackage;
+        piece++;
+        p.startSheet(uniqueName(piece === 1 ? input.name : continuedName(input.name, piece), (n) => p.hasSheet(n)));
+        sheet = new SheetPart(plan);
+        await sheet.open(p);
+      };
+      const closeSheet = async () => {
+        await sheet!.close();
+        await pkg!.endSheet();
+      };
+      const full = () => {
+        const s = sheet as unknown as SheetPart;
+        return partRows >= opts.maxRows || s.dataRows >= maxRows || (s.dataRows > 0 && bytesFull(s.tailBytes));
+      };
+      const leaves = new LeafCursor(c.layout.rowLeaves);
+      let written = 0;
+
+      await openSheet();
+      pageLoop: for (let page = first; !page.done; page = await pages.next()) {
+        for (const el of page.value) {
+          const group = threeD ? groupOf(el) : null;
+          const leaf = group ? leaves.leafFor(group.name) : null;
+          for (const row of group ? group.rows : [el]) {
+            if (written >= limit) break pageLoop;
+            if (full()) {
+              await closeSheet();
+              await closePart();
+              await openSheet();
+            }
+            const wait = sheet!.dataRow(row, leaf);
+            if (wait) await wait;
+            partRows++;
+            written++;
+            total++;
+          }
+        }
+        opts.onPage?.(total);
+      }
+      // A preview stops early: the rest of the pages are not read.
+      if (written >= limit) await pages.return?.();
+      await closeSheet();
     }
-    await closePart();
+    if (pkg) await closePart();
   } catch (err) {
     (pkg as XlsxPackage | null)?.abort(err as Error);
     await Promise.all([...parts.map((p) => p.path), path].filter(Boolean).map((p) => rm(p, { force: true })));

@@ -1,0 +1,64 @@
+// POST /v1/schedules (CONTRACT §9): a task's body plus when it runs: `cron` with `timezone`, or
+// `every`. The cron expression itself is Temporal's to judge (domain/schedules/schedules.ts); what
+// can be told here is told here, each problem naming its field.
+import { z } from 'zod';
+import { isTimeZone, placeholderProblem } from '../../domain/schedules/placeholders.js';
+import type { ScheduleInput } from '../../domain/schedules/schedules.js';
+import { OVERLAP_POLICIES } from '../../model/schedule.js';
+import { submitFields, withSheets } from './tasks.js';
+
+const UNITS = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000 } as const;
+const EVERY = /^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/;
+
+/** "1h30m" → 5,400,000; null when it is not such a duration. */
+export function parseEvery(text: string): number | null {
+  const m = EVERY.exec(text.trim());
+  if (!m || !text.trim()) return null;
+  return [UNITS.d, UNITS.h, UNITS.m, UNITS.s].reduce((ms, unit, i) => ms + Number(m[i + 1] ?? 0) * unit, 0);
+}
+
+const fields = submitFields.extend({
+  cron: z.string().trim().min(1).max(200).optional(),
+  every: z.string().max(40).optional(),
+  timezone: z.string().trim().min(1).max(64).default('UTC'),
+  overlap: z.enum(OVERLAP_POLICIES).default('skip'),
+  pause_after_failures: z.number().int().min(1).max(100).default(3),
+});
+
+export const scheduleSchema = withSheets(fields)
+  .superRefine((b, ctx) => {
+    const issue = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message });
+    if (b.cron === undefined && b.every === undefined) issue(['cron'], 'give cron (with timezone) or every');
+    if (b.cron !== undefined && b.every !== undefined) issue(['every'], 'give cron or every, not both');
+    if (b.cron && /^(CRON_TZ|TZ)=|@every/i.test(b.cron)) issue(['cron'], 'give the time zone in timezone and an interval in every, not in the cron expression');
+    if (b.every !== undefined) {
+      const ms = parseEvery(b.every);
+      if (ms === null) issue(['every'], 'must be a duration such as 15m, 1h, 1h30m or 1d');
+      else if (ms < UNITS.m) issue(['every'], 'must be at least one minute');
+      else if (ms > 366 * UNITS.d) issue(['every'], 'must be at most 366 days');
+    }
+    if (!isTimeZone(b.timezone)) issue(['timezone'], `unknown time zone "${b.timezone}" (an IANA name such as Asia/Shanghai, or UTC)`);
+    const problems: Array<[(string | number)[], string | null]> = [
+      [['file_name'], b.file_name === undefined ? null : placeholderProblem(b.file_name, 'file_name')],
+      ...(b.sheets
+        ? b.sheets.map((s, i): [(string | number)[], string | null] => [['sheets', i, 'source_url'], placeholderProblem(s.source_url, 'query')])
+        : [[['source_url'], placeholderProblem(b.source_url, 'query')] as [(string | number)[], string | null]]),
+    ];
+    for (const [path, problem] of problems) if (problem) issue(path, problem);
+  })
+  .transform(({ cron, every, timezone, overlap, pause_after_failures, ...task }): ScheduleInput => ({
+    cron,
+    every: every === undefined ? undefined : { text: every.trim(), ms: parseEvery(every)! },
+    timezone,
+    overlap,
+    pause_after_failures,
+    task,
+  }));
+
+export const scheduleListSchema = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().max(200).optional(),
+});
+
+/** pause / resume: an optional note, shown on the schedule (and in the Temporal UI). */
+export const noteSchema = z.object({ note: z.string().trim().min(1).max(500).optional() });

@@ -1,0 +1,81 @@
+// Placeholders in a schedule's task body, so each run exports its own period: `{{date}}` and its
+// kin in file_name and in the query of source_url (and of each sheet's), filled with the run's due
+// time as a calendar date in the schedule's time zone. Nothing else is touched: a placeholder
+// elsewhere would be sent as it stands, so it is refused when the schedule is created.
+
+const NAMES = ['date', 'yesterday', 'month', 'last_month', 'year'] as const;
+type Name = (typeof NAMES)[number];
+const PLACEHOLDER = /\{\{\s*([a-z_]+)\s*\}\}/g;
+
+/** Whether the time zone is one Intl (ICU's IANA database) knows. */
+export function isTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The calendar date of `at` in `timeZone`. */
+function localDate(at: Date, timeZone: string): { y: number; m: number; d: number } {
+  const parts = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: 'numeric', day: 'numeric' }).formatToParts(at);
+  const get = (t: string) => Number(parts.find((p) => p.type === t)!.value);
+  return { y: get('year'), m: get('month'), d: get('day') };
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+/** A date's parts, normalised (day 0 is the last of the month before; month 0 December of the year before). */
+const ymd = (y: number, m: number, d: number) => new Date(Date.UTC(y, m - 1, d)).toISOString().slice(0, 10);
+
+/** Each placeholder's value for a run due `at`, in `timeZone`. */
+export function values(at: Date, timeZone: string): Record<Name, string> {
+  const { y, m, d } = localDate(at, timeZone);
+  return {
+    date: `${y}-${pad(m)}-${pad(d)}`,
+    yesterday: ymd(y, m, d - 1),
+    month: `${y}-${pad(m)}`,
+    last_month: ymd(y, m - 1, 1).slice(0, 7),
+    year: String(y),
+  };
+}
+
+const fill = (text: string, v: Record<Name, string>) => text.replace(PLACEHOLDER, (all, name: string) => (NAMES.includes(name as Name) ? v[name as Name] : all));
+
+/** source_url with the placeholders of its query filled (the rest of the URL is left as it is). */
+function fillQuery(url: string, v: Record<Name, string>): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const hash = url.indexOf('#', q);
+  const end = hash < 0 ? url.length : hash;
+  return url.slice(0, q) + fill(url.slice(q, end), v) + url.slice(end);
+}
+
+interface Body {
+  source_url: string;
+  file_name?: string | undefined;
+  sheets?: Array<{ source_url: string }> | undefined;
+}
+
+/** The task body of one run: placeholders filled for a run due `at`. */
+export function fillBody<T extends Body>(body: T, at: Date, timeZone: string): T {
+  const v = values(at, timeZone);
+  return {
+    ...body,
+    source_url: fillQuery(body.source_url, v),
+    ...(body.file_name !== undefined ? { file_name: fill(body.file_name, v) } : {}),
+    ...(body.sheets ? { sheets: body.sheets.map((s) => ({ ...s, source_url: fillQuery(s.source_url, v) })) } : {}),
+  };
+}
+
+/** Why a field's placeholders cannot be filled, or null: an unknown name, or one outside the query. */
+export function placeholderProblem(text: string, where: 'file_name' | 'query'): string | null {
+  const q = text.indexOf('?');
+  const hash = text.indexOf('#');
+  for (const m of text.matchAll(PLACEHOLDER)) {
+    if (!NAMES.includes(m[1] as Name)) return `unknown placeholder ${m[0]}; known: ${NAMES.map((n) => `{{${n}}}`).join(', ')}`;
+    const inQuery = q >= 0 && m.index > q && (hash < 0 || m.index < hash);
+    if (where === 'query' && !inQuery) return `${m[0]} may appear only in the query string (after "?")`;
+  }
+  return null;
+}

@@ -1,0 +1,130 @@
+// What a schedule's run does (the scheduledRunWorkflow's activity) and what happens when its task
+// ends (ADR 0014). A run submits an ordinary task through submitTask, so admission, de-duplication,
+// the submit quota and allow-lists apply; an Idempotency-Key per due time makes a retried run find
+// the task it made. A schedule whose tasks fail `pause_after_failures` times in a row is paused,
+// and its note says why; a run whose submission is refused (a host no longer allowed) pauses it too.
+import { and, desc, eq, gte, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { type ProjectRow, type ScheduleRow, schedules, type TaskRow, tasks } from '../../db/schema.js';
+import type { RunOutcome, SubmitRunInput, SubmitRunOutput } from '../../model/schedule.js';
+import { ACTIVE_STATUSES } from '../../model/task.js';
+import { DomainError } from '../errors.js';
+import { getProject } from '../projects/projects.js';
+import { submitTask, type SubmitDeps, type SubmitInput } from '../tasks/submit.js';
+import { fillBody } from './placeholders.js';
+import { getSchedule, pauseSchedule, type ScheduleDeps } from './schedules.js';
+
+export type RunDeps = SubmitDeps & ScheduleDeps;
+
+/** Thrown for a run to be tried again later (Temporal retries the activity), e.g. a full submit quota. */
+export class RunLater extends Error {
+  constructor(
+    message: string,
+    readonly afterMs: number,
+  ) {
+    super(message);
+  }
+}
+
+const runKey = (scheduleId: string, scheduledAt: string) => `schedule:${scheduleId}:${scheduledAt}`;
+
+/** Longer than a submission takes; a run that died holding the lease blocks the next for this long. */
+const LEASE_SECONDS = 30;
+
+/**
+ * Runs of one schedule submit one at a time, so that the overlap check and the submission are one
+ * step: Temporal starts every due or triggered run at once (ADR 0014). A conditional UPDATE of the
+ * row, not a lock, so it holds across processes and on PGlite's single connection alike.
+ */
+async function lease(deps: RunDeps, id: string): Promise<boolean> {
+  const free = or(isNull(schedules.runLeaseUntil), lt(schedules.runLeaseUntil, sql`now()`));
+  const [won] = await deps.db
+    .update(schedules)
+    .set({ runLeaseUntil: sql`now() + ${LEASE_SECONDS} * interval '1 second'` })
+    .where(and(eq(schedules.id, id), free))
+    .returning({ id: schedules.id });
+  return won !== undefined;
+}
+
+const release = (deps: RunDeps, id: string) => deps.db.update(schedules).set({ runLeaseUntil: null }).where(eq(schedules.id, id));
+
+async function record(deps: RunDeps, id: string, outcome: RunOutcome, taskId: string | null): Promise<void> {
+  const now = new Date();
+  await deps.db.update(schedules).set({ lastRunAt: now, lastOutcome: outcome, lastTaskId: taskId, updatedAt: now }).where(eq(schedules.id, id));
+}
+
+export async function submitRun(deps: RunDeps, { scheduleId, scheduledAt }: SubmitRunInput): Promise<SubmitRunOutput> {
+  const schedule = await getSchedule(deps.db, scheduleId);
+  const project = schedule && (await getProject(deps.db, schedule.projectId));
+  if (!schedule || !project) {
+    // Deleted while this run was on its way: a Temporal Schedule left behind stops here.
+    await deps.temporal.schedule.getHandle(scheduleId).delete().catch(() => {});
+    return { outcome: 'gone' };
+  }
+  if (!(await lease(deps, scheduleId))) throw new RunLater('another run of this schedule is submitting its task', 1000);
+  try {
+    return await submitLeased(deps, schedule, project, scheduledAt);
+  } finally {
+    await release(deps, scheduleId);
+  }
+}
+
+async function submitLeased(deps: RunDeps, schedule: ScheduleRow, project: ProjectRow, scheduledAt: string): Promise<SubmitRunOutput> {
+  const scheduleId = schedule.id;
+  const key = runKey(scheduleId, scheduledAt);
+  const [mine] = await deps.db.select({ id: tasks.id }).from(tasks).where(and(eq(tasks.projectId, project.id), eq(tasks.idempotencyKey, key)));
+  if (mine) return { outcome: 'submitted', taskId: mine.id };
+  if (schedule.overlap === 'skip') {
+    const [live] = await deps.db
+      .select({ id: tasks.id })
+      .from(tasks)
+      .where(and(eq(tasks.projectId, project.id), eq(tasks.scheduleId, scheduleId), inArray(tasks.status, [...ACTIVE_STATUSES])))
+      .limit(1);
+    if (live) {
+      await record(deps, scheduleId, 'skipped', live.id);
+      return { outcome: 'skipped', taskId: live.id, reason: `task ${live.id} of the previous run has not ended` };
+    }
+  }
+  const body = fillBody(schedule.body as unknown as SubmitInput, new Date(scheduledAt), schedule.timezone);
+  try {
+    const { task } = await submitTask(deps, project, body, key, { scheduleId });
+    await record(deps, scheduleId, 'submitted', task.id);
+    return { outcome: 'submitted', taskId: task.id };
+  } catch (err) {
+    if (!(err instanceof DomainError)) throw err;
+    if (err.code === 'rate_limited' || err.code === 'temporal_unavailable') throw new RunLater(err.message, (err.retryAfter ?? 5) * 1000);
+    // Refused for good (the body no longer passes the project's allow-lists): every later run would be too.
+    const reason = `${err.code}: ${err.message}`;
+    await record(deps, scheduleId, 'refused', null);
+    await pauseSchedule(deps, scheduleId, `paused: the run due ${scheduledAt} was refused (${reason})`.slice(0, 1000));
+    return { outcome: 'refused', reason };
+  }
+}
+
+/** The schedule's failure streak, once one of its tasks has ended: paused at pause_after_failures. */
+export async function noteRunEnded(deps: ScheduleDeps, task: TaskRow): Promise<void> {
+  if (!task.scheduleId || task.status !== 'failed') return;
+  const schedule = await getSchedule(deps.db, task.scheduleId);
+  if (!schedule || schedule.paused) return;
+  const recent = await recentOutcomes(deps, schedule);
+  if (recent.length < schedule.pauseAfterFailures || recent.some((t) => t.status !== 'failed')) return;
+  const last = recent[0]!;
+  const note = `paused after ${recent.length} runs in a row failed; the last, task ${last.id}, with ${last.errorCode}: ${last.errorMessage ?? ''}`;
+  await pauseSchedule(deps, schedule.id, note.slice(0, 1000));
+}
+
+/** The schedule's last pause_after_failures ended tasks since its failures last counted from zero. */
+function recentOutcomes(deps: ScheduleDeps, s: ScheduleRow) {
+  return deps.db
+    .select({ id: tasks.id, status: tasks.status, errorCode: tasks.errorCode, errorMessage: tasks.errorMessage })
+    .from(tasks)
+    .where(
+      and(
+        eq(tasks.projectId, s.projectId),
+        eq(tasks.scheduleId, s.id),
+        inArray(tasks.status, ['succeeded', 'failed', 'expired']),
+        gte(tasks.finishedAt, s.countingSince),
+      ),
+    )
+    .orderBy(desc(tasks.finishedAt))
+    .limit(s.pauseAfterFailures);
+}

@@ -1,0 +1,129 @@
+// POST /v1/tasks/preview (CONTRACT §9): the first rows of an export, rendered exactly as the export
+// would render them. The pages it needs (the probe, then the first pages at the task's page_size,
+// as the export fetches them) are staged in a store that lives only in memory, and the same
+// renderers as the export's turn them into the file; no task row, no stored object, no workflow.
+import { ApplicationFailure, msOptionalToNumber } from '@temporalio/common';
+import type { ProjectRow, TaskRow } from '../../db/schema.js';
+import { pageCount } from '../../model/plan.js';
+import type { Config } from '../../platform/config.js';
+import { newId } from '../../platform/crypto.js';
+import { MemoryStorage } from '../../platform/storage/memory.js';
+import { DomainError } from '../errors.js';
+import { settingsOf } from '../projects/projects.js';
+import { keys } from '../staging/keys.js';
+import { metaFromProbe, writeMeta } from '../staging/meta.js';
+import { encodeStaged, stagedExt } from '../staging/pieces.js';
+import { renderCsv } from '../staging/render-csv.js';
+import { renderXlsx } from '../staging/render-xlsx.js';
+import { type SheetSpec, sheetLabel, taskSheets } from '../staging/sheets.js';
+import { sourceLimits, type SourceLimits } from '../source/limiter.js';
+import { checkPage, type PoliteSource } from '../source/polite.js';
+import type { Db } from '../../db/client.js';
+import { type RateState, takeSubmission } from './rate.js';
+import { checkHosts, newTask, type SubmitInput } from './submit.js';
+
+/** The most rows a preview renders (per sheet), and how many when `rows` is not given. */
+export const PREVIEW_MAX_ROWS = 200;
+export const PREVIEW_DEFAULT_ROWS = 20;
+
+export interface PreviewDeps {
+  db: Db;
+  config: Config;
+  source: PoliteSource;
+}
+
+export interface Preview {
+  name: string;
+  body: Buffer;
+  /** Data rows in the file (all sheets). */
+  rows: number;
+  /** Rows the source reports for the whole export (all sheets). */
+  sourceTotal: number;
+  rate: RateState;
+}
+
+/** The row an export of this request would get; never stored. */
+function previewRow(project: ProjectRow, input: SubmitInput): TaskRow {
+  const now = new Date();
+  return {
+    ...newTask(project, { ...input, file_name: input.file_name ?? 'preview' }, 'preview', undefined),
+    id: newId('pre'),
+    status: 'running',
+    stage: 'probing',
+    totalRows: null,
+    pagesTotal: null,
+    lanes: {},
+    files: [],
+    errorCode: null,
+    errorMessage: null,
+    runs: 1,
+    admittedAt: null,
+    startedAt: now,
+    finishedAt: null,
+    expiresAt: null,
+    updatedAt: now,
+  };
+}
+
+interface SheetJob {
+  task: TaskRow;
+  spec: SheetSpec;
+  sheet: number;
+  rows: number;
+  limits: SourceLimits;
+  store: MemoryStorage;
+  signal: AbortSignal;
+}
+
+/**
+ * Probes one sheet's source and stages the pages holding its first `rows` rows. Excel keeps those
+ * pages whole, because the export fits its column widths to the first page; CSV keeps the rows.
+ */
+async function stageSheet(deps: PreviewDeps, { task, spec, sheet, rows, limits, store, signal }: SheetJob): Promise<number> {
+  const get = (page: number, pageSize: number) => deps.source.get({ sourceUrl: spec.sourceUrl, projectId: task.projectId, limits, page, pageSize, signal });
+  const meta = metaFromProbe(await get(0, 1), { type: task.type, pageSize: task.pageSize, options: spec.options }, deps.config.MAX_EXPORT_ROWS);
+  const wanted = Math.min(rows, meta.total);
+  const data: unknown[] = [];
+  for (let page = 0; page < pageCount(wanted, task.pageSize); page++) {
+    const answer = await get(page, task.pageSize);
+    checkPage(answer.total, answer.data.length, page, meta);
+    data.push(...answer.data);
+  }
+  const kept = task.type === 'csv' ? data.slice(0, wanted) : data;
+  const ext = stagedExt(task.type);
+  await writeMeta(store, task.id, { ...meta, total: kept.length }, sheet);
+  if (kept.length) await store.putBuffer(keys.piece(task.id, 0, pageCount(kept.length, task.pageSize), ext, sheet), encodeStaged(ext, kept, meta.columns));
+  return meta.total;
+}
+
+/** What the export would fail with becomes the answer: the same code, the same sentence. */
+function asDomainError(err: unknown, label: string): unknown {
+  if (!(err instanceof ApplicationFailure)) return err;
+  const retryAfterMs = msOptionalToNumber(err.nextRetryDelay ?? undefined);
+  return new DomainError(err.type ?? 'internal_error', label ? `${label}: ${err.message}` : err.message, retryAfterMs ? { retryAfter: Math.ceil(retryAfterMs / 1000) } : {});
+}
+
+export async function previewTask(deps: PreviewDeps, project: ProjectRow, input: SubmitInput & { rows: number }, signal: AbortSignal): Promise<Preview> {
+  checkHosts(project, input);
+  // A preview costs the source what a small export does: it takes a submission from the quota.
+  const rate = await takeSubmission(deps.db, project);
+  const task = previewRow(project, input);
+  const store = new MemoryStorage();
+  const settings = settingsOf(project);
+  const sheets = taskSheets(task);
+  const limits = sourceLimits(settings);
+  const staged = await Promise.allSettled(sheets.map((spec, sheet) => stageSheet(deps, { task, spec, sheet, rows: input.rows, limits, store, signal })));
+  const failed = staged.findIndex((s) => s.status === 'rejected');
+  if (failed >= 0) throw asDomainError((staged[failed] as PromiseRejectedResult).reason, sheetLabel(sheets, failed));
+  const sourceTotal = staged.reduce((n, s) => n + (s as PromiseFulfilledResult<number>).value, 0);
+  const render = task.type === 'excel' ? renderXlsx : renderCsv;
+  let outputs;
+  try {
+    outputs = await render({ storage: store, dataDir: deps.config.DATA_DIR }, { task, settings, signal, onProgress: () => {}, rowsPerSheet: input.rows });
+  } catch (err) {
+    throw asDomainError(err, '');
+  }
+  // Split by a tiny max_file_rows, the export would be parts and a zip; the zip is what it serves.
+  const file = outputs.length === 1 ? outputs[0]! : outputs.find((o) => o.name.endsWith('.zip'))!;
+  return { name: file.name, body: await store.getBuffer(file.key), rows: file.rows, sourceTotal, rate };
+}

@@ -1,0 +1,23 @@
+// One run of a schedule (ADR 0014), started by its Temporal Schedule: a single activity submits the
+// run's task through the same path as POST /v1/tasks (admission, de-duplication, limits), and the
+// task then runs as an ordinary export. The run's due time fills the body's {{date}} placeholders.
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../model/activities.js';
+import type { ScheduledRunInput, SubmitRunOutput } from '../model/schedule.js';
+
+const { submitScheduledRun } = proxyActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  // A refused submission is an answer, not an error; what is retried is a full submit quota (the
+  // activity asks for its Retry-After) or an unreachable database or Temporal: for about an hour.
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 20 },
+});
+
+/** Set by the server on every workflow a Schedule starts: the time the action was due (a trigger's: now). */
+const SCHEDULED_START = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME);
+
+export async function scheduledRunWorkflow(input: ScheduledRunInput): Promise<SubmitRunOutput> {
+  const info = workflowInfo();
+  const due = info.typedSearchAttributes.get(SCHEDULED_START) ?? info.startTime;
+  return submitScheduledRun({ scheduleId: input.scheduleId, scheduledAt: due.toISOString() });
+}
