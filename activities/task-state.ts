@@ -29,7 +29,9 @@ export function createTaskStateActivities(deps: ActivityDeps): TaskStateActiviti
       if (outcome === 'not_admitted') {
         throw ApplicationFailure.create({ type: 'waiting_for_slot', message: `task ${taskId} waits for a slot of its project`, nextRetryDelay: 2000 });
       }
-      return { proceed: outcome === 'started' };
+      if (outcome === 'started') return { proceed: true };
+      // Cancelled or paused before its run began: the workflow shows that status in the Temporal UI.
+      return { proceed: false, status: (await requireTask(db, taskId)).status };
     },
 
     async setStage({ taskId, stage }) {

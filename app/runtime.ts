@@ -11,6 +11,7 @@ import { cachedWorkflowBundle } from './bundle.js';
 import { createWorker } from './worker-setup.js';
 import { watchQueue } from '../domain/tasks/admission-watch.js';
 import type { Config } from '../platform/config.js';
+import { ensureSearchAttributes } from '../platform/search-attributes.js';
 import { loadSecrets, type Secrets } from '../platform/secrets.js';
 import { createStorage, type Storage } from '../platform/storage/index.js';
 
@@ -39,12 +40,19 @@ export async function openCore(config: Config): Promise<Core> {
 }
 
 export async function connectTemporal(config: Config, address: string): Promise<Client> {
+  let connection: Connection;
   try {
-    const connection = await Connection.connect({ address, connectTimeout: 5000 });
-    return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+    connection = await Connection.connect({ address, connectTimeout: 5000 });
   } catch (err) {
     throw new Error(`cannot reach Temporal at ${address} (TEMPORAL_ADDRESS): ${(err as Error).message}`, { cause: err });
   }
+  try {
+    await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
+  } catch (err) {
+    await connection.close();
+    throw new Error(`Temporal at ${address}: ${(err as Error).message}`, { cause: err });
+  }
+  return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
 }
 
 export function startApi(deps: ApiDeps, extra?: (app: ReturnType<typeof createApp>['app']) => void): Promise<ServerType> {

@@ -1,7 +1,7 @@
 // The activity contract: one input and one output object per activity. Workflows proxy this
 // interface and activities/ implements it, so neither imports the other. Only keys, counts and
 // checksums cross it: rows never travel through workflow history.
-import type { StoredFile, TaskStage } from './task.js';
+import type { StoredFile, TaskStage, TaskStatus } from './task.js';
 
 export interface TaskRef {
   taskId: string;
@@ -82,7 +82,8 @@ export interface DeliverOutput {
 
 export interface Activities {
   // task state (activities/task-state.ts)
-  startTask(input: TaskRef): Promise<{ proceed: boolean }>;
+  /** `status`: the task's status when it does not proceed (absent from runs of older workers). */
+  startTask(input: TaskRef): Promise<{ proceed: boolean; status?: TaskStatus }>;
   setStage(input: TaskRef & { stage: TaskStage }): Promise<Ok>;
   completeTask(input: TaskRef & { files: StoredFile[] }): Promise<Ok>;
   failTask(input: TaskRef & { code: string; message: string }): Promise<Ok>;
