@@ -7,6 +7,11 @@ export interface TaskRef {
   taskId: string;
 }
 
+/** Milliseconds the run spent in each stage, measured by the workflow (dc_stage_duration_seconds). */
+export interface StageTiming {
+  stages?: Partial<Record<TaskStage, number>>;
+}
+
 export interface Ok {
   ok: boolean;
 }
@@ -85,11 +90,11 @@ export interface Activities {
   /** `status`: the task's status when it does not proceed (absent from runs of older workers). */
   startTask(input: TaskRef): Promise<{ proceed: boolean; status?: TaskStatus }>;
   setStage(input: TaskRef & { stage: TaskStage }): Promise<Ok>;
-  completeTask(input: TaskRef & { files: StoredFile[] }): Promise<Ok>;
-  failTask(input: TaskRef & { code: string; message: string }): Promise<Ok>;
-  markCancelled(input: TaskRef): Promise<Ok>;
+  completeTask(input: TaskRef & StageTiming & { files: StoredFile[] }): Promise<Ok>;
+  failTask(input: TaskRef & StageTiming & { code: string; message: string }): Promise<Ok>;
+  markCancelled(input: TaskRef & StageTiming): Promise<Ok>;
   /** running → paused, the slot freed for the project's next task. */
-  pauseTask(input: TaskRef): Promise<Ok>;
+  pauseTask(input: TaskRef & StageTiming): Promise<Ok>;
   // the source (activities/fetch.ts)
   probeSource(input: TaskRef): Promise<ProbeOutput>;
   fetchPages(input: FetchPagesInput): Promise<FetchPagesOutput>;

@@ -54,7 +54,7 @@ export async function exportWorkflow(input: ExportInput): Promise<ExportOutput> 
     ui.setStatus('running');
     ui.setStage('probing');
     if ((await pause.fetch(() => fetchAll(taskId, { source, resume, work }, input.retry, input.resume, ui))) === 'paused') {
-      await state.pauseTask({ taskId });
+      await state.pauseTask({ taskId, stages: ui.timings() });
       ui.setStatus('paused');
       pause.paused();
       return { status: 'paused' };
@@ -63,7 +63,7 @@ export async function exportWorkflow(input: ExportInput): Promise<ExportOutput> 
     const { outputs } = await (input.type === 'excel' ? work.renderXlsx : work.renderCsv)({ taskId });
     await stage('uploading');
     const { files } = await work.publishFiles({ taskId, outputs });
-    const { ok } = await state.completeTask({ taskId, files });
+    const { ok } = await state.completeTask({ taskId, files, stages: ui.timings() });
     if (!ok) {
       // Cancelled while publishing: the files of a cancelled task must not stay.
       await work.discardStaged({ taskId, files: true });
@@ -77,7 +77,7 @@ export async function exportWorkflow(input: ExportInput): Promise<ExportOutput> 
     if (isCancellation(err)) {
       await CancellationScope.nonCancellable(async () => {
         await work.discardStaged({ taskId, files: true });
-        await state.markCancelled({ taskId });
+        await state.markCancelled({ taskId, stages: ui.timings() });
       });
       ui.setStatus('cancelled');
       throw err;
@@ -85,7 +85,7 @@ export async function exportWorkflow(input: ExportInput): Promise<ExportOutput> 
     const { code, message } = describe(err);
     // files too: a step after publishing may have failed, and a failed task keeps no files.
     await work.discardStaged({ taskId, files: true });
-    const { ok } = await state.failTask({ taskId, code, message });
+    const { ok } = await state.failTask({ taskId, code, message, stages: ui.timings() });
     // Not ok: the task had already ended, cancelled through the API.
     ui.setStatus(ok ? 'failed' : 'cancelled');
     if (ok) await notify(input, 'task.failed');

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { taskSplitFields } from '../../domain/formats/split.js';
 import { areaSchema } from '../../domain/formats/template/areas.js';
 import { templateField } from '../../domain/formats/template/template.js';
-import { TASK_STATUSES } from '../../model/task.js';
+import { TASK_STAGES, TASK_STATUSES } from '../../model/task.js';
 
 // Keeps what a file system, a shell or a Content-Disposition header could trip on out of names.
 const sanitizeFileName = (s: string) =>
@@ -42,4 +42,15 @@ export const filterSchema = z.object({
 export const listSchema = filterSchema.extend({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   cursor: z.string().max(200).optional(),
+});
+
+/** GET /v1/admin/tasks(/counts): the project's filters plus the project and the stage. */
+export const adminFilterSchema = filterSchema.extend({
+  project_id: z.string().max(100).optional(),
+  stage: z.enum(TASK_STAGES).optional(),
+});
+
+export const adminListSchema = adminFilterSchema.extend({
+  limit: listSchema.shape.limit,
+  cursor: listSchema.shape.cursor,
 });

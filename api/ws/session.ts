@@ -8,6 +8,7 @@ import { type ProjectRow, type TaskRow, tasks } from '../../db/schema.js';
 import { ACTIVE_STATUSES } from '../../model/task.js';
 import { getTask } from '../../domain/tasks/queries.js';
 import type { Config } from '../../platform/config.js';
+import { metrics } from '../../platform/metrics.js';
 import { eventFor, type TaskEventName, type TaskEvents, type TaskListener } from '../../domain/tasks/events.js';
 import { type LinkSigner, taskJson } from '../../domain/tasks/view.js';
 import { textProblem } from '../text.js';
@@ -145,6 +146,7 @@ export class Session {
     if (event === 'task.progress' && this.ws.bufferedAmount > MAX_BUFFERED_BYTES) return;
     this.sentAt.set(row.id, at);
     this.send({ event, task: taskJson(row, this.deps.signer) });
+    metrics.wsEvents.inc({ event });
   }
 
   private send(message: unknown): void {
