@@ -2,7 +2,7 @@
 // key and webhook secret. A rotated key keeps working for the grace period, then answers 401; a
 // rotated webhook secret keeps signing beside the new one for the same period (Standard Webhooks
 // receivers accept any one valid signature of several), so receivers can switch without a gap.
-import { and, asc, eq, gt, or, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gt, or, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { type ProjectRow, projects } from '../../db/schema.js';
 import type { StoredSettingsJson } from '../../model/project-settings.js';
@@ -32,6 +32,9 @@ export async function updateProject(db: Db, projectId: string, patch: ProjectPat
   return row;
 }
 
+// Cursors hold milliseconds; rows created before createProject set the time itself carry microseconds.
+const createdMs = sql<Date>`date_trunc('milliseconds', ${projects.createdAt})`;
+
 const encodeCursor = (p: ProjectRow) => Buffer.from(JSON.stringify([p.createdAt.toISOString(), p.id])).toString('base64url');
 
 function afterCursor(cursor: string): SQL {
@@ -39,7 +42,8 @@ function afterCursor(cursor: string): SQL {
     const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string];
     const d = new Date(at);
     if (Number.isNaN(d.getTime()) || typeof id !== 'string') throw new Error();
-    return or(gt(projects.createdAt, d), and(eq(projects.createdAt, d), gt(projects.id, id)))!;
+    const ts = sql`${d.toISOString()}::timestamptz`;
+    return or(sql`${createdMs} > ${ts}`, and(sql`${createdMs} = ${ts}`, gt(projects.id, id)))!;
   } catch {
     throw DomainError.invalid('cursor', 'invalid cursor', 'cursor is not one this API returned');
   }
@@ -51,7 +55,7 @@ export async function listProjects(db: Db, q: { limit: number; cursor?: string |
     .select()
     .from(projects)
     .where(q.cursor ? afterCursor(q.cursor) : undefined)
-    .orderBy(asc(projects.createdAt), asc(projects.id))
+    .orderBy(asc(createdMs), asc(projects.id))
     .limit(q.limit + 1);
   const items = rows.slice(0, q.limit);
   return { items, nextCursor: rows.length > q.limit ? encodeCursor(items[items.length - 1]!) : null };

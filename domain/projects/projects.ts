@@ -60,6 +60,8 @@ export async function createProject(db: Db, input: NewProject): Promise<{ projec
       maxRunningTasks: max_running_tasks,
       submitPerMinute: submit_per_minute,
       settings: stored,
+      // Set here rather than by the database: list cursors compare it at millisecond precision.
+      createdAt: new Date(),
     })
     .returning();
   return { project: project!, apiKey, webhookSecret };
