@@ -76,15 +76,11 @@ export const metrics = {
 
 type TaskCounts = () => Promise<{ byStatus: Record<string, number>; queuedByProject: Record<string, number> }>;
 let taskCounts: TaskCounts | undefined;
-let countsCache: { at: number; value: Promise<Awaited<ReturnType<TaskCounts>>> } | undefined;
+// One count for both gauges of one scrape (metricsText clears it first).
+let countsOfScrape: ReturnType<TaskCounts> | undefined;
 
 /** Counted from the database when scraped (the same on every API process: aggregate with max, not sum). */
-const counts = () => {
-  if (!taskCounts) return undefined;
-  // One query for both gauges of one scrape.
-  if (!countsCache || Date.now() - countsCache.at > 1000) countsCache = { at: Date.now(), value: taskCounts() };
-  return countsCache.value;
-};
+const counts = () => (taskCounts ? (countsOfScrape ??= taskCounts()) : undefined);
 
 new Gauge({
   name: 'dc_tasks',
@@ -126,6 +122,7 @@ export function setTemporalMetricsUrl(url: string): void {
 
 /** The whole exposition of this process: ours, then the Temporal SDK's. */
 export async function metricsText(): Promise<string> {
+  countsOfScrape = undefined;
   const ours = await registry.metrics();
   if (!temporalMetricsUrl) return ours;
   try {
