@@ -9,21 +9,32 @@ import { logger } from '../../platform/logger.js';
 import { metrics } from '../../platform/metrics.js';
 import type { AppEnv } from '../types.js';
 
-/** The pattern of the handler that answered (`/v1/tasks/:task_id`), or `unmatched`. */
+/**
+ * The pattern of the route that answers the request (`/v1/tasks/:task_id`), also when a middleware
+ * refused it before the handler ran; `unmatched` when no route has a handler for it (404). Routes
+ * of middleware are registered for every method (ALL), handlers for theirs.
+ */
 export function routeOf(c: Context): string {
-  const routes = matchedRoutes(c);
-  const handler = routes[c.req.routeIndex] ?? routes[routes.length - 1];
-  return handler && handler.path !== '/*' && handler.path !== '*' ? handler.path : 'unmatched';
+  const handlers = matchedRoutes(c).filter((r) => r.method !== 'ALL');
+  return handlers[handlers.length - 1]?.path ?? 'unmatched';
+}
+
+async function codeOf(res: Response): Promise<string | undefined> {
+  if (!res.headers.get('content-type')?.startsWith('application/json')) return undefined;
+  const body = (await res.clone().json().catch(() => undefined)) as { error?: { code?: string } } | undefined;
+  return body?.error?.code;
 }
 
 export const requestLog = createMiddleware<AppEnv>(async (c, next) => {
   const started = performance.now();
   await next();
   const seconds = (performance.now() - started) / 1000;
-  const route = c.res.status === 404 && c.error instanceof DomainError && c.error.message.startsWith('no such endpoint') ? 'unmatched' : routeOf(c);
+  const route = routeOf(c);
   const status = c.res.status;
   metrics.httpRequests.observe({ method: c.req.method, route, status: String(status) }, seconds);
   const principal = c.get('principal');
+  // An error answer's code; the 404 of an unknown endpoint is answered without a throw.
+  const errorCode = c.error instanceof DomainError ? c.error.code : status >= 400 ? await codeOf(c.res) : undefined;
   const line = {
     method: c.req.method,
     route,
@@ -33,7 +44,7 @@ export const requestLog = createMiddleware<AppEnv>(async (c, next) => {
     project_id: principal?.kind === 'project' ? principal.project.id : null,
     ...(principal?.kind === 'admin' ? { admin: true } : {}),
     ...(c.error && !(c.error instanceof DomainError) ? { err: c.error } : {}),
-    ...(c.error instanceof DomainError ? { error_code: c.error.code } : {}),
+    ...(errorCode ? { error_code: errorCode } : {}),
   };
   const log = logger('api');
   if (status >= 500) log.error(line, 'request');
