@@ -108,6 +108,8 @@ export async function installTemporalRuntime(level: LogLevel): Promise<void> {
   const core = level === 'debug' ? 'DEBUG' : level === 'error' ? 'ERROR' : 'WARN';
   Runtime.install({
     logger: new PinoTemporalLogger(),
+    // Our onShutdown orders the steps (stop admitting, then drain); the SDK must not start on its own.
+    shutdownSignals: [],
     telemetryOptions: {
       logging: { filter: { core, other: core }, forward: {} },
       metrics: { prometheus: { bindAddress: `127.0.0.1:${port}`, useSecondsForDurations: true } },
@@ -186,7 +188,7 @@ export async function stopApi(server: ServerType, config: Config): Promise<void>
 export async function drainWorker(w: RunningWorker): Promise<void> {
   const started = Date.now();
   await w.unwatch();
-  w.worker.shutdown();
+  if (w.worker.getState() === 'RUNNING') w.worker.shutdown();
   await w.running;
   lifecycleLog().info({ drain_ms: Date.now() - started }, '[download-center] worker drained');
 }
