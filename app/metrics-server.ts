@@ -5,6 +5,7 @@ import type { Config } from '../platform/config.js';
 import { safeEqual } from '../platform/crypto.js';
 import { metricsContentType, metricsText } from '../platform/metrics.js';
 
+/** Listens on `port` (0: a free one; `server.address()` says which). */
 export function serveWorkerMetrics(config: Config, adminToken: string, port: number): Promise<Server> {
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');

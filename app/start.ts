@@ -49,7 +49,7 @@ async function main() {
   }).catch(orStop);
   const w = await startWorker(core, address, temporal).catch(orStop);
   // The API's /metrics already holds the worker's series; a port of its own only when asked for.
-  const metricsServer = config.WORKER_METRICS_PORT ? await serveWorkerMetrics(config, core.secrets.adminToken, config.WORKER_METRICS_PORT).catch(orStop) : undefined;
+  const metricsServer = config.WORKER_METRICS_PORT !== undefined ? await serveWorkerMetrics(config, core.secrets.adminToken, config.WORKER_METRICS_PORT).catch(orStop) : undefined;
   await ensureCleanupSchedule(temporal, config).catch(orStop);
   await ensureAdmissionSweepSchedule(temporal, config).catch(orStop);
   onShutdown([
@@ -77,6 +77,9 @@ async function main() {
     },
     '[download-center] ready',
   );
+  // CONTRACT §1 prints a generated token; logs never hold it (issue 10). So it is shown to a person
+  // at a terminal only, on stderr beside the log, and never when output goes to a pipe or a file.
+  if (core.secrets.adminTokenGenerated && process.stderr.isTTY) process.stderr.write(`ADMIN_TOKEN    ${core.secrets.adminToken}  (generated, kept in ${resolve(config.DATA_DIR, 'secrets.json')})\n`);
   await w.running.catch((err: Error) => cannotStart(`worker stopped: ${err.message}`));
 }
 

@@ -1,4 +1,5 @@
 // `npm run worker`: the worker alone, for scale-out (needs TEMPORAL_ADDRESS and DATABASE_URL).
+import type { AddressInfo } from 'node:net';
 import { DEFAULT_WORKER_METRICS_PORT } from '../platform/config.js';
 import { serveWorkerMetrics } from './metrics-server.js';
 import { cannotStart, connectTemporal, drainWorker, lifecycleLog, onShutdown, openCore, startUp, startWorker } from './runtime.js';
@@ -10,8 +11,8 @@ try {
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required for npm run worker (PGlite is single-process)');
   const core = await openCore(config);
   const client = await connectTemporal(config, config.TEMPORAL_ADDRESS);
-  const metricsPort = config.WORKER_METRICS_PORT ?? DEFAULT_WORKER_METRICS_PORT;
-  const metricsServer = await serveWorkerMetrics(config, core.secrets.adminToken, metricsPort);
+  const metricsServer = await serveWorkerMetrics(config, core.secrets.adminToken, config.WORKER_METRICS_PORT ?? DEFAULT_WORKER_METRICS_PORT);
+  const metricsPort = (metricsServer.address() as AddressInfo).port;
   const w = await startWorker(core, config.TEMPORAL_ADDRESS, client);
   await ensureCleanupSchedule(client, config);
   await ensureAdmissionSweepSchedule(client, config);

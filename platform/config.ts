@@ -91,7 +91,8 @@ const schema = z.object({
     .transform((v) => v === 'true'),
   // The worker's own /metrics port (`npm run worker`: DEFAULT_WORKER_METRICS_PORT when unset; in
   // `npm start` the API's /metrics already holds the worker's series, so only when set).
-  WORKER_METRICS_PORT: port.optional(),
+  // 0: any free port (several workers on one host, the tests), named in the worker's start line.
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   // How long a rotated API key keeps working (and a rotated webhook secret keeps signing beside the new one).
   KEY_ROTATION_GRACE_SECONDS: z.coerce.number().int().min(0).max(30 * 24 * 3600).default(3600),
   // After SIGTERM: /readyz answers 503 for this long before the API stops accepting connections,

@@ -68,7 +68,9 @@ describe('GET /metrics', () => {
     await ws.next((m) => m.event === 'task.succeeded');
     ws.close();
     await ws.closed;
-    const after = await scrape();
+    // The delivery is counted just after the receiver answered: scrape until it is in.
+    let after = await scrape();
+    await expect.poll(async () => delta((after = await scrape()), 'dc_callback_deliveries_total', { project_id: p, result: 'delivered' }), { timeout: 10_000 }).toBe(1);
 
     expect(delta(after, 'dc_task_submissions_total', { project_id: p, outcome: 'accepted', code: '' })).toBe(1);
     expect(delta(after, 'dc_task_submissions_total', { project_id: p, outcome: 'deduplicated', code: '' })).toBe(1);
