@@ -7,10 +7,12 @@ import type { Activities, DeliverInput } from '../model/activities.js';
 import { type Attempt, backoffMs, post, stopReason, verdict } from '../domain/callbacks/deliver.js';
 import { recordDelivery } from '../domain/callbacks/deliveries.js';
 import { webhookHeaders } from '../domain/callbacks/webhooks.js';
+import { signingSecrets } from '../domain/projects/admin.js';
 import { getProject } from '../domain/projects/projects.js';
 import { checkOutgoingUrl } from '../domain/source/hosts.js';
 import { getTask } from '../domain/tasks/queries.js';
 import { linkSigner, taskJson } from '../domain/tasks/view.js';
+import { metrics } from '../platform/metrics.js';
 import type { ActivityDeps } from './deps.js';
 
 export function createNotifyActivities({ db, config, linkSecret }: ActivityDeps): Pick<Activities, 'deliverCallback'> {
@@ -29,8 +31,10 @@ export function createNotifyActivities({ db, config, linkSecret }: ActivityDeps)
 
       const record = (a: Partial<Attempt> & { nextAttemptAt?: Date }) =>
         recordDelivery(db, { taskId: task.id, event: input.event, webhookId: input.webhookId, attempt, ...a });
+      const counted = (result: string) => metrics.callbackDeliveries.inc({ project_id: project.id, result });
       const stop = async (type: string, message: string, a: Partial<Attempt> = {}): Promise<never> => {
         await record({ ...a, error: message });
+        counted(type === 'callback_gave_up' ? 'gave_up' : type === 'callback_host_not_allowed' ? 'host_not_allowed' : 'rejected');
         throw ApplicationFailure.create({ type, message, nonRetryable: true });
       };
 
@@ -39,11 +43,12 @@ export function createNotifyActivities({ db, config, linkSecret }: ActivityDeps)
       if (!target.ok) return stop('callback_host_not_allowed', `the callback host is no longer allowed (${target.reason})`);
 
       const body = JSON.stringify({ event: input.event, task: taskJson(task, signer) });
-      const headers = webhookHeaders(project.webhookSecret, input.webhookId, body);
+      const headers = webhookHeaders(signingSecrets(project), input.webhookId, body);
       const a = await post(target.url.toString(), body, headers, config.CALLBACK_TIMEOUT_MS, ctx.cancellationSignal);
       const v = verdict(a);
       if (v === 'delivered') {
         await record(a);
+        counted('delivered');
         return { delivered: true, attempt, statusCode: a.statusCode };
       }
       const what = a.error ?? `HTTP ${a.statusCode}`;
@@ -53,6 +58,7 @@ export function createNotifyActivities({ db, config, linkSecret }: ActivityDeps)
         return stop('callback_gave_up', `${what}; gave up after ${attempt} attempts (retry window ${config.CALLBACK_RETRY_WINDOW_MS} ms)`, a);
       }
       await record({ ...a, error: what, nextAttemptAt: new Date(Date.now() + delay) });
+      counted('retry');
       // BENIGN: an unreachable receiver is expected now and then; the worker logs it at debug only.
       throw ApplicationFailure.create({
         type: 'callback_failed',

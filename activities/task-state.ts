@@ -2,25 +2,30 @@
 // domain/tasks/status.ts, the one writer of status and stage. A run that ends or pauses frees its
 // project's slot, so each of those dispatches the project's next waiting task at once.
 import { ApplicationFailure } from '@temporalio/common';
-import type { Activities } from '../model/activities.js';
+import type { Activities, StageTiming } from '../model/activities.js';
 import { getProject } from '../domain/projects/projects.js';
 import { noteRunEnded } from '../domain/schedules/runs.js';
 import { dispatch } from '../domain/tasks/admission.js';
 import { requireTask } from '../domain/tasks/queries.js';
 import { cancelActive, finishTask, pauseRunning, setStage, startAdmitted } from '../domain/tasks/status.js';
 import type { ActivityDeps } from './deps.js';
+import { observeRun } from './observe.js';
 
 type TaskStateActivities = Pick<Activities, 'startTask' | 'setStage' | 'completeTask' | 'failTask' | 'markCancelled' | 'pauseTask'>;
 
 export function createTaskStateActivities(deps: ActivityDeps): TaskStateActivities {
   const { db } = deps;
   /**
-   * The slot is free: the project's next task starts now, not at the next sweep. A scheduled task's
-   * end counts towards its schedule's failure streak (idempotent, so a retried step counts it once).
+   * The run ended (or paused) and this activity made it so: counted in the metrics, and the slot
+   * is free, so the project's next task starts now, not at the next sweep. A scheduled task's end
+   * counts towards its schedule's failure streak (idempotent, so a retried step counts it once).
    */
-  const next = async (taskId: string, ok: boolean) => {
+  const next = async (taskId: string, ok: boolean, status: 'succeeded' | 'failed' | 'cancelled' | 'paused', stages?: StageTiming['stages']) => {
     const task = await requireTask(db, taskId);
-    if (ok) await dispatch(deps, task.projectId);
+    if (ok) {
+      observeRun(task, status, stages);
+      await dispatch(deps, task.projectId);
+    }
     if (task.scheduleId) await noteRunEnded(deps, task);
     return { ok };
   };
@@ -35,31 +40,38 @@ export function createTaskStateActivities(deps: ActivityDeps): TaskStateActiviti
       if (outcome === 'not_admitted') {
         throw ApplicationFailure.create({ type: 'waiting_for_slot', message: `task ${taskId} waits for a slot of its project`, nextRetryDelay: 2000 });
       }
-      return { proceed: outcome === 'started' };
+      if (outcome === 'started') return { proceed: true };
+      // Cancelled or paused before its run began: the workflow shows that status in the Temporal UI.
+      return { proceed: false, status: (await requireTask(db, taskId)).status };
     },
 
     async setStage({ taskId, stage }) {
       return { ok: await setStage(db, taskId, stage) };
     },
 
-    async completeTask({ taskId, files }) {
+    async completeTask({ taskId, files, stages }) {
       const task = await requireTask(db, taskId);
       const hours = (await getProject(db, task.projectId))?.retentionHours ?? 168;
       const expiresAt = new Date(Date.now() + hours * 3600_000);
-      return next(taskId, await finishTask(db, taskId, { status: 'succeeded', files, expiresAt }));
+      return next(taskId, await finishTask(db, taskId, { status: 'succeeded', files, expiresAt }), 'succeeded', stages);
     },
 
-    async failTask({ taskId, code, message }) {
-      return next(taskId, await finishTask(db, taskId, { status: 'failed', errorCode: code, errorMessage: message }));
+    async failTask({ taskId, code, message, stages }) {
+      return next(taskId, await finishTask(db, taskId, { status: 'failed', errorCode: code, errorMessage: message }), 'failed', stages);
     },
 
     /** A run cancelled from outside the API (Temporal UI or CLI) still ends as a cancelled task. */
-    async markCancelled({ taskId }) {
-      return next(taskId, (await cancelActive(db, taskId)) !== undefined);
+    async markCancelled({ taskId, stages }) {
+      const here = (await cancelActive(db, taskId)) !== undefined;
+      const task = await requireTask(db, taskId);
+      // Counted whether the API or this run cancelled the row: every cancelled run passes here.
+      observeRun(task, 'cancelled', stages);
+      if (here) await dispatch(deps, task.projectId);
+      return { ok: here };
     },
 
-    async pauseTask({ taskId }) {
-      return next(taskId, await pauseRunning(db, taskId));
+    async pauseTask({ taskId, stages }) {
+      return next(taskId, await pauseRunning(db, taskId), 'paused', stages);
     },
   };
 }

@@ -8,10 +8,13 @@ import { TaskEvents } from '../domain/tasks/events.js';
 import { linkSigner } from '../domain/tasks/view.js';
 import { onError } from './errors.js';
 import { pathText } from './validate.js';
-import { authenticate, projectOnly } from './middleware/auth.js';
+import { adminOnly, authenticate, projectOnly } from './middleware/auth.js';
+import { requestLog } from './middleware/request-log.js';
+import { adminApp } from './routes/admin.js';
 import { filesApp } from './routes/files.js';
-import { healthApp } from './routes/health.js';
 import { previewApp } from './routes/preview.js';
+import { healthApp, readyApp } from './routes/health.js';
+import { metricsApp } from './routes/metrics.js';
 import { projectsApp } from './routes/projects.js';
 import { schedulesApp } from './routes/schedules.js';
 import { syncApp } from './routes/sync.js';
@@ -36,6 +39,7 @@ export function createApp(deps: ApiDeps) {
   const app = new Hono<AppEnv>();
   const realtime = createRealtime(ctx, app);
   app.use('*', requestId());
+  app.use('*', requestLog);
   app.use(
     '/v1/*',
     bodyLimit({
@@ -50,7 +54,11 @@ export function createApp(deps: ApiDeps) {
   app.use('/v1/projects/*', authenticate(deps));
   app.use('/v1/tasks/*', authenticate(deps), projectOnly);
   app.use('/v1/schedules/*', authenticate(deps), projectOnly);
+  app.use('/v1/admin/*', authenticate(deps), adminOnly);
   app.route('/healthz', healthApp(deps));
+  app.route('/readyz', readyApp());
+  app.route('/metrics', metricsApp(deps));
+  app.route('/v1/admin', adminApp(ctx));
   app.route('/v1/projects', projectsApp(deps));
   app.route('/v1/tasks', tasksApp(ctx));
   app.route('/v1/tasks', syncApp(ctx));

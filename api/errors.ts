@@ -22,6 +22,7 @@ const STATUS: Record<string, ContentfulStatusCode> = {
   task_not_paused: 409,
   task_duplicate_live: 409,
   schedule_limit_reached: 409,
+  conflict: 409,
   expired: 410,
   link_expired: 410,
   payload_too_large: 413,
@@ -77,6 +78,6 @@ export function onError(err: Error, c: Context): Response {
     const code = err.status === 413 ? 'payload_too_large' : err.status === 401 ? 'unauthorized' : 'bad_request';
     return c.json(body(c, code, err.message || 'bad request'), err.status);
   }
-  console.error(`[api] ${(c.get('requestId' as never) as string | undefined) ?? '-'} unhandled`, err);
+  // Logged with its stack by the request log (middleware/request-log.ts), never to the caller.
   return c.json(body(c, 'internal_error', 'an unexpected error occurred'), 500);
 }

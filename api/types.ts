@@ -26,4 +26,13 @@ export interface ApiContext extends ApiDeps {
 
 export type Principal = { kind: 'admin' } | { kind: 'project'; project: ProjectRow };
 
-export type AppEnv = { Variables: { requestId: string; principal: Principal; project: ProjectRow; task: TaskRow } };
+export type AppEnv = {
+  Variables: {
+    requestId: string;
+    principal: Principal;
+    project: ProjectRow;
+    task: TaskRow;
+    /** Set by a submission handler: what dc_task_submissions_total counts it as (middleware/submissions.ts). */
+    submitted: 'accepted' | 'deduplicated';
+  };
+};

@@ -11,9 +11,11 @@ import { DomainError, type FieldError } from '../domain/errors.js';
 import { findBadText, MAX_DETAILS, printable, textProblem, UTF8_MESSAGE } from './text.js';
 
 export function validationError(error: z.ZodError, fieldNames: Record<string, string> = {}): DomainError {
-  const details = error.issues.map((i) => {
+  const details = error.issues.flatMap((i) => {
+    // A field the schema does not know (strict schemas): named itself, not the object around it.
+    if (i.code === 'unrecognized_keys') return i.keys.map((k) => ({ field: [...i.path, k].join('.'), message: 'is not a field of this request' }));
     const field = i.path.join('.') || '(body)';
-    return { field: fieldNames[field] ?? field, message: i.message };
+    return [{ field: fieldNames[field] ?? field, message: i.message }];
   });
   return fieldErrors(details);
 }

@@ -1,16 +1,22 @@
 // Wiring shared by the embedded start (bin/start.ts) and the split processes (api/main.ts, worker/main.ts).
 import type { Server } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import { createAdaptorServer, type ServerType } from '@hono/node-server';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { createApp } from '../api/app.js';
 import type { ApiDeps } from '../api/types.js';
 import { type Database, openDatabase } from '../db/client.js';
 import { cachedWorkflowBundle } from './bundle.js';
 import { createWorker } from './worker-setup.js';
 import { watchQueue } from '../domain/tasks/admission-watch.js';
-import type { Config } from '../platform/config.js';
+import { type Config, loadConfig } from '../platform/config.js';
+import { lifecycle } from '../platform/lifecycle.js';
+import { configureLogging, log, type LogLevel, registerSecrets } from '../platform/logger.js';
+import { setTemporalMetricsUrl } from '../platform/metrics.js';
+import { ensureSearchAttributes } from '../platform/search-attributes.js';
+import { PinoTemporalLogger } from '../platform/temporal-log.js';
 import { loadSecrets, type Secrets } from '../platform/secrets.js';
 import { createStorage, type Storage } from '../platform/storage/index.js';
 
@@ -35,16 +41,45 @@ export async function openCore(config: Config): Promise<Core> {
   } catch (err) {
     throw new Error(`cannot reach the file store (${storage.kind}): ${(err as Error).message}`, { cause: err });
   }
-  return { config, database, storage, secrets: loadSecrets(config) };
+  const secrets = loadSecrets(config);
+  // Scrubbed from every log line should one ever slip into a message (platform/logger.ts).
+  registerSecrets([secrets.adminToken, secrets.linkSecret, config.s3?.secretKey]);
+  return { config, database, storage, secrets };
+}
+
+/** Start and stop lines print whatever LOG_LEVEL says: an operator always sees them. */
+export const lifecycleLog = () => log.child({ component: 'lifecycle' }, { level: 'info' });
+
+/** Reads the configuration and sets up logging; a bad environment is one line on stderr and exit 1. */
+export function startUp(): Config {
+  try {
+    const config = loadConfig();
+    configureLogging(config.LOG_LEVEL);
+    return config;
+  } catch (err) {
+    return cannotStart((err as Error).message);
+  }
+}
+
+export function cannotStart(message: string): never {
+  console.error(`[download-center] cannot start: ${message}`);
+  process.exit(1);
 }
 
 export async function connectTemporal(config: Config, address: string): Promise<Client> {
+  let connection: Connection;
   try {
-    const connection = await Connection.connect({ address, connectTimeout: 5000 });
-    return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+    connection = await Connection.connect({ address, connectTimeout: 5000 });
   } catch (err) {
     throw new Error(`cannot reach Temporal at ${address} (TEMPORAL_ADDRESS): ${(err as Error).message}`, { cause: err });
   }
+  try {
+    await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE);
+  } catch (err) {
+    await connection.close();
+    throw new Error(`Temporal at ${address}: ${(err as Error).message}`, { cause: err });
+  }
+  return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
 }
 
 const LISTEN_BACKLOG = 8192;
@@ -65,11 +100,38 @@ export function startApi(deps: ApiDeps, extra?: (app: ReturnType<typeof createAp
 }
 
 let runtimeInstalled = false;
-/** The Temporal SDK logs through its Runtime, installed once per process at LOG_LEVEL. */
-export function installTemporalRuntime(level: Config['LOG_LEVEL']): void {
+/**
+ * The Temporal SDK's Runtime, installed once per process: its logs (the worker's, activities',
+ * Core's) go to our pino logger at LOG_LEVEL, and its worker metrics to a Prometheus exporter on a
+ * loopback port that this process's /metrics appends (platform/metrics.ts).
+ */
+export async function installTemporalRuntime(level: LogLevel): Promise<void> {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
-  Runtime.install({ logger: new DefaultLogger(level.toUpperCase() as 'DEBUG' | 'INFO' | 'WARN' | 'ERROR') });
+  const port = await loopbackPort();
+  // Core's own lines are chatty at INFO (every poll), so it speaks at WARN unless LOG_LEVEL=debug.
+  const core = level === 'debug' ? 'DEBUG' : level === 'error' ? 'ERROR' : 'WARN';
+  Runtime.install({
+    logger: new PinoTemporalLogger(),
+    // Our onShutdown orders the steps (stop admitting, then drain); the SDK must not start on its own.
+    shutdownSignals: [],
+    telemetryOptions: {
+      logging: { filter: { core, other: core }, forward: {} },
+      metrics: { prometheus: { bindAddress: `127.0.0.1:${port}`, useSecondsForDurations: true } },
+    },
+  });
+  setTemporalMetricsUrl(`http://127.0.0.1:${port}/metrics`);
+}
+
+function loopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createNetServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
 }
 
 /** The worker; `temporal` is the client its activities start the next waiting tasks with. */
@@ -82,7 +144,7 @@ export interface RunningWorker {
 }
 
 export async function startWorker(core: Core, address: string, temporal: Client): Promise<RunningWorker> {
-  installTemporalRuntime(core.config.LOG_LEVEL);
+  await installTemporalRuntime(core.config.LOG_LEVEL);
   const connection = await NativeConnection.connect({ address });
   const worker = await createWorker({
     connection,
@@ -95,23 +157,43 @@ export async function startWorker(core: Core, address: string, temporal: Client)
   return { worker, running: worker.run(), connection, unwatch };
 }
 
-/** SIGINT/SIGTERM run the steps in order once; a second signal exits at once. */
+/**
+ * SIGINT/SIGTERM: /readyz turns 503 at once, then the steps run in order (each step may run
+ * things side by side); a second signal exits at once.
+ */
 export function onShutdown(steps: Array<() => Promise<unknown>>): void {
+  const out = lifecycleLog();
   let stopping = false;
   const handler = async (signal: string) => {
     if (stopping) process.exit(1);
     stopping = true;
-    console.log(`[download-center] ${signal}: shutting down`);
+    lifecycle.beginShutdown();
+    out.info({ signal }, `[download-center] ${signal}: shutting down (/readyz answers 503)`);
     for (const step of steps) {
       try {
         await step();
       } catch (err) {
-        console.error('[download-center] shutdown step failed:', (err as Error).message);
+        out.error({ err }, 'a shutdown step failed');
       }
     }
-    console.log('[download-center] stopped');
+    out.info('[download-center] stopped');
     process.exit(0);
   };
   process.on('SIGINT', () => void handler('SIGINT'));
   process.on('SIGTERM', () => void handler('SIGTERM'));
+}
+
+/** Stops the API after SHUTDOWN_DELAY_MS (readiness already 503); WebSockets close with 1001. */
+export async function stopApi(server: ServerType, config: Config): Promise<void> {
+  await new Promise((r) => setTimeout(r, config.SHUTDOWN_DELAY_MS));
+  await new Promise((r) => server.close(r));
+}
+
+/** Stops polling; running activities get WORKER_SHUTDOWN_GRACE_MS, then are handed back. */
+export async function drainWorker(w: RunningWorker): Promise<void> {
+  const started = Date.now();
+  await w.unwatch();
+  if (w.worker.getState() === 'RUNNING') w.worker.shutdown();
+  await w.running;
+  lifecycleLog().info({ drain_ms: Date.now() - started }, '[download-center] worker drained');
 }

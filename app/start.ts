@@ -2,15 +2,11 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { demoSourceApp } from './demo-source.js';
-import { type Config, ConfigError, loadConfig } from '../platform/config.js';
-import { connectTemporal, onShutdown, openCore, startApi, startWorker } from './runtime.js';
+import type { Config } from '../platform/config.js';
+import { serveWorkerMetrics } from './metrics-server.js';
+import { cannotStart, connectTemporal, drainWorker, lifecycleLog, onShutdown, openCore, startApi, startUp, startWorker, stopApi } from './runtime.js';
 import { type DevServer, startDevServer } from '../platform/temporal-server.js';
 import { ensureAdmissionSweepSchedule, ensureCleanupSchedule } from './schedules.js';
-
-function fail(message: string): never {
-  console.error(`[download-center] cannot start: ${message}`);
-  process.exit(1);
-}
 
 /** A dev server left behind by a killed run still holds the port and the SQLite file. */
 function stopStaleDevServer(pidFile: string): void {
@@ -38,50 +34,53 @@ async function startEmbeddedTemporal(config: Config): Promise<DevServer> {
 }
 
 async function main() {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) fail(err.message);
-    throw err;
-  }
-  const dev = config.TEMPORAL_ADDRESS ? null : await startEmbeddedTemporal(config).catch((e: Error) => fail(`Temporal dev server: ${e.message}`));
+  const config = startUp();
+  const dev = config.TEMPORAL_ADDRESS ? null : await startEmbeddedTemporal(config).catch((e: Error) => cannotStart(`Temporal dev server: ${e.message}`));
   const address = config.TEMPORAL_ADDRESS ?? dev!.address;
   // Anything failing after the dev server started must not leave it running.
   const orStop = async (e: Error): Promise<never> => {
     await dev?.stop();
-    fail(e.message);
+    cannotStart(e.message);
   };
   const core = await openCore(config).catch(orStop);
   const temporal = await connectTemporal(config, address).catch(orStop);
   const server = await startApi({ ...core, temporal }, (app) => {
     if (config.DEMO_SOURCE) app.route('/demo', demoSourceApp());
   }).catch(orStop);
-  const { worker, running, connection, unwatch } = await startWorker(core, address, temporal).catch(orStop);
+  const w = await startWorker(core, address, temporal).catch(orStop);
+  // The API's /metrics already holds the worker's series; a port of its own only when asked for.
+  const metricsServer = config.WORKER_METRICS_PORT !== undefined ? await serveWorkerMetrics(config, core.secrets.adminToken, config.WORKER_METRICS_PORT).catch(orStop) : undefined;
   await ensureCleanupSchedule(temporal, config).catch(orStop);
   await ensureAdmissionSweepSchedule(temporal, config).catch(orStop);
   onShutdown([
-    unwatch,
-    async () => {
-      worker.shutdown();
-      await running;
-    },
-    () => new Promise((r) => server.close(r)),
+    // Side by side: the API stays up (not ready) while the worker hands back its activities.
+    () => Promise.all([stopApi(server, config), drainWorker(w)]),
+    async () => metricsServer && new Promise((r) => metricsServer.close(r)),
     () => temporal.connection.close(),
-    () => connection.close(),
+    () => w.connection.close(),
     () => core.database.close(),
     async () => dev?.stop(),
   ]);
-  const lines = [
-    `API            ${config.publicBaseUrl}  (health: ${config.publicBaseUrl}/healthz)`,
-    `Temporal       ${address}${dev ? `  (web UI: http://localhost:${config.TEMPORAL_UI_PORT})` : ''}`,
-    `database       ${core.database.kind}${config.DATABASE_URL ? '' : ` in ${resolve(config.DATA_DIR, 'pglite')}`}`,
-    `files          ${core.storage.kind}${core.storage.kind === 'local' ? ` in ${resolve(config.DATA_DIR, 'store')}` : ''}`,
-    core.secrets.adminTokenGenerated ? `ADMIN_TOKEN    ${core.secrets.adminToken}  (generated, kept in ${resolve(config.DATA_DIR, 'secrets.json')})` : 'ADMIN_TOKEN    from the environment',
-    config.DEMO_SOURCE ? `demo source    ${config.publicBaseUrl}/demo/orders   — try: npm run demo` : '',
-  ];
-  console.log(`[download-center] ready\n${lines.filter(Boolean).map((l) => `  ${l}`).join('\n')}`);
-  await running.catch((err: Error) => fail(`worker stopped: ${err.message}`));
+  lifecycleLog().info(
+    {
+      api: config.publicBaseUrl,
+      health: `${config.publicBaseUrl}/healthz`,
+      metrics: `${config.publicBaseUrl}/metrics`,
+      temporal: address,
+      ...(dev ? { temporal_ui: `http://localhost:${config.TEMPORAL_UI_PORT}` } : {}),
+      database: core.database.kind,
+      ...(config.DATABASE_URL ? {} : { pglite: resolve(config.DATA_DIR, 'pglite') }),
+      files: core.storage.kind === 'local' ? `local in ${resolve(config.DATA_DIR, 'store')}` : core.storage.kind,
+      // The token itself is never logged: it is in this file (or the environment).
+      admin_token: core.secrets.adminTokenGenerated ? `generated, in ${resolve(config.DATA_DIR, 'secrets.json')}` : 'from the environment',
+      ...(config.DEMO_SOURCE ? { demo_source: `${config.publicBaseUrl}/demo/orders (try: npm run demo)` } : {}),
+    },
+    '[download-center] ready',
+  );
+  // CONTRACT §1 prints a generated token; logs never hold it (issue 10). So it is shown to a person
+  // at a terminal only, on stderr beside the log, and never when output goes to a pipe or a file.
+  if (core.secrets.adminTokenGenerated && process.stderr.isTTY) process.stderr.write(`ADMIN_TOKEN    ${core.secrets.adminToken}  (generated, kept in ${resolve(config.DATA_DIR, 'secrets.json')})\n`);
+  await w.running.catch((err: Error) => cannotStart(`worker stopped: ${err.message}`));
 }
 
 await main();

@@ -24,8 +24,9 @@ export async function createWorker(opts: WorkerOptions): Promise<Worker> {
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath }),
     // Fetch lanes are I/O bound; rendering is CPU bound and memory-hungry, so keep the total modest.
     maxConcurrentActivityTaskExecutions: opts.deps.config.WORKER_MAX_ACTIVITIES,
-    // Drain in-flight activities on shutdown before giving their work back to the server.
-    shutdownGraceTime: '10 seconds',
+    // On shutdown, in-flight activities get WORKER_SHUTDOWN_GRACE_MS to finish; then they are cancelled
+    // and fail retryably, so the server hands them to another worker at once (from their heartbeat).
+    shutdownGraceTime: opts.deps.config.WORKER_SHUTDOWN_GRACE_MS,
     // Cancellation reaches an activity only in a heartbeat's answer; sending heartbeats at most a
     // second apart (instead of 0.8 x heartbeatTimeout) makes a cancel stop page fetches promptly,
     // and a fetch resumed after a crash redoes at most about a second of pages.

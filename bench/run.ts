@@ -59,6 +59,7 @@ async function main() {
     LINK_SECRET: 'bench-link-secret-0123456789',
     LOG_LEVEL: 'warn',
     PORT: String(await freePort()),
+    WORKER_METRICS_PORT: '0',
   };
   const config = loadConfig(env);
   const core = await openCore(config);

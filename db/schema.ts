@@ -11,8 +11,14 @@ export const projects = pgTable('projects', {
   name: text('name').notNull(),
   // Only a SHA-256 of the key is kept; the key itself is shown once at creation.
   apiKeyHash: text('api_key_hash').notNull().unique(),
+  // The key before the last rotation keeps working until previousKeyExpiresAt (KEY_ROTATION_GRACE_SECONDS).
+  previousApiKeyHash: text('previous_api_key_hash').unique(),
+  previousKeyExpiresAt: timestamp('previous_key_expires_at', { withTimezone: true }),
   // The webhook secret must be readable to sign callbacks, so it is stored as issued.
   webhookSecret: text('webhook_secret').notNull(),
+  // After a rotation, callbacks are signed with both secrets until previousWebhookSecretExpiresAt.
+  previousWebhookSecret: text('previous_webhook_secret'),
+  previousWebhookSecretExpiresAt: timestamp('previous_webhook_secret_expires_at', { withTimezone: true }),
   sourceHosts: jsonb('source_hosts').$type<string[]>().notNull(),
   callbackHosts: jsonb('callback_hosts').$type<string[]>().notNull(),
   retentionHours: integer('retention_hours').notNull(),
@@ -23,7 +29,10 @@ export const projects = pgTable('projects', {
   // Later per-project knobs (split limits, source politeness) without a migration each.
   settings: jsonb('settings').$type<StoredSettingsJson>().notNull().default(sql`'{}'::jsonb`),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-});
+}, (p) => [
+  // GET /v1/projects pages in creation order.
+  index('projects_created_idx').on(p.createdAt, p.id),
+]);
 
 export const tasks = pgTable(
   'tasks',
@@ -64,8 +73,9 @@ export const tasks = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    // The list endpoint pages newest first within one project.
+    // The list endpoint pages newest first within one project; the admin list across projects.
     index('tasks_project_created_idx').on(t.projectId, t.createdAt.desc(), t.id.desc()),
+    index('tasks_created_idx').on(t.createdAt.desc(), t.id.desc()),
     index('tasks_project_operator_idx').on(t.projectId, t.operatorId, t.createdAt.desc()),
     index('tasks_project_status_idx').on(t.projectId, t.status),
     index('tasks_request_hash_idx').on(t.projectId, t.requestHash),

@@ -2,10 +2,15 @@
 // interface and activities/ implements it, so neither imports the other. Only keys, counts and
 // checksums cross it: rows never travel through workflow history.
 import type { SubmitRunInput, SubmitRunOutput } from './schedule.js';
-import type { StoredFile, TaskStage } from './task.js';
+import type { StoredFile, TaskStage, TaskStatus } from './task.js';
 
 export interface TaskRef {
   taskId: string;
+}
+
+/** Milliseconds the run spent in each stage, measured by the workflow (dc_stage_duration_seconds). */
+export interface StageTiming {
+  stages?: Partial<Record<TaskStage, number>>;
 }
 
 export interface Ok {
@@ -89,13 +94,14 @@ export interface DeliverOutput {
 
 export interface Activities {
   // task state (activities/task-state.ts)
-  startTask(input: TaskRef): Promise<{ proceed: boolean }>;
+  /** `status`: the task's status when it does not proceed (absent from runs of older workers). */
+  startTask(input: TaskRef): Promise<{ proceed: boolean; status?: TaskStatus }>;
   setStage(input: TaskRef & { stage: TaskStage }): Promise<Ok>;
-  completeTask(input: TaskRef & { files: StoredFile[] }): Promise<Ok>;
-  failTask(input: TaskRef & { code: string; message: string }): Promise<Ok>;
-  markCancelled(input: TaskRef): Promise<Ok>;
+  completeTask(input: TaskRef & StageTiming & { files: StoredFile[] }): Promise<Ok>;
+  failTask(input: TaskRef & StageTiming & { code: string; message: string }): Promise<Ok>;
+  markCancelled(input: TaskRef & StageTiming): Promise<Ok>;
   /** running → paused, the slot freed for the project's next task. */
-  pauseTask(input: TaskRef): Promise<Ok>;
+  pauseTask(input: TaskRef & StageTiming): Promise<Ok>;
   // the source (activities/fetch.ts)
   probeSource(input: TaskRef): Promise<ProbeOutput>;
   fetchPages(input: FetchPagesInput): Promise<FetchPagesOutput>;

@@ -99,7 +99,27 @@ const schema = z.object({
     .default('on')
     .transform((v) => v === 'on'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  // Operators (CONTRACT §8, docs/operations.md).
+  // GET /metrics without the admin token (for a Prometheus inside a private network).
+  METRICS_PUBLIC: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+  // The worker's own /metrics port (`npm run worker`: DEFAULT_WORKER_METRICS_PORT when unset; in
+  // `npm start` the API's /metrics already holds the worker's series, so only when set).
+  // 0: any free port (several workers on one host, the tests), named in the worker's start line.
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  // How long a rotated API key keeps working (and a rotated webhook secret keeps signing beside the new one).
+  KEY_ROTATION_GRACE_SECONDS: z.coerce.number().int().min(0).max(30 * 24 * 3600).default(3600),
+  // After SIGTERM: /readyz answers 503 for this long before the API stops accepting connections,
+  // so a load balancer takes the process out of rotation first.
+  SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(120_000).default(2000),
+  // After SIGTERM: how long the worker lets running activities finish before it hands them back
+  // (cancelled as WORKER_SHUTDOWN, retried at once by another worker from their last heartbeat).
+  WORKER_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
 });
+
+export const DEFAULT_WORKER_METRICS_PORT = 9464;
 
 /**
  * An http(s) origin as browsers send it in `Origin` (lower case, no default port), or null when the

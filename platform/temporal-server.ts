@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
+import { devServerSearchAttributeArgs } from './search-attributes.js';
 
 /**
  * The folder holding package.json (and .tools/): the parent of platform/ when run from the sources,
@@ -42,6 +43,8 @@ export async function startDevServer(opts: {
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--log-level', 'warn'];
   // Task queue priority and per-project fairness (the fairness key is the project id).
   args.push('--dynamic-config-value', 'matching.useNewMatcher=true', '--dynamic-config-value', 'matching.enableFairness=true');
+  // The Dc* search attributes operators find exports by (docs/operations.md).
+  args.push(...devServerSearchAttributeArgs());
   args.push(...(opts.uiPort ? ['--ui-port', String(opts.uiPort)] : ['--headless']));
   if (opts.dbFile) args.push('--db-filename', opts.dbFile);
   if (opts.namespace && opts.namespace !== 'default') args.push('--namespace', opts.namespace);

@@ -8,6 +8,7 @@ import { callbackWorkflow } from './callback.js';
 import { describe, fetchAll } from './fetch-all.js';
 import { PauseControl } from './pause.js';
 import * as profiles from './profiles.js';
+import { Visibility } from './visibility.js';
 
 export interface ExportInput {
   taskId: string;
@@ -37,39 +38,56 @@ export async function exportWorkflow(input: ExportInput): Promise<ExportOutput> 
   const source = proxyActivities<Activities>(profiles.source(input.retry, heartbeat));
   const resume = proxyActivities<Activities>(profiles.source(input.retry, heartbeat, 1));
   const pause = new PauseControl();
+  const ui = new Visibility();
+  const stage = async (s: 'rendering' | 'uploading') => {
+    await state.setStage({ taskId, stage: s });
+    ui.setStage(s);
+  };
 
   try {
-    const { proceed } = await state.startTask({ taskId });
-    if (!proceed) return { status: 'skipped' };
-    if ((await pause.fetch(() => fetchAll(taskId, { source, resume, work }, input.retry, input.resume))) === 'paused') {
-      await state.pauseTask({ taskId });
+    const { proceed, status } = await state.startTask({ taskId });
+    if (!proceed) {
+      // The task left the queue before its run began (cancelled or paused meanwhile).
+      if (status === 'cancelled' || status === 'paused') ui.setStatus(status);
+      return { status: 'skipped' };
+    }
+    ui.setStatus('running');
+    ui.setStage('probing');
+    if ((await pause.fetch(() => fetchAll(taskId, { source, resume, work }, input.retry, input.resume, ui))) === 'paused') {
+      await state.pauseTask({ taskId, stages: ui.timings() });
+      ui.setStatus('paused');
       pause.paused();
       return { status: 'paused' };
     }
-    await state.setStage({ taskId, stage: 'rendering' });
+    await stage('rendering');
     const { outputs } = await (input.type === 'excel' ? work.renderXlsx : work.renderCsv)({ taskId });
-    await state.setStage({ taskId, stage: 'uploading' });
+    await stage('uploading');
     const { files } = await work.publishFiles({ taskId, outputs });
-    const { ok } = await state.completeTask({ taskId, files });
+    const { ok } = await state.completeTask({ taskId, files, stages: ui.timings() });
     if (!ok) {
       // Cancelled while publishing: the files of a cancelled task must not stay.
       await work.discardStaged({ taskId, files: true });
+      ui.setStatus('cancelled');
       return { status: 'cancelled' };
     }
+    ui.setStatus('succeeded');
     await notify(input, 'task.succeeded');
     return { status: 'succeeded' };
   } catch (err) {
     if (isCancellation(err)) {
       await CancellationScope.nonCancellable(async () => {
         await work.discardStaged({ taskId, files: true });
-        await state.markCancelled({ taskId });
+        await state.markCancelled({ taskId, stages: ui.timings() });
       });
+      ui.setStatus('cancelled');
       throw err;
     }
     const { code, message } = describe(err);
     // files too: a step after publishing may have failed, and a failed task keeps no files.
     await work.discardStaged({ taskId, files: true });
-    const { ok } = await state.failTask({ taskId, code, message });
+    const { ok } = await state.failTask({ taskId, code, message, stages: ui.timings() });
+    // Not ok: the task had already ended, cancelled through the API.
+    ui.setStatus(ok ? 'failed' : 'cancelled');
     if (ok) await notify(input, 'task.failed');
     return { status: 'failed', errorCode: code };
   }

@@ -3,7 +3,7 @@
 // its paused run had not staged.
 import { ActivityFailure, ApplicationFailure, CancellationScope, sleep } from '@temporalio/workflow';
 import type { Activities, FetchPagesOutput } from '../model/activities.js';
-import { chunkRange, type Lane, MAX_LANES, planLanes, planSheetLanes } from '../model/plan.js';
+import { chunkRange, type Lane, MAX_LANES, pageCount, planLanes, planSheetLanes } from '../model/plan.js';
 import type { RetrySettings } from './profiles.js';
 
 export interface FetchProxies {
@@ -15,15 +15,23 @@ export interface FetchProxies {
   work: Activities;
 }
 
+/** Told the export's size and each chunk fetched (workflows/visibility.ts shows it in the UI). */
+export interface FetchProgress {
+  planned(total: number, pagesTotal: number, pagesDone: number): void;
+  fetched(pages: number): void;
+}
+
+const silent: FetchProgress = { planned() {}, fetched() {} };
+
 /** The design's restart rule: a source that changes mid-export gets one fresh start, then fails. */
-export async function fetchAll(taskId: string, acts: FetchProxies, retry: RetrySettings, resumed = false): Promise<void> {
+export async function fetchAll(taskId: string, acts: FetchProxies, retry: RetrySettings, resumed = false, progress = silent): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const lanes = attempt === 1 && resumed ? await gapLanes(taskId, acts) : await probedLanes(taskId, acts);
+      const lanes = attempt === 1 && resumed ? await gapLanes(taskId, acts, progress) : await probedLanes(taskId, acts, progress);
       // A workbook of several sheets may plan more lanes than one export runs at once; a single
       // sheet's lanes (at most MAX_LANES, or a resumed export's gaps) all start together, as always.
       const limit = lanes.some((l) => l.sheet !== undefined) ? MAX_LANES : lanes.length;
-      await allOrNothing(lanes.map((lane) => () => fetchLane(taskId, lane, acts, retry)), limit);
+      await allOrNothing(lanes.map((lane) => () => fetchLane(taskId, lane, acts, retry, progress)), limit);
       await acts.work.verifyStaged({ taskId });
       return;
     } catch (err) {
@@ -35,14 +43,17 @@ export async function fetchAll(taskId: string, acts: FetchProxies, retry: RetryS
   }
 }
 
-async function probedLanes(taskId: string, { source }: FetchProxies): Promise<Lane[]> {
-  const { total, pageSize, sheets } = await source.probeSource({ taskId });
+async function probedLanes(taskId: string, { source }: FetchProxies, progress: FetchProgress): Promise<Lane[]> {
+  const { total, pagesTotal, pageSize, sheets } = await source.probeSource({ taskId });
+  progress.planned(total, pagesTotal, 0);
   return sheets ? planSheetLanes(sheets, pageSize) : planLanes(total, pageSize);
 }
 
 /** Each range of pages the paused run had not staged becomes a lane of its own. */
-async function gapLanes(taskId: string, { work }: FetchProxies): Promise<Lane[]> {
-  const { gaps } = await work.stagedGaps({ taskId });
+async function gapLanes(taskId: string, { work }: FetchProxies, progress: FetchProgress): Promise<Lane[]> {
+  const { total, pageSize, gaps } = await work.stagedGaps({ taskId });
+  const pagesTotal = pageCount(total, pageSize);
+  progress.planned(total, pagesTotal, pagesTotal - gaps.reduce((n, g) => n + g.to - g.from, 0));
   return gaps.map((g, i) => ({ lane: i, fromPage: g.from, toPage: g.to, ...(g.sheet !== undefined ? { sheet: g.sheet } : {}) }));
 }
 
@@ -71,14 +82,16 @@ export async function allOrNothing(jobs: Array<() => Promise<void>>, limit = job
   if (first) throw first.err;
 }
 
-async function fetchLane(taskId: string, lane: Lane, { source, resume }: FetchProxies, retry: RetrySettings): Promise<void> {
+async function fetchLane(taskId: string, lane: Lane, { source, resume }: FetchProxies, retry: RetrySettings, progress: FetchProgress): Promise<void> {
   const base = { taskId, lane: lane.lane, laneFromPage: lane.fromPage, ...(lane.sheet !== undefined ? { sheet: lane.sheet } : {}) };
   for (const [chunkFrom, toPage] of chunkRange(lane.fromPage, lane.toPage)) {
     let out: FetchPagesOutput = await source.fetchPages({ ...base, fromPage: chunkFrom, toPage });
+    progress.fetched(out.pages);
     while (out.nextPage !== undefined) {
       // The failed request was attempt 1 of that page; Retry-After, when given, sets the wait.
       await sleep(out.retryAfterMs ?? retry.initialMs);
       out = await resume.fetchPages({ ...base, fromPage: out.nextPage, toPage, failedAttempts: 1, maxAttempts: retry.maxAttempts });
+      progress.fetched(out.pages);
     }
   }
 }

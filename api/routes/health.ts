@@ -1,4 +1,8 @@
+// /healthz: liveness with the dependencies' state (CONTRACT §1). /readyz: whether this process
+// takes work; 503 from the moment a shutdown begins (platform/lifecycle.ts), while /healthz and
+// every other route still answer until the server closes.
 import { Hono } from 'hono';
+import { lifecycle } from '../../platform/lifecycle.js';
 import type { ApiDeps, AppEnv } from '../types.js';
 
 async function check(fn: () => Promise<unknown>): Promise<string> {
@@ -21,5 +25,11 @@ export function healthApp(deps: ApiDeps) {
     const ok = database === 'ok' && temporal === 'ok' && storage === 'ok';
     return c.json({ status: ok ? 'ok' : 'unavailable', checks: { database, temporal, storage } }, ok ? 200 : 503);
   });
+  return app;
+}
+
+export function readyApp() {
+  const app = new Hono<AppEnv>();
+  app.get('/', (c) => (lifecycle.stopping ? c.json({ status: 'stopping' }, 503) : c.json({ status: 'ready' }, 200)));
   return app;
 }

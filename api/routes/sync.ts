@@ -45,7 +45,8 @@ export function syncApp(ctx: ApiContext) {
   };
 
   app.post('/sync', ...submission, async (c) => {
-    const { task } = await submitTask(deps, c.get('project'), c.req.valid('json'), c.req.valid('header')['idempotency-key']);
+    const { task, created } = await submitTask(deps, c.get('project'), c.req.valid('json'), c.req.valid('header')['idempotency-key']);
+    c.set('submitted', created ? 'accepted' : 'deduplicated');
     if (!slots.take()) return fallback(c, task, 'no_free_slot');
     try {
       const deadline = Date.now() + config.SYNC_TIMEOUT_MS;

@@ -7,12 +7,13 @@ import { taskJson } from '../../domain/tasks/view.js';
 import { assertDownloadable, primaryFile, sendFile } from '../download.js';
 import { rateLimitHeaders } from '../errors.js';
 import { ownedTask } from '../middleware/owned-task.js';
+import { countSubmission } from '../middleware/submissions.js';
 import { filterSchema, idempotencyFieldNames, idempotencyHeader, listSchema, submitSchema } from '../schemas/tasks.js';
 import type { ApiContext, AppEnv } from '../types.js';
 import { jsonBody, valid } from '../validate.js';
 
-/** The middleware chain of a submission: the body as JSON, then the body and the Idempotency-Key validated. */
-export const submission = [jsonBody, valid('json', submitSchema), valid('header', idempotencyHeader, idempotencyFieldNames)] as const;
+/** The middleware chain of a submission: counted, the body as JSON, then the body and the Idempotency-Key validated. */
+export const submission = [countSubmission, jsonBody, valid('json', submitSchema), valid('header', idempotencyHeader, idempotencyFieldNames)] as const;
 
 export function tasksApp(ctx: ApiContext) {
   const { db } = ctx.database;
@@ -22,6 +23,7 @@ export function tasksApp(ctx: ApiContext) {
 
   app.post('/', ...submission, async (c) => {
     const { task, created, rate } = await submitTask(deps, c.get('project'), c.req.valid('json'), c.req.valid('header')['idempotency-key']);
+    c.set('submitted', created ? 'accepted' : 'deduplicated');
     if (created) c.header('Location', `/v1/tasks/${task.id}`);
     for (const [k, v] of Object.entries(rate ? rateLimitHeaders(rate) : {})) c.header(k, v);
     return c.json(taskJson(task, ctx.signer), created ? 202 : 200);

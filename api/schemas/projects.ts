@@ -14,3 +14,23 @@ export const createProjectSchema = projectSettingsSchema.extend({
   source_hosts: hostList(50).refine((h) => h.length > 0, 'list at least one host the sources live on'),
   callback_hosts: hostList(50).default([]),
 });
+
+/**
+ * PATCH /v1/projects/:id: the creation schema with every field optional and no defaults (a field
+ * left out keeps its value); a field creation does not know is refused.
+ */
+const optionalShape = Object.fromEntries(
+  Object.entries(createProjectSchema.shape).map(([k, v]) => [k, (v instanceof z.ZodDefault ? v.removeDefault() : v).optional()]),
+);
+export const patchProjectSchema = z
+  .object(optionalShape)
+  .strict()
+  .refine((p) => Object.values(p).some((v) => v !== undefined), 'send at least one setting to change') as unknown as z.ZodType<
+  Partial<z.output<typeof createProjectSchema>>,
+  Partial<z.input<typeof createProjectSchema>>
+>;
+
+export const projectListSchema = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().max(200).optional(),
+});

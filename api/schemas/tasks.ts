@@ -6,7 +6,7 @@ import { areaSchema } from '../../domain/formats/template/areas.js';
 import { templateField } from '../../domain/formats/template/template.js';
 import { sheetName } from '../../domain/formats/xlsx/sheet-names.js';
 import { PREVIEW_DEFAULT_ROWS, PREVIEW_MAX_ROWS } from '../../domain/tasks/preview.js';
-import { TASK_STATUSES } from '../../model/task.js';
+import { TASK_STAGES, TASK_STATUSES } from '../../model/task.js';
 
 /** Worksheets one Excel task may have (each one more source to fetch). */
 export const MAX_SHEETS = 20;
@@ -100,4 +100,15 @@ export const filterSchema = z.object({
 export const listSchema = filterSchema.extend({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   cursor: z.string().max(200).optional(),
+});
+
+/** GET /v1/admin/tasks(/counts): the project's filters plus the project and the stage. */
+export const adminFilterSchema = filterSchema.extend({
+  project_id: z.string().max(100).optional(),
+  stage: z.enum(TASK_STAGES).optional(),
+});
+
+export const adminListSchema = adminFilterSchema.extend({
+  limit: listSchema.shape.limit,
+  cursor: listSchema.shape.cursor,
 });

@@ -9,6 +9,8 @@ import { createMiddleware } from 'hono/factory';
 import type { TaskEvents } from '../../domain/tasks/events.js';
 import { DomainError } from '../../domain/errors.js';
 import { type Config, normalizeOrigin } from '../../platform/config.js';
+import { logger } from '../../platform/logger.js';
+import { metrics } from '../../platform/metrics.js';
 import { authenticate, projectOnly } from '../middleware/auth.js';
 import type { ApiContext, AppEnv } from '../types.js';
 import { CLOSE, Session } from './session.js';
@@ -59,16 +61,17 @@ export function createRealtime(deps: ApiContext, root: Hono<AppEnv>): Realtime {
         onOpen(_evt, ws) {
           session = new Session(ws.raw!, project, { db: deps.database.db, hub, signer, config });
           sessions.add(session);
+          metrics.wsConnections.inc();
         },
         onMessage(evt, ws) {
           session?.message(evt.data as string | ArrayBuffer).catch((err: Error) => {
-            console.error('[ws] message failed:', err.message);
+            logger('ws').error({ err, project_id: project.id }, 'message failed');
             ws.close(1011, 'internal error');
           });
         },
         onClose() {
           session?.dispose();
-          if (session) sessions.delete(session);
+          if (session && sessions.delete(session)) metrics.wsConnections.dec();
         },
       };
     }),

@@ -6,6 +6,7 @@ import type { Db } from '../../db/client.js';
 import type { ProjectRow, TaskRow } from '../../db/schema.js';
 import { getTask } from '../../domain/tasks/queries.js';
 import type { Config } from '../../platform/config.js';
+import { metrics } from '../../platform/metrics.js';
 import { eventFor, type TaskEventName, type TaskEvents, type TaskListener } from '../../domain/tasks/events.js';
 import type { LinkSigner } from '../../domain/tasks/view.js';
 import { activeSnapshot, frameFor } from './frames.js';
@@ -149,7 +150,9 @@ export class Session {
     this.heldBack.delete(row.id);
     if (slow) return this.close(CLOSE.tryAgainLater, `too slow to receive ${event} of ${row.id}; reconnect and read the task`);
     this.sentAt.set(row.id, at);
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(frameFor(row, event, this.deps.signer));
+    if (this.ws.readyState !== this.ws.OPEN) return;
+    this.ws.send(frameFor(row, event, this.deps.signer));
+    metrics.wsEvents.inc({ event });
   }
 
   private holdBack(row: TaskRow, event: TaskEventName): void {

@@ -19,11 +19,16 @@ function webhookFor(secret: string): Webhook {
   return new Webhook(key, { format: 'raw' });
 }
 
-/** The three Standard Webhooks headers for one attempt: same id on every retry, fresh timestamp. */
-export function webhookHeaders(secret: string, id: string, body: string, at = new Date()): Record<string, string> {
+/**
+ * The three Standard Webhooks headers for one attempt: same id on every retry, fresh timestamp.
+ * With several secrets (a rotation's grace period) the signature header holds one signature per
+ * secret, space-separated, as the specification allows; a receiver with either secret verifies.
+ */
+export function webhookHeaders(secrets: string | readonly string[], id: string, body: string, at = new Date()): Record<string, string> {
+  const list = typeof secrets === 'string' ? [secrets] : secrets;
   return {
     'webhook-id': id,
     'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-    'webhook-signature': webhookFor(secret).sign(id, at, body),
+    'webhook-signature': list.map((s) => webhookFor(s).sign(id, at, body)).join(' '),
   };
 }

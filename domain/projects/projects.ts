@@ -1,6 +1,6 @@
 // Projects: the tenants. Creation issues the API key (kept only as a hash) and the webhook secret;
 // lookups here are the only way the rest of the code reads a project.
-import { eq } from 'drizzle-orm';
+import { and, eq, gt, or } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { type ProjectRow, projects } from '../../db/schema.js';
 import { parseStoredSettings, type projectSettingsSchema, type StoredSettings } from '../../model/project-settings.js';
@@ -29,8 +29,13 @@ export async function requireProject(db: Db, projectId: string): Promise<Project
   return row;
 }
 
+/** The project of a key: its current key, or the one before a rotation while its grace period lasts. */
 export async function projectByApiKey(db: Db, apiKey: string): Promise<ProjectRow | undefined> {
-  const [row] = await db.select().from(projects).where(eq(projects.apiKeyHash, sha256Hex(apiKey)));
+  const hash = sha256Hex(apiKey);
+  const [row] = await db
+    .select()
+    .from(projects)
+    .where(or(eq(projects.apiKeyHash, hash), and(eq(projects.previousApiKeyHash, hash), gt(projects.previousKeyExpiresAt, new Date()))));
   return row;
 }
 
@@ -55,6 +60,8 @@ export async function createProject(db: Db, input: NewProject): Promise<{ projec
       maxRunningTasks: max_running_tasks,
       submitPerMinute: submit_per_minute,
       settings: stored,
+      // Set here rather than by the database: list cursors compare it at millisecond precision.
+      createdAt: new Date(),
     })
     .returning();
   return { project: project!, apiKey, webhookSecret };

@@ -186,3 +186,17 @@ function checkShape(json: unknown, where: string): SourcePage {
   if (bad >= 0) throw permanent('source_bad_response', `source answer for ${where}: data[${bad}] is not an object or array`);
   return { total: o.total, data: o.data, template: o.template, header: o.header, footer: o.footer };
 }
+
+/** The kind of a failed request, for dc_source_request_errors_total; read from the sentences above. */
+export function errorKind(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const status = /answered HTTP (\d{3})/.exec(message)?.[1];
+  if (status) return status === '429' ? 'http_429' : status === '408' ? 'http_408' : status.startsWith('5') ? 'http_5xx' : 'http_4xx';
+  if (message.includes('SOURCE_REQUEST_DEADLINE_MS')) return 'deadline';
+  if (message.startsWith('source refused')) return 'blocked';
+  if (/did not answer .*(TIMEOUT|ETIMEDOUT)/i.test(message)) return 'timeout';
+  if (message.includes('did not answer') || message.includes('connection broke')) return 'network';
+  if (message.includes('larger than')) return 'too_large';
+  if (message.includes('malformed JSON')) return 'bad_json';
+  return 'bad_shape';
+}

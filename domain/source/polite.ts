@@ -2,7 +2,8 @@
 // or runs under a lane's lease when the lane holds one for a whole chunk of pages.
 import { permanent } from '../../model/errors.js';
 import { expectedRows } from '../../model/plan.js';
-import { getPage, type SourceClientOptions, type SourcePage } from './client.js';
+import { metrics } from '../../platform/metrics.js';
+import { errorKind, getPage, type SourceClientOptions, type SourcePage } from './client.js';
 import { LocalSourceLimiter, PgSourceLimiter, type Permit, type SourceLimiter, type SourceLimits } from './limiter.js';
 
 export interface PageRequest {
@@ -36,13 +37,32 @@ export class PoliteSource {
   }
 
   async get(r: PageRequest): Promise<SourcePage> {
-    if (r.lease) return getPage(r.sourceUrl, r.page, r.pageSize, this.opts.client, r.signal);
+    if (r.lease) return this.timed(r);
     const permit = await this.lease(r.projectId, r.limits, r.signal);
     try {
-      return await getPage(r.sourceUrl, r.page, r.pageSize, this.opts.client, r.signal);
+      return await this.timed(r);
     } finally {
       // Not awaited: with an rps limit the slot stays held a while, and the page can be stored meanwhile.
       void permit.release().catch(() => {});
+    }
+  }
+
+  /** One request, measured (the wait for a politeness slot is not part of it). */
+  private async timed(r: PageRequest): Promise<SourcePage> {
+    const started = performance.now();
+    const seconds = () => (performance.now() - started) / 1000;
+    try {
+      const page = await getPage(r.sourceUrl, r.page, r.pageSize, this.opts.client, r.signal);
+      metrics.sourceRequests.observe({ outcome: 'ok' }, seconds());
+      return page;
+    } catch (err) {
+      if (r.signal.aborted) {
+        metrics.sourceRequests.observe({ outcome: 'cancelled' }, seconds());
+      } else {
+        metrics.sourceRequests.observe({ outcome: 'error' }, seconds());
+        metrics.sourceErrors.inc({ project_id: r.projectId, kind: errorKind(err) });
+      }
+      throw err;
     }
   }
 }

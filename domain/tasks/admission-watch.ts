@@ -3,6 +3,7 @@
 // within moments, and an admission whose start was lost is retried once it is stale.
 import type { Database } from '../../db/client.js';
 import { type AdmissionDeps, dispatch, STALE_ADMISSION_MS, sweepProject } from './admission.js';
+import { logger } from '../../platform/logger.js';
 import { TASK_EVENTS_CHANNEL } from './events.js';
 
 export async function watchQueue(deps: AdmissionDeps & { database: Database }): Promise<() => Promise<void>> {
@@ -12,7 +13,7 @@ export async function watchQueue(deps: AdmissionDeps & { database: Database }): 
     if (busy.has(projectId)) return;
     busy.add(projectId);
     job()
-      .catch((err: Error) => console.error(`[admission] project ${projectId}: ${err.message}`))
+      .catch((err: Error) => logger('admission', { project_id: projectId }).error({ err }, 'dispatch failed'))
       .finally(() => busy.delete(projectId));
   };
   const onNotice = (payload: string) => {

@@ -4,6 +4,7 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { TaskRow } from '../../db/schema.js';
 import { RETRYABLE_STATUSES } from '../../model/task.js';
+import { logger } from '../../platform/logger.js';
 import { pauseUpdate } from '../../workflows/pause.js';
 import { DomainError } from '../errors.js';
 import { dispatch } from './admission.js';
@@ -24,7 +25,7 @@ export async function cancelTask(deps: SubmitDeps, task: TaskRow): Promise<TaskR
   } catch (err) {
     // Not found: no run (still waiting, or paused). Otherwise the run still sees the cancelled
     // row at its next step and discards what it made (workflows/export.ts).
-    if (!(err instanceof WorkflowNotFoundError)) console.error(`[control] cancel ${task.id}: ${(err as Error).message}`);
+    if (!(err instanceof WorkflowNotFoundError)) logger('control', { task_id: task.id }).error({ err }, 'cancelling the run failed');
   }
   await dispatch(deps, task.projectId);
   return row;

@@ -5,6 +5,7 @@
 import type { Database } from '../../db/client.js';
 import type { TaskRow } from '../../db/schema.js';
 import { isTerminal } from '../../model/task.js';
+import { logger } from '../../platform/logger.js';
 import { getTask } from './queries.js';
 
 export const TASK_EVENTS_CHANNEL = 'task_events';
@@ -57,7 +58,7 @@ export class TaskEvents {
       .then((unlisten) => {
         this.unlisten = unlisten;
       })
-      .catch((err: Error) => console.error(`[events] cannot LISTEN ${TASK_EVENTS_CHANNEL}: ${err.message}`));
+      .catch((err: Error) => logger('events').error({ err, channel: TASK_EVENTS_CHANNEL }, 'cannot LISTEN'));
     this.sweeper = setInterval(() => this.sweep(), 60_000);
     this.sweeper.unref();
   }
@@ -158,7 +159,7 @@ export class TaskEvents {
         p.lastStatus = row.status;
         this.dispatch(row, previous);
       })
-      .catch((err: Error) => console.error(`[events] reading task ${taskId}: ${err.message}`));
+      .catch((err: Error) => logger('events', { task_id: taskId }).error({ err }, 'reading the task failed'));
   }
 
   private dispatch(row: TaskRow, previous?: string): void {
@@ -168,7 +169,7 @@ export class TaskEvents {
       try {
         l(row, event);
       } catch (err) {
-        console.error('[events] listener failed:', (err as Error).message);
+        logger('events').error({ err }, 'a listener failed');
       }
     }
   }

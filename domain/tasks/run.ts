@@ -1,11 +1,17 @@
 // Starting a task's workflow run. Started by function reference, so the arguments are type-checked
-// against the workflow's input.
+// against the workflow's input. The run carries what operators search and read in the Temporal UI
+// (CONTRACT §8): the Dc* search attributes, a one-line summary and a few lines of details.
 import type { Client } from '@temporalio/client';
+import type { Db } from '../../db/client.js';
 import type { TaskRow } from '../../db/schema.js';
+import { DC_EXPORT_TYPE, DC_OPERATOR_ID, DC_PROJECT_ID, DC_ROWS, DC_STATUS } from '../../model/search-attributes.js';
 import type { Config } from '../../platform/config.js';
 import { exportWorkflow, type ExportInput } from '../../workflows/export.js';
+import { leafCount, type Template } from '../formats/template/template.js';
+import { getProject } from '../projects/projects.js';
 
 export interface RunDeps {
+  db: Db;
   temporal: Client;
   config: Config;
 }
@@ -22,6 +28,7 @@ export async function startRun(deps: RunDeps, task: TaskRow): Promise<void> {
     // A paused task keeps the probe's totals and its staged pieces: its next run continues from them.
     ...(task.totalRows !== null ? { resume: true } : {}),
   };
+  const projectName = (await getProject(deps.db, task.projectId))?.name ?? task.projectId;
   await deps.temporal.workflow.start(exportWorkflow, {
     workflowId: task.id,
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
@@ -31,5 +38,40 @@ export async function startRun(deps: RunDeps, task: TaskRow): Promise<void> {
     // 1 runs first; within a priority the server shares the task queue fairly between projects
     // (matching.enableFairness, docs/operations.md).
     priority: { priorityKey: task.priority, fairnessKey: task.projectId },
+    // The run upserts DcStatus and DcRows as it moves (workflows/visibility.ts).
+    typedSearchAttributes: [
+      { key: DC_PROJECT_ID, value: task.projectId },
+      { key: DC_OPERATOR_ID, value: task.operatorId },
+      { key: DC_EXPORT_TYPE, value: task.type },
+      { key: DC_STATUS, value: 'queued' },
+      ...(task.totalRows !== null ? [{ key: DC_ROWS, value: task.totalRows }] : []),
+    ],
+    staticSummary: runSummary(task, projectName),
+    staticDetails: runDetails(task, deps.config.publicBaseUrl),
   });
+}
+
+/** One line: project, operator, type and file name (markdown, shown in the UI's run list and header). */
+export function runSummary(task: Pick<TaskRow, 'operatorId' | 'type' | 'fileName'>, projectName: string): string {
+  return `${projectName} · ${task.operatorId} · ${task.type} · ${task.fileName}`.replace(/\s+/g, ' ');
+}
+
+/** A few lines an operator needs beside the summary; never the source's query string (it may hold filters of a person). */
+export function runDetails(task: Pick<TaskRow, 'id' | 'sourceUrl' | 'pageSize' | 'options' | 'priority'>, publicBaseUrl: string): string {
+  let host = '?';
+  try {
+    host = new URL(task.sourceUrl).host;
+  } catch {
+    // a row from before URL checks: leave it unknown
+  }
+  const template = task.options.template as Partial<Template> | undefined;
+  const columns = Array.isArray(template?.ceil)
+    ? `${leafCount(template.ceil)} columns${template.row ? ' with row headers' : ''}, from the request`
+    : "none in the request (the source's template, or the first row's keys)";
+  return [
+    `**Source host:** ${host}`,
+    `**Page size:** ${task.pageSize} · **priority:** ${task.priority}`,
+    `**Template:** ${columns}`,
+    `**Task:** ${publicBaseUrl.replace(/\/$/, '')}/v1/tasks/${task.id}`,
+  ].join('\n');
 }

@@ -20,7 +20,7 @@ const call = (method: string, path: string, token: string, body?: unknown) => sv
 
 it('npm start serves health, exports the demo source on PGlite, previews and runs a schedule, and shuts down cleanly on Ctrl-C', async () => {
   svc = await startEmbedded();
-  expect(svc.output()).toContain('database       pglite');
+  expect(svc.output()).toContain('"database":"pglite"');
   expect((await call('GET', '/healthz', '')).json).toEqual({ status: 'ok', checks: { database: 'ok', temporal: 'ok', storage: 'ok' } });
 
   const admin = svc.adminToken();

@@ -13,6 +13,7 @@ import { randomToken } from '../../platform/crypto.js';
 import { type Core, installTemporalRuntime, openCore, startApi } from '../../app/runtime.js';
 import { createWorker } from '../../app/worker-setup.js';
 import { watchQueue } from '../../domain/tasks/admission-watch.js';
+import { configureLogging } from '../../platform/logger.js';
 import { freePort } from './ports.js';
 
 export const ADMIN = 'test-admin-token-0123456789';
@@ -69,7 +70,9 @@ export async function startTestEnv(env: Record<string, string> = {}, opts: { wor
     SOURCE_RETRY_INITIAL_MS: '200',
     ...env,
   });
-  installTemporalRuntime('warn');
+  // Test output stays quiet: warnings and errors only, as JSON lines (a test may lower the level).
+  configureLogging('warn', { pretty: false });
+  await installTemporalRuntime('warn');
   const core = await openCore(config);
   const temporal = new Client({ connection: await Connection.connect({ address }), namespace: config.TEMPORAL_NAMESPACE });
   const nativeConnection = await NativeConnection.connect({ address });

@@ -26,6 +26,8 @@ export function workerEnv(config: Config, extra: Record<string, string> = {}): R
     LINK_SECRET: config.LINK_SECRET!,
     SOURCE_RETRY_INITIAL_MS: String(config.SOURCE_RETRY_INITIAL_MS),
     LOG_LEVEL: 'warn',
+    // Several workers of a test share the host: each takes a free port for its /metrics.
+    WORKER_METRICS_PORT: '0',
   };
   if (config.s3) {
     Object.assign(env, { S3_ENDPOINT: config.s3.endpoint, S3_ACCESS_KEY: config.s3.accessKey, S3_SECRET_KEY: config.s3.secretKey, S3_BUCKET: config.s3.bucket, S3_REGION: config.s3.region });

@@ -95,7 +95,8 @@ describe('the restart-once rule', () => {
     expect(rec.names()).toEqual(['startTask', 'probeSource', 'fetchPages', 'discardStaged', 'probeSource', 'fetchPages', 'discardStaged', 'failTask']);
     const fail = rec.of('failTask');
     expect(fail).toHaveLength(1);
-    expect(fail[0]!.input).toEqual({ taskId, code: 'source_changed', message: expect.stringMatching(/restarted once/) });
+    // The stage times are the workflow's (virtual) time in probing and fetching, for the metrics.
+    expect(fail[0]!.input).toEqual({ taskId, code: 'source_changed', message: expect.stringMatching(/restarted once/), stages: { probing: expect.any(Number), fetching: expect.any(Number) } });
     expect(fail[0]!.input.message).toContain('the total changed from 250 to 260');
     expect(rec.of('verifyStaged')).toHaveLength(0);
     expect(rec.of('renderCsv')).toHaveLength(0);

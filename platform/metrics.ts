@@ -1,0 +1,136 @@
+// Prometheus metrics (prom-client) of this process, and the Temporal SDK's worker metrics, which
+// the SDK's Core serves on a loopback port of its own (app/runtime.ts) and /metrics appends, so
+// each process has one scrape endpoint. Every series is described in docs/operations.md.
+// Project ids label counters only: a histogram per project would multiply its buckets by them.
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry });
+
+const registers = [registry];
+const seconds = (...b: number[]) => b;
+
+export const metrics = {
+  httpRequests: new Histogram({
+    name: 'dc_http_request_duration_seconds',
+    help: 'API requests by method, route pattern and status code',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: seconds(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60),
+    registers,
+  }),
+  submissions: new Counter({
+    name: 'dc_task_submissions_total',
+    help: 'POST /v1/tasks and /v1/tasks/sync by outcome: accepted, deduplicated, rate_limited, rejected (with the error code)',
+    labelNames: ['project_id', 'outcome', 'code'] as const,
+    registers,
+  }),
+  exportsFinished: new Counter({
+    name: 'dc_exports_finished_total',
+    help: 'Export runs that ended, by status (succeeded, failed, cancelled, paused)',
+    labelNames: ['project_id', 'type', 'status'] as const,
+    registers,
+  }),
+  exportDuration: new Histogram({
+    name: 'dc_export_duration_seconds',
+    help: "An export run from its start (slot taken) to its end, by type and status",
+    labelNames: ['type', 'status'] as const,
+    buckets: seconds(0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 7200),
+    registers,
+  }),
+  stageDuration: new Histogram({
+    name: 'dc_stage_duration_seconds',
+    help: 'Time an export run spent in each stage (probing, fetching, rendering, uploading), measured by the workflow',
+    labelNames: ['type', 'stage'] as const,
+    buckets: seconds(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600),
+    registers,
+  }),
+  rowsExported: new Counter({ name: 'dc_rows_exported_total', help: 'Rows in the files of succeeded exports', labelNames: ['project_id', 'type'] as const, registers }),
+  bytesExported: new Counter({
+    name: 'dc_bytes_exported_total',
+    help: 'Bytes of the published files of succeeded exports (parts and zip)',
+    labelNames: ['project_id', 'type'] as const,
+    registers,
+  }),
+  sourceRequests: new Histogram({
+    name: 'dc_source_request_duration_seconds',
+    help: "Requests to the projects' sources (probe and pages), by outcome: ok, error, cancelled",
+    labelNames: ['outcome'] as const,
+    buckets: seconds(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120),
+    registers,
+  }),
+  sourceErrors: new Counter({
+    name: 'dc_source_request_errors_total',
+    help: 'Failed source requests by kind: http_5xx, http_429, http_408, http_4xx, timeout, deadline, network, blocked, too_large, bad_json, bad_shape',
+    labelNames: ['project_id', 'kind'] as const,
+    registers,
+  }),
+  callbackDeliveries: new Counter({
+    name: 'dc_callback_deliveries_total',
+    help: 'Callback delivery attempts by result: delivered, retry, rejected, gave_up, host_not_allowed',
+    labelNames: ['project_id', 'result'] as const,
+    registers,
+  }),
+  wsConnections: new Gauge({ name: 'dc_ws_connections', help: 'Open WebSocket connections on /v1/ws', registers }),
+  wsEvents: new Counter({ name: 'dc_ws_events_sent_total', help: 'Task events sent to WebSocket subscribers, by event', labelNames: ['event'] as const, registers }),
+};
+
+type TaskCounts = () => Promise<{ byStatus: Record<string, number>; queuedByProject: Record<string, number> }>;
+let taskCounts: TaskCounts | undefined;
+// One count for both gauges of one scrape (metricsText clears it first).
+let countsOfScrape: ReturnType<TaskCounts> | undefined;
+
+/** Counted from the database when scraped (the same on every API process: aggregate with max, not sum). */
+const counts = () => (taskCounts ? (countsOfScrape ??= taskCounts()) : undefined);
+
+new Gauge({
+  name: 'dc_tasks',
+  help: 'Tasks by status, all projects (from the database)',
+  labelNames: ['status'] as const,
+  registers,
+  async collect() {
+    const c = await counts();
+    if (!c) return;
+    this.reset();
+    for (const [status, n] of Object.entries(c.byStatus)) this.set({ status }, n);
+  },
+});
+
+new Gauge({
+  name: 'dc_tasks_queued',
+  help: 'Queued tasks per project (from the database)',
+  labelNames: ['project_id'] as const,
+  registers,
+  async collect() {
+    const c = await counts();
+    if (!c) return;
+    this.reset();
+    for (const [project_id, n] of Object.entries(c.queuedByProject)) this.set({ project_id }, n);
+  },
+});
+
+/** The API process counts tasks for dc_tasks and dc_tasks_queued with this. */
+export function countTasksWith(fn: TaskCounts): void {
+  taskCounts = fn;
+}
+
+let temporalMetricsUrl: string | undefined;
+
+/** Where the Temporal SDK's Prometheus exporter listens in this process (set when the Runtime is installed). */
+export function setTemporalMetricsUrl(url: string): void {
+  temporalMetricsUrl = url;
+}
+
+/** The whole exposition of this process: ours, then the Temporal SDK's. */
+export async function metricsText(): Promise<string> {
+  countsOfScrape = undefined;
+  const ours = await registry.metrics();
+  if (!temporalMetricsUrl) return ours;
+  try {
+    const res = await fetch(temporalMetricsUrl, { signal: AbortSignal.timeout(2000) });
+    return `${ours}\n${await res.text()}`;
+  } catch (err) {
+    return `${ours}\n# Temporal SDK metrics unavailable: ${(err as Error).message}\n`;
+  }
+}
+
+export const metricsContentType = registry.contentType;

@@ -1,0 +1,86 @@
+// Operators in the Temporal UI (CONTRACT §8): every export run carries DcProjectId, DcOperatorId,
+// DcExportType, DcStatus (kept current) and DcRows, a one-line summary, static details and
+// current details with the stage and pages. Read back through the Temporal client, as the UI does.
+import { workflowMetadataQuery } from '@temporalio/workflow';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { DC_EXPORT_TYPE, DC_OPERATOR_ID, DC_PROJECT_ID, DC_ROWS, DC_STATUS } from '../../model/search-attributes.js';
+import { startTestEnv, type TestEnv } from '../support/env.js';
+import { type SourceServer, startSource } from '../support/source-server.js';
+
+let env: TestEnv;
+let src: SourceServer;
+let slow: SourceServer;
+let project: { project_id: string; api_key: string };
+
+beforeAll(async () => {
+  env = await startTestEnv();
+  src = await startSource({ total: 1234 });
+  // 250 pages of 100 rows at 40 ms each, in chunks of 100 pages: long enough to watch the run move.
+  slow = await startSource({ total: 25_000, delayMs: (r) => (r.pageSize === 1 ? 0 : 40) });
+  project = await env.createProject({ name: 'merchant-platform', source_hosts: [src.host, slow.host], max_running_tasks: 4 });
+});
+
+afterAll(async () => {
+  await Promise.all([src?.close(), slow?.close()]);
+  await env?.close();
+});
+
+const submit = async (body: Record<string, unknown>) => {
+  const res = await env.api('POST', '/v1/tasks', { token: project.api_key, body });
+  expect(res.status, JSON.stringify(res.json)).toBe(202);
+  return res.json.task_id as string;
+};
+
+/** The ids a visibility query finds (the UI's search box sends the same query). */
+async function find(query: string): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const w of env.temporal.workflow.list({ query })) ids.push(w.workflowId);
+  return ids.sort();
+}
+
+it('sets the search attributes, summary and details at start and keeps DcStatus and DcRows current', async () => {
+  const id = await submit({ source_url: src.url, operator_id: 'u42', file_name: 'orders-2026-11', type: 'excel' });
+  await env.waitForTask(id, project.api_key);
+  const p = `DcProjectId = "${project.project_id}"`;
+  await expect.poll(() => find(`${p} AND DcStatus = "succeeded" AND DcOperatorId = "u42"`), { timeout: 10_000 }).toEqual([id]);
+  expect(await find(`${p} AND DcExportType = "excel" AND DcRows = 1234`)).toEqual([id]);
+  expect(await find(`${p} AND DcStatus = "running"`)).toEqual([]);
+
+  const d = await env.temporal.workflow.getHandle(id).describe();
+  const sa = d.typedSearchAttributes;
+  expect([sa.get(DC_PROJECT_ID), sa.get(DC_OPERATOR_ID), sa.get(DC_EXPORT_TYPE), sa.get(DC_STATUS), sa.get(DC_ROWS)]).toEqual([project.project_id, 'u42', 'excel', 'succeeded', 1234]);
+  expect(await d.staticSummary()).toBe('merchant-platform · u42 · excel · orders-2026-11');
+  const details = await d.staticDetails();
+  expect(details).toContain(`**Source host:** ${src.host}`);
+  expect(details).toContain('**Page size:** 500');
+  expect(details).toContain(`/v1/tasks/${id}`);
+  expect(details).not.toContain('page=');
+});
+
+it('shows a running export as running with its pages in the current details, then paused', async () => {
+  const id = await submit({ source_url: slow.url, operator_id: 'u7', page_size: 100 });
+  const p = `DcProjectId = "${project.project_id}"`;
+  await expect.poll(() => find(`${p} AND DcStatus = "running"`), { timeout: 10_000 }).toEqual([id]);
+  // DcRows follows once the probe has answered.
+  await expect.poll(() => find(`${p} AND DcRows = 25000 AND DcOperatorId = "u7"`), { timeout: 10_000 }).toEqual([id]);
+  const handle = env.temporal.workflow.getHandle(id);
+  // The UI reads current details through the SDK's metadata query; they move with each chunk of 100 pages.
+  const details = async () => (await handle.query(workflowMetadataQuery)).currentDetails ?? '';
+  expect(await details()).toMatch(/^\*\*running\*\* · fetching · 0 of 250 pages \(0%\) · 25000 rows$/);
+  await expect.poll(details, { timeout: 15_000 }).toBe('**running** · fetching · 100 of 250 pages (40%) · 25000 rows');
+
+  const paused = await env.api('POST', `/v1/tasks/${id}/pause`, { token: project.api_key });
+  expect(paused.status).toBe(202);
+  await expect.poll(() => find(`${p} AND DcStatus = "paused"`), { timeout: 10_000 }).toEqual([id]);
+  expect((await handle.query(workflowMetadataQuery)).currentDetails).toBe('**paused** · 25000 rows');
+  const cancelled = await env.api('POST', `/v1/tasks/${id}/cancel`, { token: project.api_key });
+  expect(cancelled.status).toBe(202);
+});
+
+it('shows a cancelled run as cancelled', async () => {
+  const id = await submit({ source_url: `${slow.url}?c=1`, operator_id: 'u8', page_size: 100 });
+  const p = `DcProjectId = "${project.project_id}" AND DcOperatorId = "u8"`;
+  await expect.poll(() => find(`${p} AND DcStatus = "running"`), { timeout: 10_000 }).toEqual([id]);
+  expect((await env.api('POST', `/v1/tasks/${id}/cancel`, { token: project.api_key })).status).toBe(202);
+  await expect.poll(() => find(`${p} AND DcStatus = "cancelled"`), { timeout: 15_000 }).toEqual([id]);
+});
