@@ -39,7 +39,7 @@ export async function benchWs(subscribers: number, apis: number): Promise<WsResu
     children.push(source);
     await source.ready('listening');
     const env = { DATABASE_URL: `${PG}/${dbName}`, TEMPORAL_ADDRESS: temporal.address, TEMPORAL_TASK_QUEUE: 'bench-ws', ADMIN_TOKEN: ADMIN, LINK_SECRET: 'bench-link-secret-0123456789', LOG_LEVEL: 'warn', WS_MAX_CONNECTIONS: String(subscribers + 1000), DATA_DIR: `/tmp/${dbName}` };
-    const worker = spawnNode(['app/worker.ts'], env);
+    const worker = spawnNode(['app/worker.ts'], { ...env, WORKER_METRICS_PORT: '0' });
     children.push(worker);
     await worker.ready('worker polling');
     const bases: string[] = [];

@@ -16,6 +16,8 @@ export interface SubmitRunInput {
   scheduleId: string;
   /** The time the run was due (the schedule's action time), ISO 8601: its date fills the placeholders. */
   scheduledAt: string;
+  /** The run's workflow id, unique per run and the same for every attempt of its activity. */
+  run?: string;
 }
 
 export interface SubmitRunOutput {

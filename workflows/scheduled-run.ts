@@ -19,5 +19,5 @@ const SCHEDULED_START = defineSearchAttributeKey('TemporalScheduledStartTime', S
 export async function scheduledRunWorkflow(input: ScheduledRunInput): Promise<SubmitRunOutput> {
   const info = workflowInfo();
   const due = info.typedSearchAttributes.get(SCHEDULED_START) ?? info.startTime;
-  return submitScheduledRun({ scheduleId: input.scheduleId, scheduledAt: due.toISOString() });
+  return submitScheduledRun({ scheduleId: input.scheduleId, scheduledAt: due.toISOString(), run: info.workflowId });
 }

@@ -7,13 +7,14 @@ import type { TaskEventName } from '../../domain/tasks/events.js';
 import { type LinkSigner, taskJson } from '../../domain/tasks/view.js';
 import { ACTIVE_STATUSES } from '../../model/task.js';
 
-const frames = new WeakMap<TaskRow, Map<TaskEventName, string>>();
+const frames = new WeakMap<TaskRow, Map<TaskEventName, Buffer>>();
 
-export function frameFor(row: TaskRow, event: TaskEventName, signer: LinkSigner): string {
+/** The text of the frame as UTF-8 bytes: sent as is (ws would otherwise encode the string per socket). */
+export function frameFor(row: TaskRow, event: TaskEventName, signer: LinkSigner): Buffer {
   let byEvent = frames.get(row);
   if (!byEvent) frames.set(row, (byEvent = new Map()));
   let frame = byEvent.get(event);
-  if (frame === undefined) byEvent.set(event, (frame = JSON.stringify({ event, task: taskJson(row, signer) })));
+  if (frame === undefined) byEvent.set(event, (frame = Buffer.from(JSON.stringify({ event, task: taskJson(row, signer) }))));
   return frame;
 }
 

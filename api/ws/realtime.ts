@@ -9,6 +9,7 @@ import { createMiddleware } from 'hono/factory';
 import type { TaskEvents } from '../../domain/tasks/events.js';
 import { DomainError } from '../../domain/errors.js';
 import { type Config, normalizeOrigin } from '../../platform/config.js';
+import { lifecycle } from '../../platform/lifecycle.js';
 import { logger } from '../../platform/logger.js';
 import { metrics } from '../../platform/metrics.js';
 import { authenticate, projectOnly } from '../middleware/auth.js';
@@ -33,7 +34,8 @@ export function createRealtime(deps: ApiContext, root: Hono<AppEnv>): Realtime {
 
   /** Full or shutting down: a clear 503 at the upgrade, never a reset connection. */
   const capacity = createMiddleware<AppEnv>(async (_c, next) => {
-    if (closing) throw new DomainError('shutting_down', 'this API process is shutting down; connect again (to another process)', { retryAfter: 1 });
+    // From the first moment of a shutdown (/readyz 503) until the server closes, no new socket.
+    if (closing || lifecycle.stopping) throw new DomainError('shutting_down', 'this API process is shutting down; connect again (to another process)', { retryAfter: 1 });
     if (sessions.size >= config.WS_MAX_CONNECTIONS) {
       throw new DomainError('too_many_connections', `this API process holds its maximum of ${config.WS_MAX_CONNECTIONS} WebSocket connections (WS_MAX_CONNECTIONS)`, { retryAfter: 5 });
     }

@@ -151,7 +151,7 @@ export class Session {
     if (slow) return this.close(CLOSE.tryAgainLater, `too slow to receive ${event} of ${row.id}; reconnect and read the task`);
     this.sentAt.set(row.id, at);
     if (this.ws.readyState !== this.ws.OPEN) return;
-    this.ws.send(frameFor(row, event, this.deps.signer));
+    this.ws.send(frameFor(row, event, this.deps.signer), { binary: false });
     metrics.wsEvents.inc({ event });
   }
 

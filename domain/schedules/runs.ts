@@ -25,7 +25,9 @@ export class RunLater extends Error {
   }
 }
 
-const runKey = (scheduleId: string, scheduledAt: string) => `schedule:${scheduleId}:${scheduledAt}`;
+// Per run, not per due time: two runs due in the same millisecond (a trigger meeting a due run) are
+// two runs, one of which the overlap rule skips; runs recorded before `run` existed use the due time.
+const runKey = (scheduleId: string, scheduledAt: string, run?: string) => `schedule:${scheduleId}:${run ?? scheduledAt}`;
 
 /** Longer than a submission takes; a run that died holding the lease blocks the next for this long. */
 const LEASE_SECONDS = 30;
@@ -52,7 +54,7 @@ async function record(deps: RunDeps, id: string, outcome: RunOutcome, taskId: st
   await deps.db.update(schedules).set({ lastRunAt: now, lastOutcome: outcome, lastTaskId: taskId, updatedAt: now }).where(eq(schedules.id, id));
 }
 
-export async function submitRun(deps: RunDeps, { scheduleId, scheduledAt }: SubmitRunInput): Promise<SubmitRunOutput> {
+export async function submitRun(deps: RunDeps, { scheduleId, scheduledAt, run }: SubmitRunInput): Promise<SubmitRunOutput> {
   const schedule = await getSchedule(deps.db, scheduleId);
   const project = schedule && (await getProject(deps.db, schedule.projectId));
   if (!schedule || !project) {
@@ -62,15 +64,15 @@ export async function submitRun(deps: RunDeps, { scheduleId, scheduledAt }: Subm
   }
   if (!(await lease(deps, scheduleId))) throw new RunLater('another run of this schedule is submitting its task', 1000);
   try {
-    return await submitLeased(deps, schedule, project, scheduledAt);
+    return await submitLeased(deps, schedule, project, scheduledAt, run);
   } finally {
     await release(deps, scheduleId);
   }
 }
 
-async function submitLeased(deps: RunDeps, schedule: ScheduleRow, project: ProjectRow, scheduledAt: string): Promise<SubmitRunOutput> {
+async function submitLeased(deps: RunDeps, schedule: ScheduleRow, project: ProjectRow, scheduledAt: string, run?: string): Promise<SubmitRunOutput> {
   const scheduleId = schedule.id;
-  const key = runKey(scheduleId, scheduledAt);
+  const key = runKey(scheduleId, scheduledAt, run);
   const [mine] = await deps.db.select({ id: tasks.id }).from(tasks).where(and(eq(tasks.projectId, project.id), eq(tasks.idempotencyKey, key)));
   if (mine) return { outcome: 'submitted', taskId: mine.id };
   if (schedule.overlap === 'skip') {

@@ -51,7 +51,7 @@ async function startApi(n: number) {
 
 async function startWorker(n: number) {
   const healthPort = await freePort();
-  const p = await startCompiled(`worker-${n}`, 'app/worker.js', { ...env, HEALTH_PORT: String(healthPort), DATA_DIR: join(dir, `worker-${n}`) }, 'worker polling');
+  const p = await startCompiled(`worker-${n}`, 'app/worker.js', { ...env, HEALTH_PORT: String(healthPort), WORKER_METRICS_PORT: '0', DATA_DIR: join(dir, `worker-${n}`) }, 'worker polling');
   workers.push({ ...p, healthPort });
 }
 

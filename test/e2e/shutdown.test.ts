@@ -59,6 +59,12 @@ describe('an API process on SIGTERM', () => {
     // Still serving everything else while load balancers take it out of rotation.
     expect((await fetch(`${api.base}/healthz`)).status).toBe(200);
     expect((await fetch(`${api.base}/v1/tasks`, { headers: { authorization: `Bearer ${project.api_key}` } })).status).toBe(200);
+    // A new WebSocket is refused with 503 shutting_down, not accepted only to be closed moments later.
+    const refused = await connect(api.base, { token: project.api_key }).then(
+      () => 0,
+      (e: { statusCode?: number }) => e.statusCode,
+    );
+    expect(refused).toBe(503);
 
     const closed = await ws.closed;
     expect(closed).toEqual({ code: 1001, reason: 'server shutting down' });
