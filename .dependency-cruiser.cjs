@@ -24,7 +24,7 @@ const only = (name, from, allowed) => ({
 
 const rooms = ['schedules', 'tasks', 'projects', 'callbacks', 'staging', 'source', 'formats'];
 const roomRules = rooms.map((room, i) =>
-  only(`domain-${room}`, `domain/${room}/`, [...rooms.slice(i).map((r) => `domain/${r}/`), 'domain/errors\\.ts', 'db/', 'platform/', 'model/', ...(room === 'tasks' || room === 'schedules' ? ['workflows/'] : [])].join('|')),
+  only(`domain-${room}`, `domain/${room}/`, [...rooms.slice(i).map((r) => `domain/${r}/`), 'domain/(errors|cursor)\\.ts', 'db/', 'platform/', 'model/', ...(room === 'tasks' || room === 'schedules' ? ['workflows/'] : [])].join('|')),
 );
 
 module.exports = {
@@ -35,6 +35,7 @@ module.exports = {
     only('activities', 'activities/', 'activities/|domain/|db/|platform/|model/'),
     only('workflows', 'workflows/', 'workflows/|model/'),
     only('domain-errors', 'domain/errors\\.ts', 'model/'),
+    only('domain-cursor', 'domain/cursor\\.ts', 'domain/errors\\.ts|model/'),
     ...roomRules,
     only('db', 'db/', 'db/|model/'),
     only('platform', 'platform/', 'platform/|model/'),

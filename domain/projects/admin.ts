@@ -8,6 +8,7 @@ import { type ProjectRow, projects } from '../../db/schema.js';
 import type { StoredSettingsJson } from '../../model/project-settings.js';
 import { randomToken, sha256Hex } from '../../platform/crypto.js';
 import { newWebhookSecret } from '../callbacks/webhooks.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
 import { DomainError } from '../errors.js';
 import { type NewProject, requireProject } from './projects.js';
 
@@ -35,18 +36,10 @@ export async function updateProject(db: Db, projectId: string, patch: ProjectPat
 // Cursors hold milliseconds; rows created before createProject set the time itself carry microseconds.
 const createdMs = sql<Date>`date_trunc('milliseconds', ${projects.createdAt})`;
 
-const encodeCursor = (p: ProjectRow) => Buffer.from(JSON.stringify([p.createdAt.toISOString(), p.id])).toString('base64url');
-
 function afterCursor(cursor: string): SQL {
-  try {
-    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string];
-    const d = new Date(at);
-    if (Number.isNaN(d.getTime()) || typeof id !== 'string') throw new Error();
-    const ts = sql`${d.toISOString()}::timestamptz`;
-    return or(sql`${createdMs} > ${ts}`, and(sql`${createdMs} = ${ts}`, gt(projects.id, id)))!;
-  } catch {
-    throw DomainError.invalid('cursor', 'invalid cursor', 'cursor is not one this API returned');
-  }
+  const [d, id] = decodeCursor(cursor);
+  const ts = sql`${d.toISOString()}::timestamptz`;
+  return or(sql`${createdMs} > ${ts}`, and(sql`${createdMs} = ${ts}`, gt(projects.id, id)))!;
 }
 
 /** In creation order (oldest first, so a page never shifts as projects are added), `limit` at a time. */

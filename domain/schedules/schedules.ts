@@ -10,6 +10,7 @@ import type { OverlapPolicy } from '../../model/schedule.js';
 import type { Config } from '../../platform/config.js';
 import { newId } from '../../platform/crypto.js';
 import { scheduledRunWorkflow } from '../../workflows/scheduled-run.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
 import { DomainError } from '../errors.js';
 import { settingsOf } from '../projects/projects.js';
 import { checkHosts, type SubmitInput } from '../tasks/submit.js';
@@ -116,19 +117,9 @@ export async function listSchedules(db: Db, projectId: string, q: { limit: numbe
   const rows = await db.select().from(schedules).where(and(...w)).orderBy(desc(schedules.createdAt), desc(schedules.id)).limit(q.limit + 1);
   const items = rows.slice(0, q.limit);
   const last = items[items.length - 1];
-  return { items, nextCursor: rows.length > q.limit && last ? Buffer.from(JSON.stringify([last.createdAt.toISOString(), last.id])).toString('base64url') : null };
+  return { items, nextCursor: rows.length > q.limit && last ? encodeCursor(last) : null };
 }
 
-function decodeCursor(s: string): [Date, string] {
-  try {
-    const [at, id] = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as [string, string];
-    const d = new Date(at);
-    if (Number.isNaN(d.getTime()) || typeof id !== 'string') throw new Error();
-    return [d, id];
-  } catch {
-    throw DomainError.invalid('cursor', 'invalid cursor', 'cursor is not one this API returned');
-  }
-}
 
 /** What Temporal says of it now: the next due times, and whether it is paused (the truth of what fires). */
 export async function liveState(deps: ScheduleDeps, row: ScheduleRow): Promise<LiveState | null> {

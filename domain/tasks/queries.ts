@@ -3,6 +3,7 @@ import { and, count, desc, eq, gte, lt, or, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { type TaskRow, tasks } from '../../db/schema.js';
 import { TASK_STATUSES, type TaskStage, type TaskStatus } from '../../model/task.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
 import { DomainError } from '../errors.js';
 
 export async function getTask(db: Db, taskId: string): Promise<TaskRow | undefined> {
@@ -54,18 +55,7 @@ function where(q: AdminTaskFilter): SQL[] {
   return w;
 }
 
-const encodeCursor = (t: TaskRow) => Buffer.from(JSON.stringify([t.createdAt.toISOString(), t.id])).toString('base64url');
 
-function decodeCursor(s: string): [Date, string] {
-  try {
-    const [at, id] = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as [string, string];
-    const d = new Date(at);
-    if (Number.isNaN(d.getTime()) || typeof id !== 'string') throw new Error();
-    return [d, id];
-  } catch {
-    throw DomainError.invalid('cursor', 'invalid cursor', 'cursor is not one this API returned');
-  }
-}
 
 /** Newest first, `limit` at a time; next_cursor continues after the last one. */
 async function list(db: Db, q: AdminTaskFilter & Page): Promise<{ items: TaskRow[]; nextCursor: string | null }> {
