@@ -5,8 +5,6 @@
 export const ACTIVE_STATUSES = ['queued', 'running', 'paused'] as const;
 /** A run may finish a task only from these (a paused or cancelled task is never revived). */
 export const RUNNABLE_STATUSES = ['queued', 'running'] as const;
-/** A task in these may be paused (CONTRACT §7). */
-export const PAUSABLE_STATUSES = ['queued', 'running'] as const;
 export const TERMINAL_STATUSES = ['succeeded', 'failed', 'cancelled', 'expired'] as const;
 export const TASK_STATUSES = [...ACTIVE_STATUSES, ...TERMINAL_STATUSES] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];

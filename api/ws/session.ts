@@ -26,6 +26,9 @@ export interface SessionDeps {
 // Abuse limits that need no tuning: a client that keeps sending garbage or floods is cut off.
 const MAX_STRIKES = 5;
 const MAX_MESSAGES_PER_10S = 50;
+// Per connection, the last-sent times kept: pruned past this size, of tasks unchanged this long.
+const SENT_AT_PRUNE_SIZE = 1000;
+const SENT_AT_KEEP_MS = 10 * 60_000;
 // How often progress held back from a slow reader is looked at again.
 const DRAIN_CHECK_MS = 250;
 
@@ -35,6 +38,7 @@ export class Session {
   private readonly subs = new Map<string, () => void>();
   /** Per task, the updated_at last sent: a read that raced a newer one is never sent after it. */
   private readonly sentAt = new Map<string, number>();
+  private prunedAt = 0;
   private strikes = 0;
   private window = { start: Date.now(), count: 0 };
   private idleTimer: NodeJS.Timeout | undefined;
@@ -150,9 +154,20 @@ export class Session {
     this.heldBack.delete(row.id);
     if (slow) return this.close(CLOSE.tryAgainLater, `too slow to receive ${event} of ${row.id}; reconnect and read the task`);
     this.sentAt.set(row.id, at);
+    if (this.sentAt.size > SENT_AT_PRUNE_SIZE && Date.now() - this.prunedAt > 60_000) this.pruneSentAt();
     if (this.ws.readyState !== this.ws.OPEN) return;
     this.ws.send(frameFor(row, event, this.deps.signer), { binary: false });
     metrics.wsEvents.inc({ event });
+  }
+
+  /**
+   * A `*` subscriber held for days sees every task of its project: forget tasks unchanged for a
+   * while (the guard only orders reads racing within moments), so the map stays bounded.
+   */
+  private pruneSentAt(): void {
+    this.prunedAt = Date.now();
+    const old = this.prunedAt - SENT_AT_KEEP_MS;
+    for (const [id, at] of this.sentAt) if (at < old) this.sentAt.delete(id);
   }
 
   private holdBack(row: TaskRow, event: TaskEventName): void {

@@ -7,14 +7,20 @@ import { logger } from '../../platform/logger.js';
 import { TASK_EVENTS_CHANNEL } from './events.js';
 
 export async function watchQueue(deps: AdmissionDeps & { database: Database }): Promise<() => Promise<void>> {
-  const busy = new Set<string>();
-  const timers = new Set<NodeJS.Timeout>();
+  // Per project: one dispatch at a time (a notice meanwhile runs it once more afterwards), and one
+  // pending stale check however many notices arrive (a burst of submissions is one timer, not many).
+  const running = new Map<string, boolean>();
+  const staleChecks = new Map<string, NodeJS.Timeout>();
   const run = (projectId: string, job: () => Promise<unknown>) => {
-    if (busy.has(projectId)) return;
-    busy.add(projectId);
+    if (running.has(projectId)) return void running.set(projectId, true);
+    running.set(projectId, false);
     job()
       .catch((err: Error) => logger('admission', { project_id: projectId }).error({ err }, 'dispatch failed'))
-      .finally(() => busy.delete(projectId));
+      .finally(() => {
+        const again = running.get(projectId);
+        running.delete(projectId);
+        if (again) run(projectId, () => dispatch(deps, projectId));
+      });
   };
   const onNotice = (payload: string) => {
     let n: { project?: string; status?: string };
@@ -26,16 +32,17 @@ export async function watchQueue(deps: AdmissionDeps & { database: Database }): 
     if (n.status !== 'queued' || !n.project) return;
     const projectId = n.project;
     run(projectId, () => dispatch(deps, projectId));
+    if (staleChecks.has(projectId)) return;
     const t = setTimeout(() => {
-      timers.delete(t);
+      staleChecks.delete(projectId);
       run(projectId, () => sweepProject(deps, projectId));
     }, STALE_ADMISSION_MS + 1000);
     t.unref();
-    timers.add(t);
+    staleChecks.set(projectId, t);
   };
   const unlisten = await deps.database.listen(TASK_EVENTS_CHANNEL, onNotice);
   return async () => {
-    for (const t of timers) clearTimeout(t);
+    for (const t of staleChecks.values()) clearTimeout(t);
     await unlisten();
   };
 }
