@@ -20,7 +20,7 @@ export interface NodeChild {
   exited: Promise<void>;
 }
 
-export function spawnNode(args: string[], env: Record<string, string>, nodeArgs: string[] = []): NodeChild {
+export function spawnNode(args: string[], env: Record<string, string | undefined>, nodeArgs: string[] = []): NodeChild {
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...args], { cwd: projectRoot, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (b: Buffer) => (out += b.toString()));

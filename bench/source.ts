@@ -6,6 +6,8 @@ import { createServer } from 'node:http';
 
 const port = Number(process.argv[2] ?? 0);
 const STATUSES = ['paid', 'refunded', 'pending', 'shipped'];
+// A slow source (a real database query): every page answers this much later.
+const DELAY_MS = Number(process.env.BENCH_SOURCE_DELAY_MS ?? 0);
 
 function rowJson(i: number): string {
   const id = i + 1;
@@ -22,8 +24,12 @@ const server = createServer((req, res) => {
   const parts: string[] = [];
   for (let i = page * size; i < Math.min(total, (page + 1) * size); i++) parts.push(rowJson(i));
   const body = `{"total":${total},"data":[${parts.join(',')}]}`;
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
+  const send = () => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  };
+  if (DELAY_MS > 0) setTimeout(send, DELAY_MS);
+  else send();
 });
 server.keepAliveTimeout = 30_000;
 server.listen(port, '127.0.0.1', () => {

@@ -1,0 +1,80 @@
+// The service as a newcomer runs it (`npm start`: API, worker and PGlite in one process, a spawned
+// Temporal dev server), started in a temporary DATA_DIR for a benchmark, plus the source generator
+// (bench/source.ts) in its own process. Issue 13 measures everything against this start.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, type NodeChild, rssMb, spawnNode } from './measure.js';
+
+export const BENCH_ADMIN = 'bench-admin-token-0123456789';
+
+export interface Embedded {
+  base: string;
+  /** The `npm start` process (API + worker + PGlite): what the memory targets measure. */
+  pid: number;
+  /** The spawned Temporal dev server (apart from the memory targets). */
+  temporalPid: number;
+  temporalAddress: string;
+  taskQueue: string;
+  dataDir: string;
+  call: <T = Record<string, any>>(method: string, path: string, token: string, body?: unknown) => Promise<{ status: number; body: T }>; // eslint-disable-line @typescript-eslint/no-explicit-any -- API JSON, checked by use
+  rss: () => { rss: number; hwm: number };
+  stop: () => Promise<void>;
+}
+
+export interface Source {
+  url: string;
+  host: string;
+  pid: number;
+  stop: () => void;
+}
+
+/** The generator source; `delayMs` makes each page answer that much later (a slow database). */
+export async function startSource(opts: { delayMs?: number } = {}): Promise<Source> {
+  const port = await freePort();
+  const child = spawnNode(['bench/source.ts', String(port)], opts.delayMs ? { BENCH_SOURCE_DELAY_MS: String(opts.delayMs) } : {});
+  await child.ready('listening');
+  return { url: `http://127.0.0.1:${port}/export`, host: `127.0.0.1:${port}`, pid: child.child.pid!, stop: () => child.child.kill('SIGTERM') };
+}
+
+/** `npm start` in a fresh DATA_DIR; `extraEnv` for settings a benchmark compares. */
+export async function startEmbedded(extraEnv: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Embedded> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'dc-bench-embedded-'));
+  const port = await freePort();
+  const env = {
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    TEMPORAL_PORT: String(await freePort()),
+    TEMPORAL_UI_PORT: String(await freePort()),
+    ADMIN_TOKEN: BENCH_ADMIN,
+    LINK_SECRET: 'bench-link-secret-0123456789',
+    LOG_LEVEL: 'warn',
+    DEMO_SOURCE: 'off',
+    ...extraEnv,
+  };
+  // No DATABASE_URL and no TEMPORAL_ADDRESS: the embedded defaults (undefined drops the parent's).
+  const child: NodeChild = spawnNode(['app/start.ts'], { ...env, DATABASE_URL: undefined, TEMPORAL_ADDRESS: undefined }, nodeArgs);
+  await child.ready('[download-center] ready');
+  const base = `http://127.0.0.1:${port}`;
+  const call: Embedded['call'] = async (method, path, token, body) => {
+    const res = await fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    return { status: res.status, body: (text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text) as never };
+  };
+  const pid = child.child.pid!;
+  return {
+    base,
+    pid,
+    temporalPid: Number(readFileSync(join(dataDir, 'temporal.pid'), 'utf8')),
+    temporalAddress: `127.0.0.1:${env.TEMPORAL_PORT}`,
+    taskQueue: 'download-center',
+    dataDir,
+    call,
+    rss: () => rssMb(pid),
+    stop: async () => {
+      child.child.kill('SIGTERM');
+      await child.exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
