@@ -9,7 +9,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 # --ignore-scripts: the postinstall fetches the developers' tools (Temporal CLI, SeaweedFS, linters).
 RUN npm ci --ignore-scripts --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json ./
 COPY scripts/build.mjs scripts/
 COPY model/ model/
 COPY platform/ platform/
@@ -19,7 +19,7 @@ COPY domain/ domain/
 COPY activities/ activities/
 COPY api/ api/
 COPY app/ app/
-# Type-checks, compiles to dist/, copies the migrations and prebuilds the workflow bundle.
+# Compiles to dist/ (esbuild; CI type-checks), copies the migrations and prebuilds the workflow bundle.
 RUN npm run build
 
 FROM ${NODE_IMAGE} AS deps

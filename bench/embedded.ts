@@ -1,9 +1,12 @@
 // The service as a newcomer runs it (`npm start`: API, worker and PGlite in one process, a spawned
 // Temporal dev server), started in a temporary DATA_DIR for a benchmark, plus the source generator
 // (bench/source.ts) in its own process. Issue 13 measures everything against this start.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { projectRoot } from '../platform/temporal-server.js';
 import { freePort, type NodeChild, rssMb, spawnNode } from './measure.js';
 
 export const BENCH_ADMIN = 'bench-admin-token-0123456789';
@@ -19,6 +22,10 @@ export interface Embedded {
   dataDir: string;
   call: <T = Record<string, any>>(method: string, path: string, token: string, body?: unknown) => Promise<{ status: number; body: T }>; // eslint-disable-line @typescript-eslint/no-explicit-any -- API JSON, checked by use
   rss: () => { rss: number; hwm: number };
+  /** Waits for the export workflow of a task to close (long poll on the dev server). */
+  workflowResult: (taskId: string) => Promise<void>;
+  /** What the process printed (stdout and stderr). */
+  output: () => string;
   stop: () => Promise<void>;
 }
 
@@ -53,7 +60,9 @@ export async function startEmbedded(extraEnv: Record<string, string> = {}, nodeA
     ...extraEnv,
   };
   // No DATABASE_URL and no TEMPORAL_ADDRESS: the embedded defaults (undefined drops the parent's).
-  const child: NodeChild = spawnNode(['app/start.ts'], { ...env, DATABASE_URL: undefined, TEMPORAL_ADDRESS: undefined }, nodeArgs);
+  // What `npm start` runs: the compiled tree, built when the sources changed.
+  execFileSync(process.execPath, ['scripts/build.mjs', '--if-changed', '--quiet'], { cwd: projectRoot, stdio: 'inherit' });
+  const child: NodeChild = spawnNode(['dist/app/start.js'], { ...env, DATABASE_URL: undefined, TEMPORAL_ADDRESS: undefined }, nodeArgs);
   await child.ready('[download-center] ready');
   const base = `http://127.0.0.1:${port}`;
   const call: Embedded['call'] = async (method, path, token, body) => {
@@ -62,16 +71,34 @@ export async function startEmbedded(extraEnv: Record<string, string> = {}, nodeA
     return { status: res.status, body: (text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text) as never };
   };
   const pid = child.child.pid!;
+  const temporalAddress = `127.0.0.1:${env.TEMPORAL_PORT}`;
+  let client: Client | undefined;
+  const workflowResult = async (taskId: string) => {
+    client ??= new Client({ connection: await Connection.connect({ address: temporalAddress }) });
+    // A queued task's workflow starts when admission lets it (ADR 0012).
+    for (;;) {
+      try {
+        await client.workflow.getHandle(taskId).result();
+        return;
+      } catch (err) {
+        if (!(err instanceof WorkflowNotFoundError)) return; // failed or cancelled: the task row tells
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+  };
   return {
     base,
     pid,
     temporalPid: Number(readFileSync(join(dataDir, 'temporal.pid'), 'utf8')),
-    temporalAddress: `127.0.0.1:${env.TEMPORAL_PORT}`,
+    temporalAddress,
+    workflowResult,
     taskQueue: 'download-center',
     dataDir,
     call,
     rss: () => rssMb(pid),
+    output: () => child.out(),
     stop: async () => {
+      await client?.connection.close();
       child.child.kill('SIGTERM');
       await child.exited;
       rmSync(dataDir, { recursive: true, force: true });

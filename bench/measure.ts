@@ -21,7 +21,9 @@ export interface NodeChild {
 }
 
 export function spawnNode(args: string[], env: Record<string, string | undefined>, nodeArgs: string[] = []): NodeChild {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...args], { cwd: projectRoot, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  // Compiled JavaScript (dist/) runs under plain node; TypeScript through tsx.
+  const loader = args[0]?.endsWith('.js') ? [] : ['--import', 'tsx'];
+  const child = spawn(process.execPath, [...nodeArgs, ...loader, ...args], { cwd: projectRoot, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
   child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
