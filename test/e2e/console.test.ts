@@ -88,7 +88,10 @@ describe('web console', () => {
     const open = (protocols: string[]) =>
       new Promise<{ protocol: string } | { status: number }>((done, fail) => {
         const ws = new WebSocket(`${env.base.replace('http', 'ws')}/v1/ws`, protocols);
-        ws.once('open', () => done({ protocol: ws.protocol }) && ws.close());
+        ws.once('open', () => {
+          done({ protocol: ws.protocol });
+          ws.close();
+        });
         ws.once('unexpected-response', (_req, res) => done({ status: res.statusCode ?? 0 }));
         ws.once('error', fail);
       });
@@ -185,7 +188,7 @@ describe('web console', () => {
     await page.screenshot({ path: join(shots, 'console-desktop.png') });
     await page.setViewportSize({ width: 390, height: 844 });
     await page.getByRole('button', { name: '中文' }).click();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await page.screenshot({ path: join(shots, 'console-phone.png') });
     await page.getByRole('button', { name: 'English' }).click();
     await page.setViewportSize({ width: 1280, height: 800 });
@@ -195,7 +198,7 @@ describe('web console', () => {
 
     expect(seen.length).toBeGreaterThan(5);
     expect(seen.filter((u) => u.includes(key) || u.includes(encodeURIComponent(key)))).toEqual([]);
-    expect(await page.evaluate(() => location.href)).not.toContain(key);
+    expect(await page.evaluate<string>('location.href')).not.toContain(key);
     expect(problems).toEqual([]);
     if (process.env.DC_SCREENSHOTS) for (const f of ['console-desktop.png', 'console-phone.png']) copyFileSync(join(shots, f), resolve('docs', f));
   });
