@@ -180,7 +180,7 @@ describe('web console', () => {
     await page.getByRole('heading', { name: 'Tasks' }).waitFor();
   });
 
-  it('shows a task submitted elsewhere as it runs, fits a phone, lists schedules, never puts the key in a URL', async () => {
+  it('shows a task submitted elsewhere as it runs, fits a phone, pauses and resumes, manages schedules, never puts the key in a URL', async () => {
     const slow = await source({ total: 200_000, delayMs: (r) => (r.pageSize === 1 ? 0 : 300) });
     const other = (await submitVia({ source_url: slow.url, file_name: 'orders-2026-11', type: 'excel', page_size: 1000 })).json.task_id;
     await expect.poll(async () => Number(await row('orders-2026-11').getByRole('progressbar').getAttribute('aria-valuenow')), { timeout: 30_000 }).toBeGreaterThan(0);
@@ -192,9 +192,28 @@ describe('web console', () => {
     await page.screenshot({ path: join(shots, 'console-phone.png') });
     await page.getByRole('button', { name: 'English' }).click();
     await page.setViewportSize({ width: 1280, height: 800 });
+    const badge = () => row('orders-2026-11').locator('.badge').textContent();
+    await row('orders-2026-11').getByRole('button', { name: 'Pause' }).click();
+    await expect.poll(badge, { timeout: 20_000 }).toBe('Paused');
+    await row('orders-2026-11').getByRole('button', { name: 'Resume' }).click();
+    await expect.poll(badge).toMatch(/Queued|Running/);
+    await row('orders-2026-11').getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(badge, { timeout: 20_000 }).toBe('Cancelled');
+    expect((await env.api('GET', `/v1/tasks/${other}`, { token: key })).json.status).toBe('cancelled');
+
+    const quick = await source({ total: 5 });
+    expect((await env.api('POST', '/v1/schedules', { token: key, body: { every: '1h', source_url: quick.url, operator_id: 'u42', file_name: 'hourly-orders' } })).status).toBe(201);
     await page.getByRole('link', { name: 'Schedules' }).click();
+    const schedule = page.locator('li.schedule', { hasText: 'hourly-orders' });
+    await schedule.getByRole('button', { name: 'Pause' }).click();
+    await schedule.locator('.badge', { hasText: 'Paused' }).waitFor();
+    await schedule.getByRole('button', { name: 'Resume' }).click();
+    await schedule.locator('.badge', { hasText: 'Active' }).waitFor();
+    await schedule.getByRole('button', { name: 'Run now' }).click();
+    await page.getByText('A run was started.').waitFor();
+    page.once('dialog', (d) => void d.accept());
+    await schedule.getByRole('button', { name: 'Delete' }).click();
     await page.getByText('No schedules').waitFor();
-    expect((await env.api('POST', `/v1/tasks/${other}/cancel`, { token: key })).status).toBe(202);
 
     expect(seen.length).toBeGreaterThan(5);
     expect(seen.filter((u) => u.includes(key) || u.includes(encodeURIComponent(key)))).toEqual([]);
