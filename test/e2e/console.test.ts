@@ -117,6 +117,9 @@ describe('web console', () => {
     await merged.waitFor();
     expect(await merged.getAttribute('colspan')).toBe('6');
     expect(await page.locator('.preview td', { hasText: /^来源方式$/ }).getAttribute('rowspan')).toBe('3');
+    await page.setViewportSize({ width: 390, height: 844 }); // the wide table scrolls in its frame, not the page
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await page.setViewportSize({ width: 1280, height: 800 });
   });
 
   it('submits an export, moves its bar to 100 % live, and downloads the file as the source has it', async () => {
