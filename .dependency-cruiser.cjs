@@ -9,9 +9,10 @@
 //   db/           schema and client             → model
 //   platform/     config, storage, crypto, ...  → model
 //   model/        pure vocabulary (no I/O)      → nothing of ours
+//   console/      the web console (browser code) → model only: it talks to the server over HTTP
 //
 // Inside domain/ the rooms are ordered too: schedules → tasks → projects → callbacks → staging → source → formats.
-const ours = '^(app|api|activities|domain|workflows|db|platform|model|scripts|bench|test)/';
+const ours = '^(app|api|activities|domain|workflows|db|platform|model|scripts|bench|test|console)/';
 
 /** A rule: files under `from` may import, of our folders, only those matching `allowed`. */
 const only = (name, from, allowed) => ({
@@ -40,12 +41,13 @@ module.exports = {
     only('db', 'db/', 'db/|model/'),
     only('platform', 'platform/', 'platform/|model/'),
     only('model', 'model/', 'model/'),
+    only('console', 'console/', 'console/|model/'),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(node_modules|data|dist|\\.tools|db/migrations)' },
+    exclude: { path: '^(node_modules|data|dist|console/dist|\\.tools|db/migrations)' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'] },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.json'] },
   },
 };

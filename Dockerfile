@@ -10,7 +10,9 @@ COPY package.json package-lock.json ./
 # --ignore-scripts: the postinstall fetches the developers' tools (Temporal CLI, SeaweedFS, linters).
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json ./
-COPY scripts/build.mjs scripts/
+COPY scripts/build.mjs scripts/build-console.mjs scripts/
+COPY console/index.html console/tsconfig.json console/
+COPY console/src/ console/src/
 COPY model/ model/
 COPY platform/ platform/
 COPY db/ db/
@@ -19,7 +21,8 @@ COPY domain/ domain/
 COPY activities/ activities/
 COPY api/ api/
 COPY app/ app/
-# Compiles to dist/ (esbuild; CI type-checks), copies the migrations and prebuilds the workflow bundle.
+# Compiles to dist/ (esbuild; CI type-checks), copies the migrations, prebuilds the workflow bundle and
+# builds the web console into console/dist/.
 RUN npm run build
 
 FROM ${NODE_IMAGE} AS deps
@@ -34,6 +37,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/console/dist ./console/dist
 COPY package.json ./
 # DATA_DIR holds the files a worker renders before uploading them; a volume mounted here starts
 # out owned by `node` (uid 1000 in the node images; numeric, so a runtime can tell it is not root).

@@ -11,6 +11,7 @@ import { pathText } from './validate.js';
 import { adminOnly, authenticate, projectOnly } from './middleware/auth.js';
 import { requestLog } from './middleware/request-log.js';
 import { adminApp } from './routes/admin.js';
+import { consoleApp } from './routes/console.js';
 import { filesApp } from './routes/files.js';
 import { previewApp } from './routes/preview.js';
 import { healthApp, readyApp } from './routes/health.js';
@@ -67,6 +68,7 @@ export function createApp(deps: ApiDeps) {
   app.route('/v1/schedules', schedulesApp(ctx));
   app.route('/v1/ws', realtime.routes);
   app.route('/v1/files', filesApp(deps));
+  app.route('/', consoleApp());
   app.notFound((c) => onError(new DomainError('not_found', `no such endpoint: ${c.req.method} ${c.req.path}`), c));
   app.onError(onError);
   return { app, realtime };

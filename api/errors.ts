@@ -39,6 +39,7 @@ const STATUS: Record<string, ContentfulStatusCode> = {
   temporal_unavailable: 503,
   too_many_connections: 503,
   shutting_down: 503,
+  console_not_built: 503,
 };
 
 /** Headers an answer with this code always carries. */

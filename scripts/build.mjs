@@ -4,7 +4,8 @@
 //      rather than through tsx saves ~90 MB of the process's memory (docs/performance.md);
 //   2. the SQL migrations beside the compiled db client (db/client.ts finds them next to itself);
 //   3. the workflow bundle, built from the compiled workflows (dist/workflow-bundle.js), so a
-//      worker started with plain `node dist/app/worker.js` never runs webpack or tsx.
+//      worker started with plain `node dist/app/worker.js` never runs webpack or tsx;
+//   4. the web console (scripts/build-console.mjs) into console/dist/, which the API serves at GET /.
 // The last file written is dist/.build-stamp, a hash of everything the build reads: with
 // `--if-changed` an up-to-date dist/ is kept (the scale-out test builds this way), and a build cut
 // short leaves no stamp, so it is redone.
@@ -15,16 +16,16 @@ import { join, resolve } from 'node:path';
 const root = resolve(import.meta.dirname, '..');
 const out = join(root, 'dist');
 const stampFile = join(out, '.build-stamp');
-const sourceDirs = ['app', 'api', 'activities', 'workflows', 'domain', 'model', 'platform', 'db'];
+const sourceDirs = ['app', 'api', 'activities', 'workflows', 'domain', 'model', 'platform', 'db', 'console/src'];
 
 function inputsHash() {
   const hash = createHash('sha256');
   for (const dir of sourceDirs) {
     for (const f of readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' }).sort()) {
-      if (/\.(ts|sql|json)$/.test(f)) hash.update(`${dir}/${f}\0`).update(readFileSync(join(root, dir, f)));
+      if (/\.(ts|tsx|css|sql|json)$/.test(f)) hash.update(`${dir}/${f}\0`).update(readFileSync(join(root, dir, f)));
     }
   }
-  for (const f of ['package-lock.json', 'tsconfig.json', 'scripts/build.mjs']) hash.update(f).update(readFileSync(join(root, f)));
+  for (const f of ['package-lock.json', 'tsconfig.json', 'scripts/build.mjs', 'scripts/build-console.mjs', 'console/index.html']) hash.update(f).update(readFileSync(join(root, f)));
   return hash.digest('hex');
 }
 
@@ -37,7 +38,8 @@ if (process.argv.includes('--if-changed') && existsSync(stampFile) && readFileSy
 const started = Date.now();
 rmSync(out, { recursive: true, force: true });
 const { build } = await import('esbuild');
-const entryPoints = sourceDirs.flatMap((dir) =>
+// The console is bundled for the browser by build-console.mjs, not transpiled here.
+const entryPoints = sourceDirs.filter((dir) => !dir.startsWith('console')).flatMap((dir) =>
   readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' })
     .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
     .map((f) => join(root, dir, f)),
@@ -53,5 +55,7 @@ const { code } = await bundleWorkflowCode({
   logger: { log: quiet, trace: quiet, debug: quiet, info: quiet, warn: console.warn, error: console.error },
 });
 writeFileSync(join(out, 'workflow-bundle.js'), code);
+const { buildConsole } = await import('./build-console.mjs');
+await buildConsole();
 writeFileSync(stampFile, stamp);
 console.log(`built dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s`);

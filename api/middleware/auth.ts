@@ -1,16 +1,26 @@
-// Who is calling: the admin token or a project's API key (Bearer; `?access_token=` only where
-// allowed, the WebSocket upgrade). `projectOnly` and `adminOnly` guard the routes that need one.
+// Who is calling: the admin token or a project's API key (Bearer; at the WebSocket upgrade also the
+// subprotocol `bearer.<key>` or `?access_token=`). `projectOnly` and `adminOnly` guard the routes that need one.
 import { createMiddleware } from 'hono/factory';
 import { DomainError } from '../../domain/errors.js';
 import { projectByApiKey } from '../../domain/projects/projects.js';
 import { safeEqual } from '../../platform/crypto.js';
 import type { ApiDeps, AppEnv, Principal } from '../types.js';
 
+/** The subprotocol a browser offers its key in: a page cannot set Authorization on a WebSocket. */
+export const BEARER_PROTOCOL = 'bearer.';
+
+/** The key of a `Sec-WebSocket-Protocol: download-center, bearer.<key>` header, if there is one. */
+export function protocolToken(header: string | undefined): string | undefined {
+  const offered = header?.split(',').map((p) => p.trim()).find((p) => p.startsWith(BEARER_PROTOCOL));
+  return offered?.slice(BEARER_PROTOCOL.length) || undefined;
+}
+
 export function authenticate(deps: ApiDeps, opts: { allowQueryToken?: boolean } = {}) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const header = c.req.header('authorization');
     let token = header?.match(/^Bearer\s+(\S+)$/i)?.[1];
-    if (!token && opts.allowQueryToken) token = c.req.query('access_token');
+    // At the upgrade, the subprotocol keeps the key out of URLs (and so out of proxies' access logs).
+    if (!token && opts.allowQueryToken) token = protocolToken(c.req.header('sec-websocket-protocol')) ?? c.req.query('access_token');
     if (!token) throw new DomainError('unauthorized', 'send Authorization: Bearer <api_key>');
     c.set('principal', await resolve(deps, token));
     await next();

@@ -12,7 +12,7 @@ import { type Config, normalizeOrigin } from '../../platform/config.js';
 import { lifecycle } from '../../platform/lifecycle.js';
 import { logger } from '../../platform/logger.js';
 import { metrics } from '../../platform/metrics.js';
-import { authenticate, projectOnly } from '../middleware/auth.js';
+import { authenticate, BEARER_PROTOCOL, projectOnly } from '../middleware/auth.js';
 import type { ApiContext, AppEnv } from '../types.js';
 import { CLOSE, Session } from './session.js';
 
@@ -29,6 +29,9 @@ export function createRealtime(deps: ApiContext, root: Hono<AppEnv>): Realtime {
   // @hono/node-ws builds its WebSocketServer without options; ws reads maxPayload from them at
   // each upgrade, and closes a connection that sends a larger frame with 1009.
   nodeWs.wss.options.maxPayload = config.WS_MAX_FRAME_BYTES;
+  // A browser offering its key as the subprotocol `bearer.<key>` (middleware/auth.ts) also offers
+  // `download-center`: that one is chosen, so the key is never echoed back in the answer.
+  nodeWs.wss.options.handleProtocols = (offered: Set<string>) => [...offered].find((p) => !p.startsWith(BEARER_PROTOCOL)) ?? false;
   const sessions = new Set<Session>();
   let closing = false;
 

@@ -52,3 +52,16 @@ it('rejects a workflow importing the domain, a room importing one above it, and 
   expect(r.out).toMatch(/error domain-formats: domain\/formats\/f\.ts → domain\/tasks\/t\.ts/);
   expect(r.out).toMatch(/error no-circular: model\/x\.ts →/);
 });
+
+it('lets the browser console import model/ only, never server code', () => {
+  tree({
+    'console/src/ok.ts': "import { x } from '../../model/x.js';\nexport const ok = x;\n",
+    'console/src/bad.tsx': "import { s } from '../../api/s.js';\nexport const bad = s;\n",
+    'api/s.ts': 'export const s = 1;\n',
+    'model/x.ts': 'export const x = 1;\n',
+  });
+  const r = depcruise();
+  expect(r.status).not.toBe(0);
+  expect(r.out).toMatch(/error console: console\/src\/bad\.tsx → api\/s\.ts/);
+  expect(r.out).not.toMatch(/ok\.ts/);
+});

@@ -1,0 +1,48 @@
+// Live task events over GET /v1/ws (CONTRACT §5), subscribed to the whole project ("*"). The key
+// rides in the Sec-WebSocket-Protocol header ("bearer.<key>" beside "download-center"), which a
+// browser can set and which no address bar, history or access log shows; `?access_token=` is not used.
+// A dropped connection is opened again with backoff; on reconnect the server sends the current
+// state of every active task, and the page re-reads its list so nothing that ended meanwhile is missed.
+import type { Task } from './types.js';
+
+export interface LiveHandlers {
+  onTask(task: Task, event: string): void;
+  onState(open: boolean): void;
+  onReconnect(): void;
+}
+
+export function connectLive(key: string, h: LiveHandlers): () => void {
+  let ws: WebSocket | undefined;
+  let stopped = false;
+  let delay = 500;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let opened = false;
+
+  const open = () => {
+    const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/v1/ws`;
+    ws = new WebSocket(url, ['download-center', `bearer.${key}`]);
+    ws.onopen = () => {
+      delay = 500;
+      h.onState(true);
+      if (opened) h.onReconnect();
+      opened = true;
+      ws?.send(JSON.stringify({ subscribe: '*' }));
+    };
+    ws.onmessage = (m) => {
+      const msg = JSON.parse(String(m.data)) as { event?: string; task?: Task };
+      if (msg.event && msg.task) h.onTask(msg.task, msg.event);
+    };
+    ws.onclose = () => {
+      h.onState(false);
+      if (stopped) return;
+      timer = setTimeout(open, delay);
+      delay = Math.min(delay * 2, 15_000);
+    };
+  };
+  open();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+    ws?.close(1000, 'bye');
+  };
+}

@@ -1,0 +1,6 @@
+// The web console (CONTRACT §9): mounted on the page the API serves at GET /.
+import { render } from 'preact';
+import { App } from './app.js';
+import './style.css';
+
+render(<App />, document.getElementById('app')!);

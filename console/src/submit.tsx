@@ -1,0 +1,108 @@
+// The submit form (POST /v1/tasks) with a preview of the first rows (POST /v1/tasks/preview).
+// The operator defaults to the last one typed here (localStorage), as the API requires one.
+import { useState } from 'preact/hooks';
+import { post, preview, type PreviewFile } from './api.js';
+import { useWords } from './i18n.js';
+import { PreviewView } from './preview.js';
+import type { Task } from './types.js';
+
+function bodyOf(form: HTMLFormElement): Record<string, unknown> {
+  const data = new FormData(form);
+  const text = (k: string) => String(data.get(k) ?? '').trim();
+  const body: Record<string, unknown> = { source_url: text('source_url'), operator_id: text('operator_id'), type: text('type') };
+  if (text('file_name')) body.file_name = text('file_name');
+  if (text('title') && body.type === 'excel') body.title = text('title');
+  if (text('page_size')) body.page_size = Number(text('page_size'));
+  if (text('priority')) body.priority = Number(text('priority'));
+  localStorage.setItem('dc.operator', text('operator_id'));
+  return body;
+}
+
+export function SubmitPanel({ onSubmitted }: { onSubmitted: (t: Task) => void }) {
+  const w = useWords();
+  const [open, setOpen] = useState(false);
+  const [type, setType] = useState('csv');
+  const [busy, setBusy] = useState(false);
+  const [message, setMessage] = useState<{ error: boolean; text: string } | null>(null);
+  const [shown, setShown] = useState<PreviewFile | null>(null);
+
+  const run = async (e: Event, previewOnly: boolean) => {
+    e.preventDefault();
+    const form = (e.currentTarget as HTMLElement).closest('form')!;
+    if (!form.reportValidity()) return;
+    setBusy(true);
+    setMessage(null);
+    try {
+      if (previewOnly) setShown(await preview({ ...bodyOf(form), rows: 20 }));
+      else {
+        const { status, json } = await post<Task>('/v1/tasks', bodyOf(form));
+        onSubmitted(json);
+        setMessage({ error: false, text: status === 200 ? w.deduplicated(json.task_id) : w.submitted(json.task_id) });
+      }
+    } catch (err) {
+      setMessage({ error: true, text: (err as Error).message });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (!open) {
+    return (
+      <div class="new-export">
+        <button type="button" class="primary" aria-expanded="false" aria-controls="submit-form" onClick={() => setOpen(true)}>+ {w.newExport}</button>
+      </div>
+    );
+  }
+  return (
+    <section class="card" aria-labelledby="submit-title">
+      <div class="section-head">
+        <h2 id="submit-title">{w.newExport}</h2>
+        <button type="button" class="ghost" aria-expanded="true" aria-controls="submit-form" onClick={() => setOpen(false)}>{w.closeForm}</button>
+      </div>
+      <form id="submit-form" class="submit-form" method="post" action="/" onSubmit={(e) => run(e, false)}>
+        <label class="wide">
+          <span>{w.sourceUrl}</span>
+          <input name="source_url" type="url" required placeholder="https://erp.example/orders?month=2026-11" />
+        </label>
+        <label>
+          <span>{w.operator}</span>
+          <input name="operator_id" required maxLength={128} defaultValue={localStorage.getItem('dc.operator') ?? ''} />
+        </label>
+        <label>
+          <span>{w.type}</span>
+          <select name="type" value={type} onChange={(e) => setType((e.currentTarget as HTMLSelectElement).value)}>
+            <option value="csv">CSV</option>
+            <option value="excel">Excel (xlsx)</option>
+          </select>
+        </label>
+        <label>
+          <span>{w.fileName}</span>
+          <input name="file_name" maxLength={200} />
+        </label>
+        <label>
+          <span>{w.fileTitle}</span>
+          <input name="title" disabled={type !== 'excel'} maxLength={200} />
+        </label>
+        <label>
+          <span>{w.pageSize}</span>
+          <input name="page_size" type="number" min={100} max={1000} step={1} defaultValue="500" />
+        </label>
+        <label>
+          <span>{w.priority}</span>
+          <select name="priority">
+            {[1, 2, 3, 4, 5].map((n) => (
+              <option key={n} value={String(n)} selected={n === 3}>{n}</option>
+            ))}
+          </select>
+        </label>
+        <div class="form-buttons wide">
+          <button type="submit" class="primary" disabled={busy}>{w.submit}</button>
+          <button type="button" disabled={busy} onClick={(e) => run(e, true)}>{w.preview}</button>
+          {busy && <span role="status">{w.busy}</span>}
+        </div>
+      </form>
+      {message && <p class={message.error ? 'error' : 'ok'} role={message.error ? 'alert' : 'status'}>{message.text}</p>}
+      {shown && <PreviewView file={shown} />}
+    </section>
+  );
+}

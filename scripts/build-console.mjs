@@ -1,0 +1,59 @@
+// Builds the web console (console/, Preact) into console/dist/ with esbuild: one minified script
+// and one stylesheet, named by their content hash (served as immutable), and index.html naming them
+// (served with no-store, so a new build is picked up at the next load). Run by `npm install`
+// (postinstall, after the tools), by `npm run build` and by the console's browser test.
+// `node scripts/build-console.mjs` prints the sizes.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Buffer } from 'node:buffer';
+import { gzipSync } from 'node:zlib';
+import { pathToFileURL } from 'node:url';
+
+const root = resolve(import.meta.dirname, '..');
+export const consoleOut = join(root, 'console', 'dist');
+
+const hashed = (name, ext, body) => `${name}.${createHash('sha256').update(body).digest('hex').slice(0, 12)}.${ext}`;
+
+/** Builds the console; returns each written asset's name and its raw and gzipped sizes. */
+export async function buildConsole({ outDir = consoleOut } = {}) {
+  const esbuild = await import('esbuild');
+  const result = await esbuild.build({
+    entryPoints: { app: join(root, 'console', 'src', 'main.tsx') },
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    target: ['es2022', 'chrome100', 'firefox110', 'safari16'],
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    loader: { '.css': 'css' },
+    outdir: 'out',
+    write: false,
+    logLevel: 'warning',
+    legalComments: 'none',
+  });
+  const js = result.outputFiles.find((f) => f.path.endsWith('.js'));
+  const css = result.outputFiles.find((f) => f.path.endsWith('.css'));
+  const assets = [
+    { name: hashed('app', 'js', js.contents), body: js.contents },
+    { name: hashed('app', 'css', css.contents), body: css.contents },
+  ];
+  const html = readFileSync(join(root, 'console', 'index.html'), 'utf8').replace('%JS%', `/console/${assets[0].name}`).replace('%CSS%', `/console/${assets[1].name}`);
+  // Written to a fresh folder, then index.html last: a server never names assets not yet there.
+  rmSync(outDir, { recursive: true, force: true });
+  mkdirSync(outDir, { recursive: true });
+  for (const a of assets) writeFileSync(join(outDir, a.name), a.body);
+  writeFileSync(join(outDir, 'index.html'), html);
+  return [...assets, { name: 'index.html', body: html }].map((a) => ({ name: a.name, bytes: typeof a.body === 'string' ? Buffer.byteLength(a.body) : a.body.length, gzip: gzipSync(a.body).length }));
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  try {
+    const files = await buildConsole();
+    console.log(`console built in console/dist: ${files.map((f) => `${f.name} ${(f.bytes / 1024).toFixed(1)} KiB (${(f.gzip / 1024).toFixed(1)} KiB gzipped)`).join(', ')}`);
+  } catch (err) {
+    // In a postinstall, never fail the install: the API answers 503 console_not_built until a build.
+    console.warn(`download-center: the console could not be built: ${err.message}`);
+    if (!process.argv.includes('--no-fail')) process.exit(1);
+  }
+}
