@@ -13,6 +13,8 @@ export interface SyncRow {
   p95: number;
   p99: number;
   max: number;
+  /** Requests whose run started eagerly on the API process's own worker. */
+  eager: number;
   /** Mean milliseconds per Server-Timing step (submit, start, export, send, …). */
   steps: Record<string, number>;
   /** Mean milliseconds per local activity type, from the SDK's histograms. */
@@ -45,6 +47,7 @@ export async function benchSync(opts: { small?: number; large?: number; warmup?:
     if (project.status !== 201) throw new Error(`project: ${JSON.stringify(project.body)}`);
     const key = project.body.api_key as string;
     let n = 0;
+    let eager = 0;
     const once = async (rows: number) => {
       const steps: Record<string, number> = {};
       const t0 = performance.now();
@@ -57,10 +60,12 @@ export async function benchSync(opts: { small?: number; large?: number; warmup?:
       const body = await res.arrayBuffer();
       const ms = performance.now() - t0;
       if (res.status !== 200) throw new Error(`sync export answered ${res.status}: ${Buffer.from(body).toString().slice(0, 300)}`);
-      for (const part of (res.headers.get('server-timing') ?? '').split(',')) {
+      const timing = res.headers.get('server-timing') ?? '';
+      for (const part of timing.split(',')) {
         const m = /^\s*([\w-]+);dur=([0-9.]+)/.exec(part);
         if (m) steps[m[1]!] = Number(m[2]);
       }
+      if (timing.includes('desc="eager"')) eager += 1;
       return { ms, steps };
     };
     const metrics = async () => activityTimes(await (await fetch(`${svc.base}/metrics`, { headers: { authorization: `Bearer ${BENCH_ADMIN}` } })).text());
@@ -68,6 +73,7 @@ export async function benchSync(opts: { small?: number; large?: number; warmup?:
     const out: SyncRow[] = [];
     for (const [rows, requests] of [[1000, small], [10_000, large]] as const) {
       const loadBefore = loadavg()[0]!;
+      eager = 0;
       const before = await metrics();
       const times: number[] = [];
       const sums: Record<string, number> = {};
@@ -90,6 +96,7 @@ export async function benchSync(opts: { small?: number; large?: number; warmup?:
         p95: round(pct(times, 95)),
         p99: round(pct(times, 99)),
         max: round(times.at(-1)!),
+        eager,
         steps: Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, round(v / requests)])),
         activities,
         load: [round(loadBefore * 100) / 100, round(loadavg()[0]! * 100) / 100],
@@ -104,10 +111,10 @@ export async function benchSync(opts: { small?: number; large?: number; warmup?:
 
 export function syncTable(rows: SyncRow[]): string {
   const lines = [
-    '| rows | requests | p50 / p95 / p99 / max (ms) | mean per step (ms, Server-Timing) | mean per local activity (ms) | load 1m before / after |',
+    '| rows | requests (eager starts) | p50 / p95 / p99 / max (ms) | mean per step (ms, Server-Timing) | mean per local activity (ms) | load 1m before / after |',
     '| --- | --- | --- | --- | --- | --- |',
   ];
   const kv = (o: Record<string, number>) => Object.entries(o).map(([k, v]) => `${k} ${v}`).join(', ') || '—';
-  for (const r of rows) lines.push(`| ${r.rows} | ${r.requests} | ${r.p50} / ${r.p95} / ${r.p99} / ${r.max} | ${kv(r.steps)} | ${kv(r.activities)} | ${r.load[0]} / ${r.load[1]} |`);
+  for (const r of rows) lines.push(`| ${r.rows} | ${r.requests} (${r.eager}) | ${r.p50} / ${r.p95} / ${r.p99} / ${r.max} | ${kv(r.steps)} | ${kv(r.activities)} | ${r.load[0]} / ${r.load[1]} |`);
   return lines.join('\n');
 }

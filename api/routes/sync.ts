@@ -33,9 +33,9 @@ class Slots {
 class ServerTiming {
   private last = performance.now();
   private readonly steps: string[] = [];
-  step(name: string): void {
+  step(name: string, desc?: string): void {
     const now = performance.now();
-    this.steps.push(`${name};dur=${(now - this.last).toFixed(1)}`);
+    this.steps.push(`${name};dur=${(now - this.last).toFixed(1)}${desc ? `;desc="${desc}"` : ''}`);
     this.last = now;
   }
   header(): string {
@@ -70,8 +70,9 @@ export function syncApp(ctx: ApiContext) {
     }
     try {
       const deadline = Date.now() + config.SYNC_TIMEOUT_MS;
-      const { task, created } = await submitTask(deps, c.get('project'), body, key, { sync: { eager: ctx.syncTemporal, inserted: () => timing.step('submit') } });
-      timing.step('start');
+      const { task, created } = await submitTask(deps, c.get('project'), body, key, {
+        sync: { eager: ctx.syncTemporal, inserted: () => timing.step('submit'), started: (eagerly) => timing.step('start', eagerly ? 'eager' : 'task queue') },
+      });
       c.set('submitted', created ? 'accepted' : 'deduplicated');
       const wait = { signal: c.req.raw.signal, timeoutMs: Math.max(0, deadline - Date.now()) };
       // Ended, or probed over the limit (the sync run then put it back in the queue; a

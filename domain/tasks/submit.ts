@@ -85,7 +85,7 @@ export interface SubmitOrigin {
    * project slot while it runs but never waits for one: the API's sync slots bound it instead
    * (docs/adr/0017-lean-sync-exports.md).
    */
-  sync?: { eager?: Client | undefined; inserted?: () => void };
+  sync?: { eager?: Client | undefined; inserted?: () => void; started?: (eagerly: boolean) => void };
 }
 
 export async function submitTask(deps: SubmitDeps, project: ProjectRow, input: SubmitInput, idempotencyKey: string | undefined, origin: SubmitOrigin = {}): Promise<Submitted> {
@@ -109,7 +109,7 @@ export async function submitTask(deps: SubmitDeps, project: ProjectRow, input: S
     throw keyReused();
   }
   origin.sync?.inserted?.();
-  if (origin.sync) await startSyncOrRemove(deps, created.task, origin.sync.eager);
+  if (origin.sync) await startSyncOrRemove(deps, created.task, origin.sync);
   else await admitOrRemove(deps, created.task);
   return { ...created, created: true };
 }
@@ -166,9 +166,10 @@ async function findDuplicate(db: Db, projectId: string, requestHash: string, key
   return active;
 }
 
-async function startSyncOrRemove(deps: SubmitDeps, task: TaskRow, eager: Client | undefined): Promise<void> {
+async function startSyncOrRemove(deps: SubmitDeps, task: TaskRow, sync: NonNullable<SubmitOrigin['sync']>): Promise<void> {
   try {
-    await startSyncRun(deps, task, eager);
+    const { eagerlyStarted } = await startSyncRun(deps, task, sync.eager);
+    sync.started?.(eagerlyStarted);
   } catch (err) {
     await deleteUnstarted(deps.db, task.id);
     throw new DomainError('temporal_unavailable', `the task could not be scheduled: ${(err as Error).message}`);
