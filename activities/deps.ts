@@ -1,3 +1,4 @@
+import type { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { Db } from '../db/client.js';
 import type { Config } from '../platform/config.js';
@@ -11,4 +12,12 @@ export interface ActivityDeps {
   linkSecret: string;
   /** Starts the next waiting task when a run frees its slot (domain/tasks/admission.ts). */
   temporal: Client;
+}
+
+/**
+ * Heartbeats an activity; a local one (the sync export's, workflows/sync-export.ts) has no
+ * heartbeat on the server (Core would log each as failed), so for it this does nothing.
+ */
+export function heartbeat(ctx: Context, details?: unknown): void {
+  if (!ctx.info.isLocal) ctx.heartbeat(details);
 }

@@ -14,7 +14,7 @@ import { encodeStaged, PieceBuffer, stagedExt } from '../domain/staging/pieces.j
 import { sheetLabel, taskSheets } from '../domain/staging/sheets.js';
 import { requireTask } from '../domain/tasks/queries.js';
 import { recordProbe, setLaneProgress } from '../domain/tasks/status.js';
-import type { ActivityDeps } from './deps.js';
+import { type ActivityDeps, heartbeat } from './deps.js';
 
 const PROGRESS_EVERY_MS = 500;
 
@@ -37,7 +37,7 @@ export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps
       const ctx = Context.current();
       // Heartbeats flow from the start, like fetchPages's: a source slow to give its first answer (or
       // a wait for a politeness slot) must not look like a dead worker; they also carry cancellation.
-      const beat = setInterval(() => ctx.heartbeat(), 1000);
+      const beat = setInterval(() => heartbeat(ctx), 1000);
       try {
         const { task, limits } = await load(taskId);
         await storage.deletePrefix(keys.staging(taskId));
@@ -89,7 +89,7 @@ export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps
       const attemptFrom = next;
       const piece = new PieceBuffer();
       // Heartbeats keep flowing while one slow page is in flight; Temporal throttles them.
-      const beat = setInterval(() => ctx.heartbeat({ nextPage: stored }), 1000);
+      const beat = setInterval(() => heartbeat(ctx, { nextPage: stored }), 1000);
       let lastProgress = 0;
       const progress = async (force: boolean) => {
         if (!force && Date.now() - lastProgress < PROGRESS_EVERY_MS) return;
@@ -102,7 +102,7 @@ export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps
         if (next === stored) return;
         await storage.putBuffer(keys.piece(input.taskId, stored, next, ext, sheet), piece.take());
         stored = next;
-        ctx.heartbeat({ nextPage: stored });
+        heartbeat(ctx, { nextPage: stored });
       };
       try {
         // Acquired inside the try: the heartbeat interval runs while the lane waits for a slot.

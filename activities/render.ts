@@ -5,13 +5,13 @@ import { settingsFor } from '../domain/projects/projects.js';
 import { renderCsv } from '../domain/staging/render-csv.js';
 import { renderXlsx } from '../domain/staging/render-xlsx.js';
 import { requireTask } from '../domain/tasks/queries.js';
-import type { ActivityDeps } from './deps.js';
+import { type ActivityDeps, heartbeat } from './deps.js';
 
 export function createRenderActivities({ db, storage, config }: ActivityDeps): Pick<Activities, 'renderCsv' | 'renderXlsx'> {
   const job = async (taskId: string) => {
     const ctx = Context.current();
     const task = await requireTask(db, taskId);
-    return { task, settings: await settingsFor(db, task.projectId), signal: ctx.cancellationSignal, onProgress: (done: number) => ctx.heartbeat({ done }) };
+    return { task, settings: await settingsFor(db, task.projectId), signal: ctx.cancellationSignal, onProgress: (done: number) => heartbeat(ctx, { done }) };
   };
   const deps = { storage, dataDir: config.DATA_DIR };
   return {

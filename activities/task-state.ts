@@ -7,11 +7,11 @@ import { getProject } from '../domain/projects/projects.js';
 import { noteRunEnded } from '../domain/schedules/runs.js';
 import { dispatch } from '../domain/tasks/admission.js';
 import { requireTask } from '../domain/tasks/queries.js';
-import { cancelActive, finishTask, pauseRunning, setStage, startAdmitted } from '../domain/tasks/status.js';
+import { cancelActive, finishTask, pauseRunning, requeueRunning, setStage, startAdmitted } from '../domain/tasks/status.js';
 import type { ActivityDeps } from './deps.js';
 import { observeRun } from './observe.js';
 
-type TaskStateActivities = Pick<Activities, 'startTask' | 'setStage' | 'completeTask' | 'failTask' | 'markCancelled' | 'pauseTask'>;
+type TaskStateActivities = Pick<Activities, 'startTask' | 'setStage' | 'completeTask' | 'failTask' | 'markCancelled' | 'pauseTask' | 'requeueTask'>;
 
 export function createTaskStateActivities(deps: ActivityDeps): TaskStateActivities {
   const { db } = deps;
@@ -68,6 +68,10 @@ export function createTaskStateActivities(deps: ActivityDeps): TaskStateActiviti
       observeRun(task, 'cancelled', stages);
       if (here) await dispatch(deps, task.projectId);
       return { ok: here };
+    },
+
+    async requeueTask({ taskId }) {
+      return { admitted: (await requeueRunning(db, taskId)).admitted };
     },
 
     async pauseTask({ taskId, stages }) {

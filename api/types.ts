@@ -14,6 +14,12 @@ export interface ApiDeps {
   config: Config;
   secrets: Secrets;
   temporal: Client;
+  /**
+   * A client over the NativeConnection of a worker in this process (the embedded start): sync
+   * exports start eagerly on that worker (docs/adr/0017-lean-sync-exports.md). Absent in the
+   * API alone, whose sync exports go through the task queue.
+   */
+  syncTemporal?: Client | undefined;
 }
 
 /** What every route may use: the dependencies plus what the app builds once from them. */

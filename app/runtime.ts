@@ -143,9 +143,17 @@ export interface RunningWorker {
   unwatch(): Promise<void>;
 }
 
-export async function startWorker(core: Core, address: string, temporal: Client): Promise<RunningWorker> {
-  await installTemporalRuntime(core.config.LOG_LEVEL);
-  const connection = await NativeConnection.connect({ address });
+/**
+ * The worker's connection, made before the worker when the API shares it: a client over it starts
+ * sync exports eagerly on this process's worker (ApiDeps.syncTemporal).
+ */
+export async function connectWorker(config: Config, address: string): Promise<NativeConnection> {
+  await installTemporalRuntime(config.LOG_LEVEL);
+  return NativeConnection.connect({ address });
+}
+
+export async function startWorker(core: Core, address: string, temporal: Client, shared?: NativeConnection): Promise<RunningWorker> {
+  const connection = shared ?? (await connectWorker(core.config, address));
   const worker = await createWorker({
     connection,
     namespace: core.config.TEMPORAL_NAMESPACE,

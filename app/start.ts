@@ -4,7 +4,8 @@ import { join, resolve } from 'node:path';
 import { demoSourceApp } from './demo-source.js';
 import type { Config } from '../platform/config.js';
 import { serveWorkerMetrics } from './metrics-server.js';
-import { cannotStart, connectTemporal, drainWorker, lifecycleLog, onShutdown, openCore, startApi, startUp, startWorker, stopApi } from './runtime.js';
+import { Client } from '@temporalio/client';
+import { cannotStart, connectTemporal, connectWorker, drainWorker, lifecycleLog, onShutdown, openCore, startApi, startUp, startWorker, stopApi } from './runtime.js';
 import { type DevServer, startDevServer } from '../platform/temporal-server.js';
 import { ensureAdmissionSweepSchedule, ensureCleanupSchedule } from './schedules.js';
 
@@ -44,10 +45,13 @@ async function main() {
   };
   const core = await openCore(config).catch(orStop);
   const temporal = await connectTemporal(config, address).catch(orStop);
-  const server = await startApi({ ...core, temporal }, (app) => {
+  // One connection for the worker and the sync exports' client: their runs start eagerly here.
+  const native = await connectWorker(config, address).catch(orStop);
+  const syncTemporal = new Client({ connection: native, namespace: config.TEMPORAL_NAMESPACE });
+  const server = await startApi({ ...core, temporal, syncTemporal }, (app) => {
     if (config.DEMO_SOURCE) app.route('/demo', demoSourceApp());
   }).catch(orStop);
-  const w = await startWorker(core, address, temporal).catch(orStop);
+  const w = await startWorker(core, address, temporal, native).catch(orStop);
   // The API's /metrics already holds the worker's series; a port of its own only when asked for.
   const metricsServer = config.WORKER_METRICS_PORT !== undefined ? await serveWorkerMetrics(config, core.secrets.adminToken, config.WORKER_METRICS_PORT).catch(orStop) : undefined;
   await ensureCleanupSchedule(temporal, config).catch(orStop);

@@ -17,6 +17,7 @@ import { MAX_FILE_BYTES } from '../model/project-settings.js';
 import { connectTemporal, openCore, startApi } from '../app/runtime.js';
 import { projectRoot, startDevServer } from '../platform/temporal-server.js';
 import { benchWs } from './ws.js';
+import { benchSync, syncTable } from './sync.js';
 import { cpuSeconds, dirBytes, freePort, machineBusySeconds, median, phaseSpans, rssMb, spawnNode } from './measure.js';
 
 const PG = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
@@ -35,6 +36,8 @@ const load1m = () => round(loadavg()[0]!, 2);
 async function main() {
   const { values, positionals } = parseArgs({ options: { repeat: { type: 'string', default: '1' } }, allowPositionals: true });
   const repeat = Number(values.repeat);
+  // `sync` alone: POST /v1/tasks/sync latency on the embedded start (bench/sync.ts).
+  if (positionals.length === 1 && positionals[0] === 'sync') return console.log(syncTable(await benchSync()));
   // `ws` alone runs the WebSocket benchmark (bench/ws.ts); no argument runs everything.
   const ws = positionals.length === 0 || positionals.includes('ws');
   const sizes = positionals.length ? positionals.filter((p) => p !== 'ws') : ['100MB', '1GB'];

@@ -102,6 +102,11 @@ export interface Activities {
   markCancelled(input: TaskRef & StageTiming): Promise<Ok>;
   /** running → paused, the slot freed for the project's next task. */
   pauseTask(input: TaskRef & StageTiming): Promise<Ok>;
+  /**
+   * A sync export over the sync row limit: running → queued, its probe kept (like a pause with
+   * nothing fetched), admitted at once if its project has a free slot (workflows/sync-export.ts).
+   */
+  requeueTask(input: TaskRef): Promise<{ admitted: boolean }>;
   // the source (activities/fetch.ts)
   probeSource(input: TaskRef): Promise<ProbeOutput>;
   fetchPages(input: FetchPagesInput): Promise<FetchPagesOutput>;

@@ -26,7 +26,8 @@ export interface ExportInput {
 }
 
 export interface ExportOutput {
-  status: 'succeeded' | 'failed' | 'skipped' | 'cancelled' | 'paused';
+  /** `queued`: a sync export over the sync limit, back in its project's queue (workflows/sync-export.ts). */
+  status: 'succeeded' | 'failed' | 'skipped' | 'cancelled' | 'paused' | 'queued';
   errorCode?: string;
 }
 
@@ -94,7 +95,7 @@ export async function exportWorkflow(input: ExportInput): Promise<ExportOutput> 
 }
 
 /** The callback is its own workflow, abandoned by this one: the task's status is already final. */
-async function notify(input: ExportInput, event: CallbackEvent): Promise<void> {
+export async function notify(input: ExportInput, event: CallbackEvent): Promise<void> {
   if (!input.callback) return;
   const run = input.run ?? 1;
   try {

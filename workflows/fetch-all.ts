@@ -2,7 +2,7 @@
 // restart-once rule when the source changes underneath. A resumed export fetches only the pages
 // its paused run had not staged.
 import { ActivityFailure, ApplicationFailure, CancellationScope, sleep } from '@temporalio/workflow';
-import type { Activities, FetchPagesOutput } from '../model/activities.js';
+import type { Activities, FetchPagesOutput, ProbeOutput } from '../model/activities.js';
 import { chunkRange, type Lane, MAX_LANES, pageCount, planLanes, planSheetLanes } from '../model/plan.js';
 import type { RetrySettings } from './profiles.js';
 
@@ -23,11 +23,15 @@ export interface FetchProgress {
 
 const silent: FetchProgress = { planned() {}, fetched() {} };
 
-/** The design's restart rule: a source that changes mid-export gets one fresh start, then fails. */
-export async function fetchAll(taskId: string, acts: FetchProxies, retry: RetrySettings, resumed = false, progress = silent): Promise<void> {
+/**
+ * The design's restart rule: a source that changes mid-export gets one fresh start, then fails.
+ * `probed`: the probe the caller already made (the sync export checks its size first).
+ */
+export async function fetchAll(taskId: string, acts: FetchProxies, retry: RetrySettings, resumed = false, progress = silent, probed?: ProbeOutput): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const lanes = attempt === 1 && resumed ? await gapLanes(taskId, acts, progress) : await probedLanes(taskId, acts, progress);
+      const lanes =
+        attempt === 1 && resumed ? await gapLanes(taskId, acts, progress) : attempt === 1 && probed ? planned(probed, progress) : await probedLanes(taskId, acts, progress);
       // A workbook of several sheets may plan more lanes than one export runs at once; a single
       // sheet's lanes (at most MAX_LANES, or a resumed export's gaps) all start together, as always.
       const limit = lanes.some((l) => l.sheet !== undefined) ? MAX_LANES : lanes.length;
@@ -44,7 +48,10 @@ export async function fetchAll(taskId: string, acts: FetchProxies, retry: RetryS
 }
 
 async function probedLanes(taskId: string, { source }: FetchProxies, progress: FetchProgress): Promise<Lane[]> {
-  const { total, pagesTotal, pageSize, sheets } = await source.probeSource({ taskId });
+  return planned(await source.probeSource({ taskId }), progress);
+}
+
+function planned({ total, pagesTotal, pageSize, sheets }: ProbeOutput, progress: FetchProgress): Lane[] {
   progress.planned(total, pagesTotal, 0);
   return sheets ? planSheetLanes(sheets, pageSize) : planLanes(total, pageSize);
 }

@@ -1,6 +1,6 @@
 // Activity option profiles of the export workflow, by kind of work. Timeouts and retry policies
 // live here so the workflow itself reads as its list of steps.
-import { ActivityCancellationType, type ActivityOptions } from '@temporalio/workflow';
+import { ActivityCancellationType, type ActivityOptions, type LocalActivityOptions } from '@temporalio/workflow';
 import { SOURCE_ERRORS_PERMANENT } from '../model/errors.js';
 
 export interface RetrySettings {
@@ -40,3 +40,24 @@ export const work: ActivityOptions = {
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumAttempts: 5 },
 };
+
+/**
+ * The sync export's local activities (workflows/sync-export.ts): run by the worker that runs the
+ * workflow, retried there. Bounded in total, as the caller waits for the answer (SYNC_TIMEOUT_MS
+ * by default is a minute); a retry after longer than localRetryThreshold (1 minute) would become a
+ * timer, so within these bounds every retry stays local. Source errors follow the same rules as
+ * the export's (permanent ones not retried).
+ */
+export function local(retry: RetrySettings): LocalActivityOptions {
+  return {
+    startToCloseTimeout: '1 minute',
+    scheduleToCloseTimeout: '2 minutes',
+    retry: {
+      initialInterval: retry.initialMs,
+      backoffCoefficient: 2,
+      maximumInterval: '10 seconds',
+      maximumAttempts: retry.maxAttempts,
+      nonRetryableErrorTypes: SOURCE_ERRORS_PERMANENT,
+    },
+  };
+}

@@ -7,6 +7,7 @@ import type { TaskRow } from '../../db/schema.js';
 import { DC_EXPORT_TYPE, DC_OPERATOR_ID, DC_PROJECT_ID, DC_ROWS, DC_STATUS } from '../../model/search-attributes.js';
 import type { Config } from '../../platform/config.js';
 import { exportWorkflow, type ExportInput } from '../../workflows/export.js';
+import { syncExportWorkflow } from '../../workflows/sync-export.js';
 import { leafCount, type Template } from '../formats/template/template.js';
 import { getProject } from '../projects/projects.js';
 
@@ -18,23 +19,48 @@ export interface RunDeps {
 
 /** Starts a run of the export workflow for an admitted task (a retry or a resume is a new run under the same id). */
 export async function startRun(deps: RunDeps, task: TaskRow): Promise<void> {
-  const input: ExportInput = {
+  await deps.temporal.workflow.start(exportWorkflow, {
+    ...(await runOptions(deps, task)),
+    args: [exportInput(deps.config, task)],
+    // Starting twice (two admitters, a sweep after a crash) attaches to the run already there.
+    workflowIdConflictPolicy: 'USE_EXISTING',
+  });
+}
+
+/**
+ * Starts the sync export's run (workflows/sync-export.ts) for a task inserted admitted. `eager`:
+ * the client shares its NativeConnection with a worker of this process (the embedded start), so
+ * the server hands the run's first workflow task back in its answer to this very call and the
+ * local worker runs it at once, with no task-queue round trip (docs/adr/0017-lean-sync-exports.md).
+ */
+export async function startSyncRun(deps: RunDeps, task: TaskRow, eager?: Client): Promise<{ eagerlyStarted: boolean }> {
+  const handle = await (eager ?? deps.temporal).workflow.start(syncExportWorkflow, {
+    ...(await runOptions(deps, task)),
+    args: [{ ...exportInput(deps.config, task), maxRows: deps.config.SYNC_MAX_ROWS }],
+    ...(eager ? { requestEagerStart: true } : {}),
+  });
+  return { eagerlyStarted: handle.eagerlyStarted };
+}
+
+function exportInput(config: Config, task: TaskRow): ExportInput {
+  return {
     taskId: task.id,
     type: task.type,
-    retry: { initialMs: deps.config.SOURCE_RETRY_INITIAL_MS, maxAttempts: deps.config.SOURCE_RETRY_MAX_ATTEMPTS },
+    retry: { initialMs: config.SOURCE_RETRY_INITIAL_MS, maxAttempts: config.SOURCE_RETRY_MAX_ATTEMPTS },
     run: task.runs,
     callback: task.callback !== null,
-    heartbeatTimeoutMs: deps.config.FETCH_HEARTBEAT_TIMEOUT_MS,
+    heartbeatTimeoutMs: config.FETCH_HEARTBEAT_TIMEOUT_MS,
     // A paused task keeps the probe's totals and its staged pieces: its next run continues from them.
     ...(task.totalRows !== null ? { resume: true } : {}),
   };
+}
+
+/** What every run of a task starts with: its id, queue, priority and what operators see. */
+async function runOptions(deps: RunDeps, task: TaskRow) {
   const projectName = (await getProject(deps.db, task.projectId))?.name ?? task.projectId;
-  await deps.temporal.workflow.start(exportWorkflow, {
+  return {
     workflowId: task.id,
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-    args: [input],
-    // Starting twice (two admitters, a sweep after a crash) attaches to the run already there.
-    workflowIdConflictPolicy: 'USE_EXISTING',
     // 1 runs first; within a priority the server shares the task queue fairly between projects
     // (matching.enableFairness, docs/operations.md).
     priority: { priorityKey: task.priority, fairnessKey: task.projectId },
@@ -43,12 +69,12 @@ export async function startRun(deps: RunDeps, task: TaskRow): Promise<void> {
       { key: DC_PROJECT_ID, value: task.projectId },
       { key: DC_OPERATOR_ID, value: task.operatorId },
       { key: DC_EXPORT_TYPE, value: task.type },
-      { key: DC_STATUS, value: 'queued' },
+      { key: DC_STATUS, value: 'queued' as const },
       ...(task.totalRows !== null ? [{ key: DC_ROWS, value: task.totalRows }] : []),
     ],
     staticSummary: runSummary(task, projectName),
     staticDetails: runDetails(task, deps.config.publicBaseUrl),
-  });
+  };
 }
 
 /** One line: project, operator, type and file name (markdown, shown in the UI's run list and header). */

@@ -7,7 +7,9 @@ import { newId, randomToken, sha256Hex } from '../../platform/crypto.js';
 import { DomainError } from '../errors.js';
 import type { StoredSheet } from '../staging/sheets.js';
 import { checkOutgoingUrl } from '../source/hosts.js';
+import type { Client } from '@temporalio/client';
 import { type AdmissionDeps, dispatch } from './admission.js';
+import { startSyncRun } from './run.js';
 import { type RateState, takeSubmission } from './rate.js';
 import { deleteUnstarted, insertQueued } from './status.js';
 
@@ -77,6 +79,13 @@ class LostRace extends Error {}
 /** Who submits besides the caller: a schedule's run (domain/schedules/runs.ts). */
 export interface SubmitOrigin {
   scheduleId?: string | undefined;
+  /**
+   * POST /v1/tasks/sync with a sync slot held: the task is inserted admitted, outside its
+   * project's queue, and its run is the sync export (startSyncRun; `eager` as there). It holds a
+   * project slot while it runs but never waits for one: the API's sync slots bound it instead
+   * (docs/adr/0017-lean-sync-exports.md).
+   */
+  sync?: { eager?: Client | undefined; inserted?: () => void; started?: (eagerly: boolean) => void };
 }
 
 export async function submitTask(deps: SubmitDeps, project: ProjectRow, input: SubmitInput, idempotencyKey: string | undefined, origin: SubmitOrigin = {}): Promise<Submitted> {
@@ -99,7 +108,9 @@ export async function submitTask(deps: SubmitDeps, project: ProjectRow, input: S
     if (winner) return { task: winner, created: false };
     throw keyReused();
   }
-  await admitOrRemove(deps, created.task);
+  origin.sync?.inserted?.();
+  if (origin.sync) await startSyncOrRemove(deps, created.task, origin.sync);
+  else await admitOrRemove(deps, created.task);
   return { ...created, created: true };
 }
 
@@ -128,6 +139,9 @@ export function newTask(project: ProjectRow, input: SubmitInput, requestHash: st
     idempotencyKey: idempotencyKey ?? null,
     requestHash,
     scheduleId: origin.scheduleId ?? null,
+    // A sync task holds its slot from the start; a crash before its run starts leaves it to
+    // admission's stale restart (admission.ts), which runs it as an ordinary export.
+    ...(origin.sync ? { admittedAt: new Date() } : {}),
     // Set here rather than by the database: list cursors compare it at millisecond precision.
     createdAt: new Date(),
   };
@@ -150,6 +164,16 @@ async function findDuplicate(db: Db, projectId: string, requestHash: string, key
     .where(and(eq(tasks.projectId, projectId), eq(tasks.requestHash, requestHash), inArray(tasks.status, [...ACTIVE_STATUSES])))
     .limit(1);
   return active;
+}
+
+async function startSyncOrRemove(deps: SubmitDeps, task: TaskRow, sync: NonNullable<SubmitOrigin['sync']>): Promise<void> {
+  try {
+    const { eagerlyStarted } = await startSyncRun(deps, task, sync.eager);
+    sync.started?.(eagerlyStarted);
+  } catch (err) {
+    await deleteUnstarted(deps.db, task.id);
+    throw new DomainError('temporal_unavailable', `the task could not be scheduled: ${(err as Error).message}`);
+  }
 }
 
 /**

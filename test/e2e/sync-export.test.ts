@@ -39,11 +39,20 @@ describe('POST /v1/tasks/sync', () => {
     const rows = parse(text, { columns: true }) as Record<string, string>[];
     expect(rows).toHaveLength(300);
     expect(rows[299]!.name).toBe(defaultRow(299).name);
-    // the same workflow ran it: recorded, listed and visible in Temporal
+    // a workflow ran it: recorded, listed and visible in Temporal; its steps were local activities,
+    // and without a worker sharing the API's connection its run went through the task queue
     const task = await env.api('GET', `/v1/tasks/${taskId}`, { token: key });
-    expect(task.json).toMatchObject({ status: 'succeeded', operator_id: 'op-sync', files: [{ rows: 300 }] });
-    const wf = await env.temporal.workflow.getHandle(taskId).describe();
-    expect(wf.type).toBe('exportWorkflow');
+    expect(task.json).toMatchObject({ status: 'succeeded', operator_id: 'op-sync', files: [{ rows: 300 }], progress: { total_rows: 300 } });
+    const listed = await env.api('GET', '/v1/tasks?operator_id=op-sync', { token: key });
+    expect(listed.json.items.map((t: any) => t.task_id)).toContain(taskId);
+    const handle = env.temporal.workflow.getHandle(taskId);
+    expect((await handle.describe()).type).toBe('syncExportWorkflow');
+    // the answer may leave before the run's workflow task completes (the task row is final first)
+    expect(await handle.result()).toEqual({ status: 'succeeded' });
+    const events = (await handle.fetchHistory()).events ?? [];
+    expect(events.some((e) => e.activityTaskScheduledEventAttributes)).toBe(false);
+    expect(events.filter((e) => e.markerRecordedEventAttributes).length).toBeGreaterThan(5);
+    expect(res.headers.get('server-timing')).toMatch(/start;dur=[0-9.]+;desc="task queue"/);
   });
 
   it('degrades to 202 with the task when the source is over the sync limit', async () => {
@@ -57,6 +66,8 @@ describe('POST /v1/tasks/sync', () => {
     const task = await env.waitForTask(body.task_id, key);
     expect(task.status).toBe('succeeded');
     expect(task.files[0].rows).toBe(1200);
+    // the sync run put it back in the queue (a slot was free) and continued as the ordinary export
+    expect((await env.temporal.workflow.getHandle(body.task_id).describe()).type).toBe('exportWorkflow');
   });
 
   it('degrades to 202 at once when every sync slot is busy', async () => {

@@ -67,6 +67,48 @@ describe('record histories', () => {
     expect(lastEventType(h)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
   });
 
+  // Sync exports (workflows/sync-export.ts): local activities, recorded as markers.
+  const syncExport = async (body: Record<string, unknown>) => {
+    const res = await fetch(`${env.base}/v1/tasks/sync`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${project.api_key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ operator_id: 'op-rec', ...body }),
+    });
+    await res.arrayBuffer();
+    return { status: res.status, taskId: res.headers.get('x-task-id') ?? res.headers.get('location')!.split('/').pop()! };
+  };
+
+  it('sync-succeeded and sync-failed', async () => {
+    const ok = await syncExport({ source_url: (await source({ total: 250 })).url, page_size: 100 });
+    expect(ok.status).toBe(200);
+    const h = await record('sync-succeeded', ok.taskId);
+    expect(typeOf(h)).toBe('syncExportWorkflow');
+    expect(lastEventType(h)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
+    const bad = await source({ total: 250, intercept: (r) => (r.pageSize > 1 ? { status: 404, body: '{}' } : undefined) });
+    const res = await fetch(`${env.base}/v1/tasks/sync`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${project.api_key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ operator_id: 'op-rec', source_url: bad.url, page_size: 100 }),
+    });
+    expect(res.status).toBe(502);
+    const taskId = /task (tsk_\w+)/.exec(((await res.json()) as any).error.message)![1]!;
+    const f = await record('sync-failed', taskId);
+    expect(lastEventType(f)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
+  });
+
+  it('sync-requeued', async () => {
+    // Over the sync limit (10,000): back in the queue, a slot free, continued as the export.
+    const res = await syncExport({ source_url: (await source({ total: 10_100 })).url, page_size: 1000 });
+    expect(res.status).toBe(202);
+    expect(await env.waitForTask(res.taskId, project.api_key)).toMatchObject({ status: 'succeeded' });
+    const latest = await record('sync-requeued-export', res.taskId);
+    expect(typeOf(latest)).toBe('exportWorkflow');
+    const first = latest.events[0].workflowExecutionStartedEventAttributes.continuedExecutionRunId;
+    const h = await record('sync-requeued', res.taskId, first);
+    expect(typeOf(h)).toBe('syncExportWorkflow');
+    expect(lastEventType(h)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW');
+  });
+
   it('excel-lanes-succeeded', async () => {
     // 520 pages → 5 lanes of 104 pages → two fetchPages chunks (100 + 4) per lane.
     const src = await source({ total: 52_000 });

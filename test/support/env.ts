@@ -54,7 +54,12 @@ export function s3Env(): Record<string, string> {
   return { S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY: s3.accessKey, S3_SECRET_KEY: s3.secretKey, S3_BUCKET: `dc-${randomToken(8).toLowerCase().replace(/[^a-z0-9]/g, '0')}` };
 }
 
-export async function startTestEnv(env: Record<string, string> = {}, opts: { worker?: boolean } = {}): Promise<TestEnv> {
+/**
+ * `eager`: the API starts sync exports over the worker's NativeConnection, so their runs start
+ * eagerly on this worker, as on the embedded start (app/start.ts); by default it goes through the
+ * task queue, as the API alone does.
+ */
+export async function startTestEnv(env: Record<string, string> = {}, opts: { worker?: boolean; eager?: boolean } = {}): Promise<TestEnv> {
   const dataDir = mkdtempSync(join(tmpdir(), 'dc-test-'));
   const databaseUrl = await createDatabase();
   const port = await freePort();
@@ -89,7 +94,8 @@ export async function startTestEnv(env: Record<string, string> = {}, opts: { wor
   const running = worker?.run();
   // Like a worker process, the test's worker side starts what an API left queued (admission-watch.ts).
   const unwatch = worker ? await watchQueue({ db: core.database.db, database: core.database, temporal, config }) : undefined;
-  const server: ServerType = await startApi({ ...core, temporal });
+  const syncTemporal = opts.eager && worker ? new Client({ connection: nativeConnection, namespace: config.TEMPORAL_NAMESPACE }) : undefined;
+  const server: ServerType = await startApi({ ...core, temporal, syncTemporal });
   const base = `http://127.0.0.1:${port}`;
 
   const api: TestEnv['api'] = async (method, path, opts = {}) => {

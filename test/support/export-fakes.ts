@@ -47,6 +47,7 @@ export function fakes(rec: Recorder, probe: ProbeOutput, over: Partial<ExportAct
     failTask: async () => ({ ok: true }),
     markCancelled: async () => ({ ok: true }),
     pauseTask: async () => ({ ok: true }),
+    requeueTask: async () => ({ admitted: false }),
     stagedGaps: async () => ({ total: probe.total, pageSize: probe.pageSize, gaps: [] }),
     probeSource: async () => probe,
     fetchPages: async (i: FetchPagesInput): Promise<FetchPagesOutput> => ({ pages: i.toPage - i.fromPage, rows: (i.toPage - i.fromPage) * probe.pageSize }),
