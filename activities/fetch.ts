@@ -10,6 +10,7 @@ import { sourceLimits, type Permit } from '../domain/source/limiter.js';
 import { checkPage, PoliteSource } from '../domain/source/polite.js';
 import { keys } from '../domain/staging/keys.js';
 import { metaFromProbe, readMeta, type SourceMeta, writeMeta } from '../domain/staging/meta.js';
+import { PageEncoder } from '../domain/staging/page-encoder.js';
 import { encodeStaged, PieceBuffer, stagedExt } from '../domain/staging/pieces.js';
 import { sheetLabel, taskSheets } from '../domain/staging/sheets.js';
 import { requireTask } from '../domain/tasks/queries.js';
@@ -23,6 +24,7 @@ export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps
     client: { timeoutMs: config.SOURCE_TIMEOUT_MS, deadlineMs: config.SOURCE_REQUEST_DEADLINE_MS, maxBytes: config.SOURCE_MAX_PAGE_BYTES },
     databaseUrl: config.DATABASE_URL,
   });
+  const encoder = new PageEncoder(config.SOURCE_DECODE_THREADS);
   const load = async (taskId: string) => {
     const task = await requireTask(db, taskId);
     return { task, limits: sourceLimits(await settingsFor(db, task.projectId)) };
@@ -109,9 +111,14 @@ export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps
         if (!limits.rps) lease = await source.lease(task.projectId, limits, ctx.cancellationSignal);
         for (; next < input.toPage; ) {
           try {
-            const page = await source.get({ sourceUrl, projectId: task.projectId, limits, page: next, pageSize: meta.pageSize, signal: ctx.cancellationSignal, lease });
-            checkPage(page.total, page.data.length, next, meta);
-            piece.add(encodeStaged(ext, page.data, meta.columns));
+            const request = { sourceUrl, projectId: task.projectId, limits, page: next, pageSize: meta.pageSize, signal: ctx.cancellationSignal, lease };
+            if (ext === 'csv') {
+              piece.add(await encoder.encode(await source.getBytes(request), next, meta.pageSize, meta, meta.columns));
+            } else {
+              const page = await source.get(request);
+              checkPage(page.total, page.data.length, next, meta);
+              piece.add(encodeStaged(ext, page.data, meta.columns));
+            }
           } catch (err) {
             throw inSheet(err, sheetLabel(sheets, sheet));
           }

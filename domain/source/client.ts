@@ -94,8 +94,25 @@ export async function getPage(
   opts: SourceClientOptions,
   signal?: AbortSignal,
 ): Promise<SourcePage> {
+  return parsePage(await getPageBytes(sourceUrl, page, pageSize, opts, signal), pageWhere(page, pageSize));
+}
+
+/** How messages name a page. */
+export const pageWhere = (page: number, pageSize: number) => `page ${page} (page_size ${pageSize})`;
+
+/**
+ * The page's body as bytes, not parsed: a CSV export decodes and encodes pages on another thread
+ * (domain/staging/page-encoder.ts), so the request's thread only moves bytes.
+ */
+export async function getPageBytes(
+  sourceUrl: string,
+  page: number,
+  pageSize: number,
+  opts: SourceClientOptions,
+  signal?: AbortSignal,
+): Promise<Buffer> {
   const target = pageTarget(sourceUrl, page, pageSize);
-  const where = `page ${page} (page_size ${pageSize})`;
+  const where = pageWhere(page, pageSize);
   // The deadline covers connecting, the headers and the whole body; SOURCE_TIMEOUT_MS stays the idle limit of each.
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(new DeadlinePassed()), opts.deadlineMs);
@@ -137,22 +154,26 @@ export async function getPage(
       await res.body.dump({ limit: 128 * 1024, signal: both }).catch(() => {});
       throw permanent('source_bad_response', `source answered HTTP ${statusCode} for ${where}; expected 200 with JSON`);
     }
-    const text = await readLimited(res.body, opts.maxBytes, where).catch((err: unknown) => {
+    return await readLimited(res.body, opts.maxBytes, where).catch((err: unknown) => {
       throw translate(err, () => err);
     });
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw permanent('source_bad_response', `source answered malformed JSON for ${where}`);
-    }
-    return checkShape(json, where);
   } finally {
     clearTimeout(timer);
   }
 }
 
-async function readLimited(body: AsyncIterable<Buffer> & { destroy(): void }, maxBytes: number, where: string): Promise<string> {
+/** A page's body as the protocol's JSON object: malformed JSON and a wrong shape are permanent. */
+export function parsePage(body: Buffer, where: string): SourcePage {
+  let json: unknown;
+  try {
+    json = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw permanent('source_bad_response', `source answered malformed JSON for ${where}`);
+  }
+  return checkShape(json, where);
+}
+
+async function readLimited(body: AsyncIterable<Buffer> & { destroy(): void }, maxBytes: number, where: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {
@@ -168,7 +189,7 @@ async function readLimited(body: AsyncIterable<Buffer> & { destroy(): void }, ma
     if (err instanceof Error && err.name === 'ApplicationFailure') throw err;
     throw transient('source_unreachable', `source connection broke while reading ${where}: ${(err as Error).message}`);
   }
-  return Buffer.concat(chunks, size).toString('utf8');
+  return Buffer.concat(chunks, size);
 }
 
 function checkShape(json: unknown, where: string): SourcePage {

@@ -3,7 +3,7 @@
 import { permanent } from '../../model/errors.js';
 import { expectedRows } from '../../model/plan.js';
 import { metrics } from '../../platform/metrics.js';
-import { errorKind, getPage, type SourceClientOptions, type SourcePage } from './client.js';
+import { errorKind, getPage, getPageBytes, type SourceClientOptions, type SourcePage } from './client.js';
 import { LocalSourceLimiter, PgSourceLimiter, type Permit, type SourceLimiter, type SourceLimits } from './limiter.js';
 
 export interface PageRequest {
@@ -36,11 +36,20 @@ export class PoliteSource {
     return this.limiterFor().acquire(projectId, limits, signal);
   }
 
-  async get(r: PageRequest): Promise<SourcePage> {
-    if (r.lease) return this.timed(r);
+  get(r: PageRequest): Promise<SourcePage> {
+    return this.polite(r, () => getPage(r.sourceUrl, r.page, r.pageSize, this.opts.client, r.signal));
+  }
+
+  /** The page's body unparsed (a CSV export parses it on another thread). */
+  getBytes(r: PageRequest): Promise<Buffer> {
+    return this.polite(r, () => getPageBytes(r.sourceUrl, r.page, r.pageSize, this.opts.client, r.signal));
+  }
+
+  private async polite<T>(r: PageRequest, request: () => Promise<T>): Promise<T> {
+    if (r.lease) return this.timed(r, request);
     const permit = await this.lease(r.projectId, r.limits, r.signal);
     try {
-      return await this.timed(r);
+      return await this.timed(r, request);
     } finally {
       // Not awaited: with an rps limit the slot stays held a while, and the page can be stored meanwhile.
       void permit.release().catch(() => {});
@@ -48,13 +57,13 @@ export class PoliteSource {
   }
 
   /** One request, measured (the wait for a politeness slot is not part of it). */
-  private async timed(r: PageRequest): Promise<SourcePage> {
+  private async timed<T>(r: PageRequest, request: () => Promise<T>): Promise<T> {
     const started = performance.now();
     const seconds = () => (performance.now() - started) / 1000;
     try {
-      const page = await getPage(r.sourceUrl, r.page, r.pageSize, this.opts.client, r.signal);
+      const out = await request();
       metrics.sourceRequests.observe({ outcome: 'ok' }, seconds());
-      return page;
+      return out;
     } catch (err) {
       if (r.signal.aborted) {
         metrics.sourceRequests.observe({ outcome: 'cancelled' }, seconds());

@@ -1,0 +1,48 @@
+// CSV pages are parsed and encoded off the thread that runs the requests, the activities and (in
+// the embedded start) PGlite: JSON.parse, the UTF-8 decode and the CSV encoding are ~55 % of an
+// export's CPU there (docs/performance.md), and on a machine with a spare core they run beside it.
+// piscina keeps the thread pool (lazily started, stopped when idle, so an idle service holds no
+// extra isolate). SOURCE_DECODE_THREADS=0 keeps everything on the calling thread.
+import { ApplicationFailure } from '@temporalio/common';
+import { Piscina } from 'piscina';
+import { permanent, type TaskErrorCode } from '../../model/errors.js';
+import type { Column } from '../formats/columns.js';
+import { pageWhere } from '../source/client.js';
+import encodeHere, { type EncodeResult, type EncodeTask } from './page-encoder.worker.js';
+
+// From the TypeScript sources (tsx, vitest) the thread needs tsx too; dist/ runs plain JavaScript.
+const fromSources = import.meta.url.endsWith('.ts');
+const workerFile = new URL(`./page-encoder.worker.${fromSources ? 'ts' : 'js'}`, import.meta.url).href;
+
+export class PageEncoder {
+  private pool: Piscina | undefined;
+
+  constructor(private readonly threads: number) {}
+
+  /** The staged CSV bytes of one fetched page, after the same checks as on the calling thread. */
+  async encode(body: Buffer, page: number, pageSize: number, probed: { total: number; pageSize: number }, columns: Column[]): Promise<Buffer> {
+    const task: EncodeTask = { body, page, where: pageWhere(page, pageSize), probed, columns };
+    const result: EncodeResult = this.threads > 0 ? await this.run(task) : encodeHere(task);
+    if (!result.ok) {
+      throw result.nonRetryable ? permanent(result.type as TaskErrorCode, result.message) : ApplicationFailure.create({ type: result.type, message: result.message });
+    }
+    return Buffer.from(result.staged.buffer, result.staged.byteOffset, result.staged.byteLength);
+  }
+
+  private run(task: EncodeTask): Promise<EncodeResult> {
+    this.pool ??= new Piscina({
+      filename: workerFile,
+      minThreads: 0,
+      maxThreads: this.threads,
+      idleTimeout: 30_000,
+      ...(fromSources ? { execArgv: ['--import', 'tsx'] } : {}),
+    });
+    // The page's bytes move to the thread (no copy) when the Buffer owns its whole memory.
+    const owned = task.body.byteOffset === 0 && task.body.byteLength === task.body.buffer.byteLength;
+    return this.pool.run(task, owned ? { transferList: [task.body.buffer as ArrayBuffer] } : {});
+  }
+
+  async close(): Promise<void> {
+    await this.pool?.destroy();
+  }
+}

@@ -1,0 +1,62 @@
+// CSV pages parsed and encoded on a thread (domain/staging/page-encoder.ts) give the same bytes
+// and the same failures as on the calling thread.
+import { ApplicationFailure } from '@temporalio/common';
+import { afterAll, describe, expect, it } from 'vitest';
+import { encodeCsvRows } from '../../domain/formats/csv/encode.js';
+import { PageEncoder } from '../../domain/staging/page-encoder.js';
+
+const columns = [
+  { key: 'id', title: 'ID' },
+  { key: 'note', title: 'Note' },
+];
+const rows = [
+  { id: 1, note: '=HYPERLINK("x")' },
+  { id: 2, note: 'a, "quoted"\nline' },
+  { id: 3, note: '客户 3' },
+];
+const body = (o: unknown) => Buffer.from(JSON.stringify(o));
+const probed = { total: 3, pageSize: 3 };
+
+const threaded = new PageEncoder(1);
+const inline = new PageEncoder(0);
+afterAll(() => threaded.close());
+
+async function failure(p: Promise<unknown>): Promise<ApplicationFailure> {
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ApplicationFailure);
+  return err as ApplicationFailure;
+}
+
+describe.each([
+  ['on a thread', threaded],
+  ['on the calling thread', inline],
+])('page encoder %s', (_, encoder) => {
+  it('encodes a page exactly as encodeCsvRows does, formula escaping included', async () => {
+    const out = await encoder.encode(body({ total: 3, data: rows }), 0, 3, probed, columns);
+    expect(out.equals(encodeCsvRows(rows, columns))).toBe(true);
+    expect(out.toString()).toContain(`"'=HYPERLINK(""x"")"`);
+  });
+
+  it('fails malformed JSON permanently, naming the page', async () => {
+    const err = await failure(encoder.encode(Buffer.from('{"total": 3, "data": ['), 4, 3, probed, columns));
+    expect(err.type).toBe('source_bad_response');
+    expect(err.nonRetryable).toBe(true);
+    expect(err.message).toBe('source answered malformed JSON for page 4 (page_size 3)');
+  });
+
+  it('fails a page that disagrees with the probe with source_changed', async () => {
+    const err = await failure(encoder.encode(body({ total: 5, data: rows }), 0, 3, probed, columns));
+    expect(err.type).toBe('source_changed');
+    expect(err.message).toContain('from 3 to 5');
+    const short = await failure(encoder.encode(body({ total: 3, data: rows.slice(0, 2) }), 0, 3, probed, columns));
+    expect(short.message).toContain('returned 2 rows where 3 were expected');
+  });
+
+  it('rejects a page whose data is not an array of objects', async () => {
+    const err = await failure(encoder.encode(body({ total: 3, data: [1, 2, 3] }), 0, 3, probed, columns));
+    expect(err.message).toContain('data[0] is not an object or array');
+  });
+});
