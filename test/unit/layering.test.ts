@@ -52,3 +52,16 @@ it('rejects a workflow importing the domain, a room importing one above it, and 
   expect(r.out).toMatch(/error domain-formats: domain\/formats\/f\.ts → domain\/tasks\/t\.ts/);
   expect(r.out).toMatch(/error no-circular: model\/x\.ts →/);
 });
+
+it('keeps the client apart: it imports no server code, and the server does not import it', () => {
+  tree({
+    'client/src/index.ts': "import type { paths } from './schema.js';\nimport { e } from '../../api/errors.js';\nexport const c = e as unknown as paths;\n",
+    'client/src/schema.d.ts': 'export interface paths { a: 1 }\n',
+    'api/errors.ts': "import { c } from '../client/src/index.js';\nexport const e = c;\n",
+  });
+  const r = depcruise();
+  expect(r.status).not.toBe(0);
+  expect(r.out).toMatch(/error client: client\/src\/index\.ts → api\/errors\.ts/);
+  expect(r.out).toMatch(/error not-to-client: api\/errors\.ts → client\/src\/index\.ts/);
+  expect(r.out).not.toMatch(/client\/src\/index\.ts → client\/src\/schema/);
+});
