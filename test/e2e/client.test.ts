@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callbackEvent, errorEnvelope, projectSchema, taskEvent, taskPage, taskSchema } from '../../api/schemas/responses.js';
 import { CallbackVerificationError, DownloadCenter, DownloadCenterError, type TaskEvent, verifyCallback } from '../../client/src/index.js';
 import { startTestEnv, type TestEnv } from '../support/env.js';
 import { startReceiver } from '../support/receiver.js';
@@ -51,6 +52,9 @@ describe('export and download', () => {
     const task = await dc.waitUntilDone(submitted.task_id, { intervalMs: 100, timeoutMs: 60_000, onProgress: (t) => seen.push(t.status) });
     expect(task.status).toBe('succeeded');
     expect(seen.at(-1)).toBe('succeeded');
+    // The documented Task schema (GET /openapi.json) is what the API answers: no field missing or extra.
+    expect(taskSchema.strict().safeParse(task).error).toBeUndefined();
+    expect(taskSchema.strict().safeParse(submitted).error).toBeUndefined();
     const file = task.files[0]!;
 
     const path = join(dir, 'orders.csv');
@@ -80,6 +84,12 @@ describe('export and download', () => {
     const path = join(dir, 'missing.csv');
     await expect(dc.download('tsk_missing', path)).rejects.toMatchObject({ status: 404 });
     expect(() => readFileSync(path)).toThrow(/ENOENT/);
+    // The raw typed calls answer the documented envelope and objects.
+    const raw = await dc.api.POST('/v1/tasks', { body: { source_url: 'http://127.0.0.1/x', operator_id: 'client', page_size: 5 } });
+    expect(raw.response.status).toBe(422);
+    expect(errorEnvelope.strict().safeParse(raw.error).error).toBeUndefined();
+    const own = await dc.api.GET('/v1/projects/{project_id}', { params: { path: { project_id: project.project_id } } });
+    expect(projectSchema.strict().safeParse(own.data).error).toBeUndefined();
     const stranger = new DownloadCenter({ baseUrl: env.base, apiKey: 'dck_not_a_key' });
     await expect(stranger.get('tsk_x')).rejects.toMatchObject({ status: 401, code: 'unauthorized' });
   });
@@ -96,6 +106,8 @@ describe('list', () => {
     const pages: number[] = [];
     for await (const page of dc.pages({ operator_id: 'pager', limit: 2 })) pages.push(page.items.length);
     expect(pages).toEqual([2, 2, 1]);
+    const first = await dc.pages({ operator_id: 'pager', limit: 2 }).next();
+    expect(taskPage.strict().safeParse(first.value).error).toBeUndefined();
     // Breaking out of the loop stops paging.
     for await (const t of dc.list({ operator_id: 'pager', limit: 1 })) {
       expect(t.task_id).toBe(ids[4]);
@@ -153,6 +165,7 @@ describe('watch', () => {
       // Events came after the reconnect: at least the state sent on subscribing again.
       expect(events.length).toBeGreaterThan(cutAt);
       expect(events.every((e) => e.task.task_id === task_id)).toBe(true);
+      for (const e of events) expect(taskEvent.strict().safeParse(e).error).toBeUndefined();
     } finally {
       await proxy.close();
     }
@@ -193,6 +206,7 @@ describe('verifyCallback', () => {
       const [delivered] = await receiver.waitFor(1);
       const event = verifyCallback(project.webhook_secret, delivered!.body, delivered!.headers);
       expect(event).toMatchObject({ event: 'task.succeeded', task: { task_id, status: 'succeeded' } });
+      expect(callbackEvent.strict().safeParse(event).error).toBeUndefined();
       // As a Headers object and as bytes too.
       expect(verifyCallback(project.webhook_secret, new TextEncoder().encode(delivered!.body), new Headers(delivered!.headers)).task.task_id).toBe(task_id);
 
