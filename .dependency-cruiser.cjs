@@ -10,9 +10,10 @@
 //   platform/     config, storage, crypto, ...  → model
 //   model/        pure vocabulary (no I/O)      → nothing of ours
 //   console/      the web console (browser code) → model only: it talks to the server over HTTP
+//   client/       the typed API client (a package of its own) → only itself (its generated schema) and npm packages
 //
 // Inside domain/ the rooms are ordered too: schedules → tasks → projects → callbacks → staging → source → formats.
-const ours = '^(app|api|activities|domain|workflows|db|platform|model|scripts|bench|test|console)/';
+const ours = '^(app|api|activities|domain|workflows|db|platform|model|scripts|bench|test|console|client)/';
 
 /** A rule: files under `from` may import, of our folders, only those matching `allowed`. */
 const only = (name, from, allowed) => ({
@@ -32,6 +33,8 @@ module.exports = {
   forbidden: [
     { name: 'no-circular', severity: 'error', comment: 'no import cycles, of files or of folders', from: {}, to: { circular: true } },
     { name: 'not-to-tests', severity: 'error', comment: 'only tests and benchmarks import test code', from: { pathNot: '^(test|bench|scripts)/' }, to: { path: '^test/' } },
+    { name: 'not-to-client', severity: 'error', comment: 'the service does not depend on its client; only tests and scripts use it', from: { pathNot: '^(test|scripts|client)/' }, to: { path: '^client/' } },
+    only('client', 'client/', 'client/'),
     only('api', 'api/', 'api/|domain/|db/|platform/|model/'),
     only('activities', 'activities/', 'activities/|domain/|db/|platform/|model/'),
     only('workflows', 'workflows/', 'workflows/|model/'),

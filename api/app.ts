@@ -1,5 +1,4 @@
 // The HTTP API: one sub-app per resource, mounted here with the middleware they share.
-import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { requestId } from 'hono/request-id';
 import { DomainError } from '../domain/errors.js';
@@ -7,11 +6,14 @@ import { PoliteSource } from '../domain/source/polite.js';
 import { TaskEvents } from '../domain/tasks/events.js';
 import { linkSigner } from '../domain/tasks/view.js';
 import { onError } from './errors.js';
+import { openApiApp } from './openapi.js';
+import { describeExtras, openApiDocument } from './openapi-document.js';
 import { pathText } from './validate.js';
 import { adminOnly, authenticate, projectOnly } from './middleware/auth.js';
 import { requestLog } from './middleware/request-log.js';
 import { adminApp } from './routes/admin.js';
 import { consoleApp } from './routes/console.js';
+import { docsApp } from './routes/docs.js';
 import { filesApp } from './routes/files.js';
 import { previewApp } from './routes/preview.js';
 import { healthApp, readyApp } from './routes/health.js';
@@ -37,7 +39,7 @@ export function createApp(deps: ApiDeps) {
       databaseUrl: config.DATABASE_URL,
     }),
   };
-  const app = new Hono<AppEnv>();
+  const app = openApiApp<AppEnv>();
   const realtime = createRealtime(ctx, app);
   app.use('*', requestId());
   app.use('*', requestLog);
@@ -69,6 +71,8 @@ export function createApp(deps: ApiDeps) {
   app.route('/v1/ws', realtime.routes);
   app.route('/v1/files', filesApp(deps));
   app.route('/', consoleApp());
+  describeExtras(app);
+  app.route('/', docsApp(() => openApiDocument(app, config.publicBaseUrl)));
   app.notFound((c) => onError(new DomainError('not_found', `no such endpoint: ${c.req.method} ${c.req.path}`), c));
   app.onError(onError);
   return { app, realtime };

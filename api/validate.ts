@@ -1,5 +1,6 @@
-// Validation at the edge: @hono/zod-validator with a hook that answers 422 validation_failed and
-// names each field (details[].field), as the API always has. Before any schema runs, text that no
+// Validation at the edge: the routes' zod schemas (createRoute, api/openapi.ts) run through
+// @hono/zod-validator with a hook that answers 422 validation_failed and names each field
+// (details[].field), as the API always has. Before any schema runs, text that no
 // field may hold is refused the same way (CONTRACT §7 "bad text anywhere ... is a 422 naming the
 // field"): a NUL character, an unpaired UTF-16 surrogate, or bytes that are not UTF-8. Postgres
 // cannot store the first (it answered 500), and the others would be stored as something else.
@@ -71,8 +72,9 @@ export const jsonBody = createMiddleware(async (c, next) => {
   c.req.bodyCache.json = Promise.resolve(parsed);
   // The cache holds the promises Body's methods return, whatever its type says of text.
   (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(JSON.stringify(parsed));
-  const type = c.req.header('content-type')?.split(';')[0]?.trim() ?? '';
-  if (!JSON_TYPE.test(type)) c.req.raw.headers.set('content-type', 'application/json');
+  // Whatever type it came with (none, text/plain, a JSON type with odd parameters), it is JSON now:
+  // said plainly, so the route's own media-type check (@hono/zod-openapi answers 415) never refuses it.
+  c.req.raw.headers.set('content-type', 'application/json');
   await next();
 });
 
@@ -202,4 +204,26 @@ export function valid<T extends keyof ValidationTargets, S extends z.ZodType>(ta
     return check(c, next);
   };
   return guarded;
+}
+
+/** Header names as the caller writes them, for the paths zod reports (headers arrive lower-case). */
+export const FIELD_NAMES: Record<string, string> = { 'idempotency-key': 'Idempotency-Key' };
+
+/**
+ * The defaultHook of every OpenAPIHono: a schema's refusal becomes the DomainError that
+ * api/errors.ts answers as 422 validation_failed, exactly as valid() does.
+ */
+export function validationHook(result: { success: true } | { success: false; error: unknown }): void {
+  if (!result.success) throw validationError(result.error as z.ZodError, FIELD_NAMES);
+}
+
+/**
+ * Route middleware that refuses bad text in one request part before createRoute's validators (which
+ * run after the route's middleware) hand it to the schema: valid()'s first step, on its own.
+ */
+export function textGuard(target: 'query' | 'header', schema: z.ZodType, fieldNames: Record<string, string> = FIELD_NAMES) {
+  return createMiddleware(async (c, next) => {
+    await refuseBadText(c, target, schema, fieldNames);
+    await next();
+  });
 }

@@ -1,22 +1,44 @@
 // /v1/admin (CONTRACT §8, admin token only): tasks across projects, for operators.
-import { Hono } from 'hono';
+import { createRoute } from '@hono/zod-openapi';
 import { countAllTasks, listAllTasks } from '../../domain/tasks/queries.js';
 import { taskJson } from '../../domain/tasks/view.js';
+import { auth, errors, json, keyed, openApiApp, type Responses } from '../openapi.js';
+import { taskCounts, taskPage } from '../schemas/responses.js';
 import { adminFilterSchema, adminListSchema } from '../schemas/tasks.js';
 import type { ApiContext, AppEnv } from '../types.js';
-import { valid } from '../validate.js';
+import { textGuard } from '../validate.js';
+
+const list = createRoute({
+  method: 'get',
+  path: '/tasks',
+  operationId: 'adminListTasks',
+  tags: ['admin'],
+  summary: 'Tasks across projects (admin), newest first',
+  security: auth.admin,
+  middleware: [textGuard('query', adminListSchema)],
+  request: { query: adminListSchema },
+  responses: { 200: json(taskPage, 'One page of tasks.'), ...errors(...keyed) } as Responses,
+});
+
+const counts = createRoute({
+  method: 'get',
+  path: '/tasks/counts',
+  operationId: 'adminCountTasks',
+  tags: ['admin'],
+  summary: 'Tasks across projects counted by status (admin)',
+  security: auth.admin,
+  middleware: [textGuard('query', adminFilterSchema)],
+  request: { query: adminFilterSchema },
+  responses: { 200: json(taskCounts, 'Counts by status.'), ...errors(...keyed) } as Responses,
+});
 
 export function adminApp(ctx: ApiContext) {
   const { db } = ctx.database;
-  const app = new Hono<AppEnv>();
-
-  app.get('/tasks', valid('query', adminListSchema), async (c) => {
+  const app = openApiApp<AppEnv>();
+  app.openapi(list, async (c) => {
     const { items, nextCursor } = await listAllTasks(db, c.req.valid('query'));
     return c.json({ items: items.map((t) => taskJson(t, ctx.signer)), next_cursor: nextCursor });
   });
-
-  app.get('/tasks/counts', valid('query', adminFilterSchema), async (c) => {
-    return c.json({ counts: await countAllTasks(db, c.req.valid('query')) });
-  });
+  app.openapi(counts, async (c) => c.json({ counts: await countAllTasks(db, c.req.valid('query')) }));
   return app;
 }

@@ -1,14 +1,34 @@
 // Signed links (files[].url): no API key, the signature is the credential.
-import { Hono } from 'hono';
+import { createRoute, z } from '@hono/zod-openapi';
 import { DomainError } from '../../domain/errors.js';
 import { getTask } from '../../domain/tasks/queries.js';
 import { checkLink } from '../../platform/links.js';
 import { assertDownloadable, sendFile } from '../download.js';
+import { auth, errors, file, openApiApp, type Responses } from '../openapi.js';
 import type { ApiDeps, AppEnv } from '../types.js';
 
+// The query is read as it always was (a missing or repeated parameter is a bad signature, 403), so
+// it is described here rather than validated by a schema.
+const query = (name: string, description: string) => ({ name, in: 'query' as const, required: true, description, schema: { type: 'string' as const } });
+
+const route = createRoute({
+  method: 'get',
+  path: '/{task_id}/{name}',
+  operationId: 'downloadFile',
+  tags: ['tasks'],
+  summary: 'A signed link of files[].url (no API key: the signature is the credential)',
+  security: auth.none,
+  request: { params: z.object({ task_id: z.string(), name: z.string().openapi({ description: 'files[].name' }) }) },
+  parameters: [query('expires', 'Unix seconds, as signed.'), query('sig', 'The signature.')],
+  responses: {
+    200: file('The file, streamed.', { 'X-Content-SHA256': { description: 'SHA-256 of the file (hex).', schema: { type: 'string' } } }),
+    ...errors(403, 404, 409, 410),
+  } as Responses,
+});
+
 export function filesApp(deps: ApiDeps) {
-  const app = new Hono<AppEnv>();
-  app.get('/:task_id/:name', async (c) => {
+  const app = openApiApp<AppEnv>();
+  app.openapi(route, async (c) => {
     const taskId = c.req.param('task_id');
     const name = c.req.param('name');
     const verdict = checkLink({ secret: deps.secrets.linkSecret, taskId, name, expires: c.req.query('expires'), sig: c.req.query('sig') });

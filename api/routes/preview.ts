@@ -1,18 +1,39 @@
 // POST /v1/tasks/preview (CONTRACT §9): the first rows of an export as the file itself, rendered
 // exactly as the export would be (domain/tasks/preview.ts). No task is created, nothing is stored.
-import { Hono } from 'hono';
+import { createRoute } from '@hono/zod-openapi';
 import { previewTask } from '../../domain/tasks/preview.js';
 import { contentDisposition, contentTypeOf } from '../../platform/http.js';
 import { rateLimitHeaders } from '../errors.js';
+import { auth, errors, file, keyed, openApiApp, rateHeaders, type Responses } from '../openapi.js';
 import { previewSchema } from '../schemas/tasks.js';
 import type { ApiContext, AppEnv } from '../types.js';
-import { jsonBody, valid } from '../validate.js';
+import { jsonBody } from '../validate.js';
+
+const previewRoute = createRoute({
+  method: 'post',
+  path: '/preview',
+  operationId: 'previewTask',
+  tags: ['tasks'],
+  summary: 'The first rows of an export, laid out as the export would be',
+  description: 'The body of POST /v1/tasks plus `rows` (of each sheet). Only what is needed is fetched from the source; no task is created.',
+  security: auth.project,
+  middleware: [jsonBody],
+  request: { body: { content: { 'application/json': { schema: previewSchema } }, required: true } },
+  responses: {
+    200: file('The rendered file of those rows.', {
+      ...rateHeaders,
+      'X-Preview-Rows': { description: 'Rows rendered.', schema: { type: 'integer' } },
+      'X-Source-Total': { description: "The source's total.", schema: { type: 'integer' } },
+    }),
+    ...errors(400, ...keyed, 413, 429, 502),
+  } as Responses,
+});
 
 export function previewApp(ctx: ApiContext) {
   const deps = { db: ctx.database.db, config: ctx.config, source: ctx.source };
-  const app = new Hono<AppEnv>();
+  const app = openApiApp<AppEnv>();
 
-  app.post('/preview', jsonBody, valid('json', previewSchema), async (c) => {
+  app.openapi(previewRoute, async (c) => {
     // A caller that goes away stops the source requests.
     const p = await previewTask(deps, c.get('project'), c.req.valid('json'), c.req.raw.signal);
     return c.body(new Uint8Array(p.body), 200, {

@@ -1,6 +1,6 @@
 // /v1/schedules (CONTRACT §9): recurring exports of the caller's project. Each run is an ordinary
 // task carrying schedule_id; the rules live in domain/schedules.
-import { Hono } from 'hono';
+import { createRoute } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
 import type { ScheduleRow } from '../../db/schema.js';
 import {
@@ -14,15 +14,22 @@ import {
   triggerSchedule,
 } from '../../domain/schedules/schedules.js';
 import { scheduleJson } from '../../domain/schedules/view.js';
+import { auth, errors, json, keyed, openApiApp, type Responses, scheduleIdParam } from '../openapi.js';
+import { scheduleObject, schedulePage } from '../schemas/responses.js';
 import { noteSchema, scheduleListSchema, scheduleSchema } from '../schemas/schedules.js';
 import type { ApiContext, AppEnv } from '../types.js';
-import { jsonBody, valid } from '../validate.js';
+import { jsonBody, textGuard } from '../validate.js';
 
 type Env = AppEnv & { Variables: { schedule: ScheduleRow } };
 
+const tags = ['schedules'];
+const security = auth.project;
+const one = (description: string) => ({ 200: json(scheduleObject, description), ...errors(...keyed, 404) });
+const noteBody = { body: { content: { 'application/json': { schema: noteSchema } }, required: true } };
+
 export function schedulesApp(ctx: ApiContext) {
   const deps = { db: ctx.database.db, temporal: ctx.temporal, config: ctx.config };
-  const app = new Hono<Env>();
+  const app = openApiApp<Env>();
   const owned = createMiddleware<Env>(async (c, next) => {
     c.set('schedule', await ownedSchedule(deps.db, c.get('project').id, c.req.param('schedule_id') ?? ''));
     await next();
@@ -33,37 +40,106 @@ export function schedulesApp(ctx: ApiContext) {
     return scheduleJson(row, await liveState(deps, row));
   };
 
-  app.post('/', jsonBody, valid('json', scheduleSchema), async (c) => {
+  const create = createRoute({
+    method: 'post',
+    path: '/',
+    operationId: 'createSchedule',
+    tags,
+    summary: 'A recurring export: a task body plus cron + timezone, or every',
+    security,
+    middleware: [jsonBody],
+    request: { body: { content: { 'application/json': { schema: scheduleSchema } }, required: true } },
+    responses: {
+      201: json(scheduleObject, 'The schedule.', { Location: { description: '/v1/schedules/<schedule_id>', schema: { type: 'string' } } }),
+      ...errors(400, ...keyed, 409, 413),
+    } as Responses,
+  });
+  app.openapi(create, async (c) => {
     const row = await createSchedule(deps, c.get('project'), c.req.valid('json'));
     c.header('Location', `/v1/schedules/${row.id}`);
     return c.json(scheduleJson(row, await liveState(deps, row)), 201);
   });
 
-  app.get('/', valid('query', scheduleListSchema), async (c) => {
+  const list = createRoute({
+    method: 'get',
+    path: '/',
+    operationId: 'listSchedules',
+    tags,
+    summary: "The project's schedules",
+    security,
+    middleware: [textGuard('query', scheduleListSchema)],
+    request: { query: scheduleListSchema },
+    responses: { 200: json(schedulePage, 'One page of schedules.'), ...errors(...keyed) } as Responses,
+  });
+  app.openapi(list, async (c) => {
     const { items, nextCursor } = await listSchedules(deps.db, c.get('project').id, c.req.valid('query'));
     return c.json({ items: items.map((s) => scheduleJson(s)), next_cursor: nextCursor });
   });
 
-  app.get('/:schedule_id', owned, async (c) => c.json(await current(c.get('schedule'))));
-
-  app.delete('/:schedule_id', owned, async (c) => {
-    await deleteSchedule(deps, c.get('schedule').id);
-    return c.body(null, 204);
+  const at = (method: 'get' | 'post' | 'delete', suffix: string) => ({
+    method,
+    path: `/{schedule_id}${suffix}`,
+    tags,
+    security,
+    middleware: [owned],
+    request: { params: scheduleIdParam },
   });
 
-  app.post('/:schedule_id/pause', owned, jsonBody, valid('json', noteSchema), async (c) => {
+  app.openapi(
+    createRoute({ ...at('get', ''), operationId: 'getSchedule', summary: 'One schedule, with its next due times', responses: one('The schedule.') as Responses }),
+    async (c) => c.json(await current(c.get('schedule'))),
+  );
+
+  app.openapi(
+    createRoute({
+      ...at('delete', ''),
+      operationId: 'deleteSchedule',
+      summary: 'Delete a schedule (its tasks stay)',
+      responses: { 204: { description: 'Deleted.' }, ...errors(...keyed, 404) } as Responses,
+    }),
+    async (c) => {
+      await deleteSchedule(deps, c.get('schedule').id);
+      return c.body(null, 204);
+    },
+  );
+
+  const pause = createRoute({
+    ...at('post', '/pause'),
+    operationId: 'pauseSchedule',
+    summary: 'Pause a schedule, with an optional note',
+    middleware: [owned, jsonBody],
+    request: { params: scheduleIdParam, ...noteBody },
+    responses: one('The schedule, paused.') as Responses,
+  });
+  app.openapi(pause, async (c) => {
     await pauseSchedule(deps, c.get('schedule').id, c.req.valid('json').note ?? 'paused through the API');
     return c.json(await current(c.get('schedule')));
   });
 
-  app.post('/:schedule_id/resume', owned, jsonBody, valid('json', noteSchema), async (c) => {
+  const resume = createRoute({
+    ...at('post', '/resume'),
+    operationId: 'resumeSchedule',
+    summary: 'Resume a schedule; failures count afresh',
+    middleware: [owned, jsonBody],
+    request: { params: scheduleIdParam, ...noteBody },
+    responses: one('The schedule, running.') as Responses,
+  });
+  app.openapi(resume, async (c) => {
     await resumeSchedule(deps, c.get('schedule').id, c.req.valid('json').note ?? 'resumed through the API');
     return c.json(await current(c.get('schedule')));
   });
 
-  app.post('/:schedule_id/trigger', owned, async (c) => {
-    await triggerSchedule(deps, c.get('schedule').id);
-    return c.json(await current(c.get('schedule')), 202);
-  });
+  app.openapi(
+    createRoute({
+      ...at('post', '/trigger'),
+      operationId: 'triggerSchedule',
+      summary: 'Start a run now (also on a paused schedule)',
+      responses: { 202: json(scheduleObject, 'The run was started.'), ...errors(...keyed, 404) } as Responses,
+    }),
+    async (c) => {
+      await triggerSchedule(deps, c.get('schedule').id);
+      return c.json(await current(c.get('schedule')), 202);
+    },
+  );
   return app;
 }

@@ -2,7 +2,8 @@
 // submitted exactly like POST /v1/tasks and runs as the same workflow, so it is recorded and
 // observable; this handler only waits for it, within a per-process number of sync slots (the
 // semaphore of seeds/001), and degrades to 202 + the task when it cannot or should not wait.
-import { type Context, Hono } from 'hono';
+import { createRoute } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import type { TaskRow } from '../../db/schema.js';
 import { DomainError } from '../../domain/errors.js';
 import { getTask } from '../../domain/tasks/queries.js';
@@ -10,6 +11,8 @@ import { submitTask } from '../../domain/tasks/submit.js';
 import { taskJson } from '../../domain/tasks/view.js';
 import { isTerminal } from '../../model/task.js';
 import { primaryFile, sendFile } from '../download.js';
+import { auth, errors, file, json, keyed, openApiApp, type Responses } from '../openapi.js';
+import { taskSchema } from '../schemas/responses.js';
 import type { ApiContext, AppEnv } from '../types.js';
 import { submission } from './tasks.js';
 
@@ -45,11 +48,31 @@ class ServerTiming {
 
 export type SyncFallback = 'no_free_slot' | 'over_row_limit' | 'timeout';
 
+const syncRoute = createRoute({
+  method: 'post',
+  path: '/sync',
+  operationId: 'submitSyncTask',
+  tags: ['tasks'],
+  summary: 'Export small data and answer with the file itself',
+  description:
+    "Same body as POST /v1/tasks. Within the sync row limit and with a free sync slot the answer is the file (X-Task-Id names the task); otherwise it degrades to 202 with the task object (X-Sync-Fallback: no_free_slot | over_row_limit | timeout). A failed export answers with the task's error code.",
+  security: auth.project,
+  ...submission,
+  responses: {
+    200: file('The file.', { 'X-Task-Id': { description: 'The task that made it.', schema: { type: 'string' } } }),
+    202: json(taskSchema, 'Degraded to the asynchronous path: the task.', {
+      Location: { description: '/v1/tasks/<task_id>', schema: { type: 'string' } },
+      'X-Sync-Fallback': { description: 'no_free_slot, over_row_limit or timeout', schema: { type: 'string' } },
+    }),
+    ...errors(400, ...keyed, 409, 410, 413, 429, 502),
+  } as Responses,
+});
+
 export function syncApp(ctx: ApiContext) {
   const { config, storage, database } = ctx;
   const deps = { db: database.db, temporal: ctx.temporal, config };
   const slots = new Slots(config.SYNC_SLOTS);
-  const app = new Hono<AppEnv>();
+  const app = openApiApp<AppEnv>();
 
   const fallback = async (c: Context<AppEnv>, task: TaskRow, why: SyncFallback) => {
     const latest = (await getTask(database.db, task.id)) ?? task;
@@ -58,7 +81,7 @@ export function syncApp(ctx: ApiContext) {
     return c.json(taskJson(latest, ctx.signer), 202);
   };
 
-  app.post('/sync', ...submission, async (c) => {
+  app.openapi(syncRoute, async (c) => {
     const timing = new ServerTiming();
     const body = c.req.valid('json');
     const key = c.req.valid('header')['idempotency-key'];

@@ -1,25 +1,56 @@
 // Actions on one task of the caller's project: cancel, retry, pause, resume, and its callback deliveries.
-import { Hono } from 'hono';
+import { createRoute } from '@hono/zod-openapi';
 import { deliveryJson, listDeliveries } from '../../domain/callbacks/deliveries.js';
 import { cancelTask, pauseTask, resumeTask, retryTask } from '../../domain/tasks/control.js';
 import { taskJson } from '../../domain/tasks/view.js';
 import { ownedTask } from '../middleware/owned-task.js';
+import { auth, errors, json, keyed, openApiApp, type Responses, taskIdParam } from '../openapi.js';
+import { deliveryList, taskSchema } from '../schemas/responses.js';
 import type { ApiContext, AppEnv } from '../types.js';
+
+const ACTIONS = {
+  cancel: { run: cancelTask, summary: 'Cancel a queued, running or paused task (partial data removed)', conflict: 'already finished (task_finished)' },
+  retry: { run: retryTask, summary: 'Run a failed or cancelled task again under the same task_id', conflict: 'not failed or cancelled (task_not_retryable, task_still_stopping)' },
+  pause: { run: pauseTask, summary: 'Pause a queued or running task (it keeps what it fetched and frees its slot)', conflict: 'cannot be paused (task_not_pausable)' },
+  resume: { run: resumeTask, summary: 'Resume a paused task where it stopped (back to queued)', conflict: 'not paused (task_not_paused)' },
+} as const;
 
 export function taskActionsApp(ctx: ApiContext) {
   const deps = { db: ctx.database.db, temporal: ctx.temporal, config: ctx.config };
-  const app = new Hono<AppEnv>();
+  const app = openApiApp<AppEnv>();
   const owned = ownedTask(ctx);
 
-  app.post('/:task_id/cancel', owned, async (c) => c.json(taskJson(await cancelTask(deps, c.get('task')), ctx.signer), 202));
+  for (const [name, action] of Object.entries(ACTIONS)) {
+    const route = createRoute({
+      method: 'post',
+      path: `/{task_id}/${name}`,
+      operationId: `${name}Task`,
+      tags: ['tasks'],
+      summary: action.summary,
+      security: auth.project,
+      middleware: [owned],
+      request: { params: taskIdParam },
+      responses: {
+        202: json(taskSchema, 'Accepted: the task as it is now.'),
+        ...errors(...keyed, 404),
+        409: { ...errors(409)['409'], description: `The task is ${action.conflict}.` },
+      } as Responses,
+    });
+    app.openapi(route, async (c) => c.json(taskJson(await action.run(deps, c.get('task')), ctx.signer), 202));
+  }
 
-  app.post('/:task_id/retry', owned, async (c) => c.json(taskJson(await retryTask(deps, c.get('task')), ctx.signer), 202));
-
-  app.post('/:task_id/pause', owned, async (c) => c.json(taskJson(await pauseTask(deps, c.get('task')), ctx.signer), 202));
-
-  app.post('/:task_id/resume', owned, async (c) => c.json(taskJson(await resumeTask(deps, c.get('task')), ctx.signer), 202));
-
-  app.get('/:task_id/deliveries', owned, async (c) => {
+  const deliveries = createRoute({
+    method: 'get',
+    path: '/{task_id}/deliveries',
+    operationId: 'listDeliveries',
+    tags: ['tasks'],
+    summary: "The task's callback delivery attempts",
+    security: auth.project,
+    middleware: [owned],
+    request: { params: taskIdParam },
+    responses: { 200: json(deliveryList, 'Attempts, oldest first.'), ...errors(...keyed, 404) } as Responses,
+  });
+  app.openapi(deliveries, async (c) => {
     const rows = await listDeliveries(deps.db, c.get('task').id);
     return c.json({ items: rows.map(deliveryJson) });
   });

@@ -1,5 +1,5 @@
 // /v1/tasks: submit, list, count, read one, download its file (CONTRACT §4).
-import { Hono } from 'hono';
+import { createRoute } from '@hono/zod-openapi';
 import { DomainError } from '../../domain/errors.js';
 import { countTasks, listTasks } from '../../domain/tasks/queries.js';
 import { submitTask } from '../../domain/tasks/submit.js';
@@ -8,20 +8,47 @@ import { assertDownloadable, primaryFile, sendFile } from '../download.js';
 import { rateLimitHeaders } from '../errors.js';
 import { ownedTask } from '../middleware/owned-task.js';
 import { countSubmission } from '../middleware/submissions.js';
-import { filterSchema, idempotencyFieldNames, idempotencyHeader, listSchema, submitSchema } from '../schemas/tasks.js';
+import { auth, errors, file, json, keyed, openApiApp, rateHeaders, type Responses, taskIdParam } from '../openapi.js';
+import { taskCounts, taskPage, taskSchema } from '../schemas/responses.js';
+import { filterSchema, idempotencyHeader, listSchema, submitSchema } from '../schemas/tasks.js';
 import type { ApiContext, AppEnv } from '../types.js';
-import { jsonBody, valid } from '../validate.js';
+import { jsonBody, textGuard } from '../validate.js';
 
-/** The middleware chain of a submission: counted, the body as JSON, then the body and the Idempotency-Key validated. */
-export const submission = [countSubmission, jsonBody, valid('json', submitSchema), valid('header', idempotencyHeader, idempotencyFieldNames)] as const;
+/** A submission's request: counted, the body read as JSON, then the body and the Idempotency-Key validated. */
+export const submission = {
+  middleware: [countSubmission, jsonBody, textGuard('header', idempotencyHeader)],
+  request: {
+    body: { content: { 'application/json': { schema: submitSchema } }, required: true },
+    headers: idempotencyHeader,
+  },
+};
+
+const location = { Location: { description: '/v1/tasks/<task_id>', schema: { type: 'string' as const } } };
+const submitErrors = errors(400, ...keyed, 413, 429);
+
+export const submitRoute = createRoute({
+  method: 'post',
+  path: '/',
+  operationId: 'submitTask',
+  tags: ['tasks'],
+  summary: 'Submit an export',
+  description: 'The same Idempotency-Key with the same body returns the same task (with another body: 422). An identical request while an earlier one is live returns that task (200).',
+  security: auth.project,
+  ...submission,
+  responses: {
+    202: json(taskSchema, 'A new task.', { ...location, ...rateHeaders }),
+    200: json(taskSchema, 'Deduplicated: the existing task.', rateHeaders),
+    ...submitErrors,
+  } as Responses,
+});
 
 export function tasksApp(ctx: ApiContext) {
   const { db } = ctx.database;
   const deps = { db, temporal: ctx.temporal, config: ctx.config };
   const owned = ownedTask(ctx);
-  const app = new Hono<AppEnv>();
+  const app = openApiApp<AppEnv>();
 
-  app.post('/', ...submission, async (c) => {
+  app.openapi(submitRoute, async (c) => {
     const { task, created, rate } = await submitTask(deps, c.get('project'), c.req.valid('json'), c.req.valid('header')['idempotency-key']);
     c.set('submitted', created ? 'accepted' : 'deduplicated');
     if (created) c.header('Location', `/v1/tasks/${task.id}`);
@@ -29,23 +56,69 @@ export function tasksApp(ctx: ApiContext) {
     return c.json(taskJson(task, ctx.signer), created ? 202 : 200);
   });
 
-  app.get('/', valid('query', listSchema), async (c) => {
+  const list = createRoute({
+    method: 'get',
+    path: '/',
+    operationId: 'listTasks',
+    tags: ['tasks'],
+    summary: "The project's tasks, newest first",
+    description: 'Cursor paging: pass next_cursor back as cursor until it is null.',
+    security: auth.project,
+    middleware: [textGuard('query', listSchema)],
+    request: { query: listSchema },
+    responses: { 200: json(taskPage, 'One page of tasks.'), ...errors(...keyed) } as Responses,
+  });
+  app.openapi(list, async (c) => {
     const { items, nextCursor } = await listTasks(db, c.get('project').id, c.req.valid('query'));
     return c.json({ items: items.map((t) => taskJson(t, ctx.signer)), next_cursor: nextCursor });
   });
 
-  app.get('/counts', valid('query', filterSchema), async (c) => {
-    return c.json({ counts: await countTasks(db, c.get('project').id, c.req.valid('query')) });
+  const counts = createRoute({
+    method: 'get',
+    path: '/counts',
+    operationId: 'countTasks',
+    tags: ['tasks'],
+    summary: "The project's tasks counted by status",
+    security: auth.project,
+    middleware: [textGuard('query', filterSchema)],
+    request: { query: filterSchema },
+    responses: { 200: json(taskCounts, 'Counts by status.'), ...errors(...keyed) } as Responses,
   });
+  app.openapi(counts, async (c) => c.json({ counts: await countTasks(db, c.get('project').id, c.req.valid('query')) }));
 
-  app.get('/:task_id', owned, (c) => c.json(taskJson(c.get('task'), ctx.signer)));
+  const get = createRoute({
+    method: 'get',
+    path: '/{task_id}',
+    operationId: 'getTask',
+    tags: ['tasks'],
+    summary: 'One task',
+    security: auth.project,
+    middleware: [owned],
+    request: { params: taskIdParam },
+    responses: { 200: json(taskSchema, 'The task.'), ...errors(...keyed, 404) } as Responses,
+  });
+  app.openapi(get, (c) => c.json(taskJson(c.get('task'), ctx.signer)));
 
-  app.get('/:task_id/download', owned, async (c) => {
+  const download = createRoute({
+    method: 'get',
+    path: '/{task_id}/download',
+    operationId: 'downloadTask',
+    tags: ['tasks'],
+    summary: "The task's file: the single file, or the zip of all parts",
+    security: auth.project,
+    middleware: [owned],
+    request: { params: taskIdParam },
+    responses: {
+      200: file('The file, streamed.', { 'X-Content-SHA256': { description: 'SHA-256 of the file (hex).', schema: { type: 'string' } } }),
+      ...errors(...keyed, 404, 409, 410),
+    } as Responses,
+  });
+  app.openapi(download, async (c) => {
     const task = c.get('task');
     assertDownloadable(task);
-    const file = primaryFile(task);
-    if (!file) throw new DomainError('expired', 'the task has no file to download');
-    return sendFile(c, ctx.storage, file);
+    const f = primaryFile(task);
+    if (!f) throw new DomainError('expired', 'the task has no file to download');
+    return sendFile(c, ctx.storage, f);
   });
   return app;
 }

@@ -1,5 +1,5 @@
-// The task requests as zod schemas: what the handlers validate with (and, later, what the API
-// reference is generated from).
+// The task requests as zod schemas: what the handlers validate with, and what the API reference
+// (/openapi.json) and the client's types are generated from.
 import { z } from 'zod';
 import { taskSplitFields } from '../../domain/formats/split.js';
 import { areaSchema } from '../../domain/formats/template/areas.js';
@@ -86,7 +86,6 @@ export const previewSchema = withSheets(submitFields.extend({ rows: z.number().i
 export const idempotencyHeader = z.object({
   'idempotency-key': z.string().min(1, 'length 1 to 255').max(255, 'length 1 to 255').optional(),
 });
-export const idempotencyFieldNames = { 'idempotency-key': 'Idempotency-Key' };
 
 export const filterSchema = z.object({
   operator_id: z.string().max(128).optional(),

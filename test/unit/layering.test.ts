@@ -65,3 +65,16 @@ it('lets the browser console import model/ only, never server code', () => {
   expect(r.out).toMatch(/error console: console\/src\/bad\.tsx → api\/s\.ts/);
   expect(r.out).not.toMatch(/ok\.ts/);
 });
+
+it('keeps the client apart: it imports no server code, and the server does not import it', () => {
+  tree({
+    'client/src/index.ts': "import type { paths } from './schema.js';\nimport { e } from '../../api/errors.js';\nexport const c = e as unknown as paths;\n",
+    'client/src/schema.d.ts': 'export interface paths { a: 1 }\n',
+    'api/errors.ts': "import { c } from '../client/src/index.js';\nexport const e = c;\n",
+  });
+  const r = depcruise();
+  expect(r.status).not.toBe(0);
+  expect(r.out).toMatch(/error client: client\/src\/index\.ts → api\/errors\.ts/);
+  expect(r.out).toMatch(/error not-to-client: api\/errors\.ts → client\/src\/index\.ts/);
+  expect(r.out).not.toMatch(/client\/src\/index\.ts → client\/src\/schema/);
+});

@@ -1,0 +1,83 @@
+// The pieces every route definition shares: the sub-app class (whose validation failures become our
+// 422 through validationHook), the security requirements, and the documented answers (JSON, files,
+// the error envelope). The document itself is put together in openapi-document.ts.
+import { type RouteConfig, OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Env } from 'hono';
+import { errorEnvelope } from './schemas/responses.js';
+import { validationHook } from './validate.js';
+
+/** An OpenAPIHono whose schema refusals go through api/errors.ts like any DomainError. */
+export function openApiApp<E extends Env>(): OpenAPIHono<E> {
+  return new OpenAPIHono<E>({ defaultHook: validationHook });
+}
+
+/** Security requirements, named as in components.securitySchemes (openapi-document.ts). */
+type Security = Array<Record<string, string[]>>;
+export const auth: Record<'project' | 'admin' | 'projectOrAdmin' | 'none', Security> = {
+  project: [{ projectKey: [] }],
+  admin: [{ adminToken: [] }],
+  projectOrAdmin: [{ projectKey: [] }, { adminToken: [] }],
+  none: [],
+};
+
+/**
+ * Documented answers, typed loosely on purpose: @hono/zod-openapi would otherwise demand that each
+ * handler returns exactly the documented JSON, which file streams and error throws cannot; the
+ * client's end-to-end tests hold the documented shapes to the real answers instead.
+ */
+export type Responses = RouteConfig['responses'];
+
+type Headers = Record<string, { description: string; schema: { type: 'string' | 'integer' } }>;
+
+export const json = (schema: z.ZodType, description: string, headers?: Headers) => ({
+  description,
+  content: { 'application/json': { schema } },
+  ...(headers ? { headers } : {}),
+});
+
+const binary = { type: 'string' as const, format: 'binary' };
+/** A file answer: CSV, an xlsx workbook, or a zip of parts. */
+export const file = (description: string, headers: Headers = {}) => ({
+  description,
+  headers: {
+    'Content-Disposition': { description: "attachment; filename*=UTF-8''<name>", schema: { type: 'string' as const } },
+    ...headers,
+  },
+  content: {
+    'text/csv': { schema: binary },
+    'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': { schema: binary },
+    'application/zip': { schema: binary },
+  },
+});
+
+const WHY: Record<number, string> = {
+  400: 'Malformed JSON (malformed_json).',
+  401: 'No or an unknown key (unauthorized); WWW-Authenticate: Bearer.',
+  403: 'The key may not do this (forbidden), or a tampered link (invalid_signature).',
+  404: 'Not found, also for another project\'s resource (not_found).',
+  409: 'The resource is in a state that does not allow this (task_finished, not_ready, task_not_pausable, …).',
+  410: 'The files expired (expired, link_expired).',
+  413: 'The body is larger than MAX_BODY_BYTES (payload_too_large).',
+  422: 'A field out of range or missing (validation_failed, with details[].field), or a refused host.',
+  426: 'Not a WebSocket upgrade (upgrade_required).',
+  429: 'Over the project\'s submit rate (rate_limited); Retry-After, RateLimit-Policy and RateLimit set.',
+  502: 'The source failed or answered badly (source_*, template_invalid).',
+  503: 'Shutting down or full (shutting_down, too_many_connections); Retry-After set.',
+};
+
+/** The error envelope under each of these statuses. */
+export function errors(...statuses: number[]): Responses {
+  return Object.fromEntries(statuses.map((s) => [String(s), { description: WHY[s] ?? `Error (${s}).`, content: { 'application/json': { schema: errorEnvelope } } }]));
+}
+
+/** The errors of any call with a key: refused key, and bad text in the path. */
+export const keyed = [401, 403, 422];
+
+export const rateHeaders: Headers = {
+  'RateLimit-Policy': { description: 'IETF httpapi-ratelimit-headers: "submit";q=<per minute>;w=60', schema: { type: 'string' } },
+  RateLimit: { description: '"submit";r=<remaining>;t=<seconds to reset>', schema: { type: 'string' } },
+};
+
+export const taskIdParam = z.object({ task_id: z.string().openapi({ description: 'A task of the caller\'s project (tsk_…).' }) });
+export const projectIdParam = z.object({ project_id: z.string().openapi({ description: 'prj_…' }) });
+export const scheduleIdParam = z.object({ schedule_id: z.string().openapi({ description: 'sch_…' }) });

@@ -1,0 +1,148 @@
+// What the API answers with, as zod schemas for the OpenAPI document (api/openapi.ts) and, through
+// it, the typed client (client/). The handlers build these objects in domain/*/view.ts and
+// projectJson; the client's end-to-end tests read them through these types.
+import { z } from '@hono/zod-openapi';
+import { TASK_STAGES, TASK_STATUSES } from '../../model/task.js';
+
+const time = z.iso.datetime({ offset: true });
+const nullableTime = time.nullable();
+
+export const errorEnvelope = z
+  .object({
+    error: z.object({
+      code: z.string().openapi({ description: 'A stable machine-readable code (README "Errors"), e.g. validation_failed, not_found, rate_limited.' }),
+      message: z.string().openapi({ description: 'A human sentence.' }),
+      request_id: z.string().nullable().openapi({ description: 'The X-Request-Id of this request, for the logs.' }),
+      details: z
+        .array(z.object({ field: z.string(), message: z.string() }))
+        .optional()
+        .openapi({ description: 'validation_failed: one entry per refused field.' }),
+    }),
+  })
+  .openapi('Error');
+
+const fileSchema = z.object({
+  name: z.string(),
+  bytes: z.number().int(),
+  rows: z.number().int(),
+  sha256: z.string(),
+  url: z.string().openapi({ description: 'A signed link that expires (expires_at): no API key needed.' }),
+  expires_at: time,
+});
+
+export const taskSchema = z
+  .object({
+    task_id: z.string(),
+    project_id: z.string(),
+    operator_id: z.string(),
+    type: z.enum(['csv', 'excel']),
+    file_name: z.string(),
+    source_url: z.string(),
+    sheets: z.array(z.object({ name: z.string(), source_url: z.string() })).optional(),
+    page_size: z.number().int(),
+    priority: z.number().int(),
+    callback: z.string().nullable(),
+    schedule_id: z.string().nullable(),
+    status: z.enum(TASK_STATUSES),
+    runs: z.number().int(),
+    stage: z.enum(TASK_STAGES).nullable(),
+    progress: z.object({
+      total_rows: z.number().int().nullable(),
+      fetched_rows: z.number().int(),
+      pages_total: z.number().int().nullable(),
+      pages_done: z.number().int(),
+      percent: z.number(),
+      eta_seconds: z.number().int().nullable(),
+    }),
+    files: z.array(fileSchema).openapi({ description: 'Filled when succeeded: one file, or the parts and a zip of them all.' }),
+    error: z.object({ code: z.string(), message: z.string() }).nullable(),
+    created_at: time,
+    started_at: nullableTime,
+    finished_at: nullableTime,
+    expires_at: nullableTime,
+  })
+  .openapi('Task');
+
+export const taskPage = z.object({ items: z.array(taskSchema), next_cursor: z.string().nullable() }).openapi('TaskPage');
+export const taskCounts = z.object({ counts: z.record(z.string(), z.number().int()) }).openapi('TaskCounts');
+
+export const deliveryList = z
+  .object({
+    items: z.array(
+      z.object({
+        delivery_id: z.string(),
+        event: z.string(),
+        webhook_id: z.string(),
+        attempt: z.number().int(),
+        status_code: z.number().int().nullable(),
+        latency_ms: z.number().int().nullable(),
+        error: z.string().nullable(),
+        next_attempt_at: nullableTime,
+        created_at: time,
+      }),
+    ),
+  })
+  .openapi('DeliveryList');
+
+export const projectSchema = z
+  .object({
+    project_id: z.string(),
+    name: z.string(),
+    source_hosts: z.array(z.string()),
+    callback_hosts: z.array(z.string()),
+    retention_hours: z.number().int(),
+    max_running_tasks: z.number().int(),
+    submit_per_minute: z.number().int(),
+    source_max_concurrency: z.number().int(),
+    source_rps: z.number().nullable(),
+    max_schedules: z.number().int(),
+    excel_max_file_rows: z.number().int(),
+    excel_max_file_bytes: z.number().int(),
+    csv_max_file_rows: z.number().int().nullable(),
+    csv_max_file_bytes: z.number().int(),
+    created_at: time,
+  })
+  .openapi('Project');
+
+export const projectCreated = projectSchema
+  .extend({ api_key: z.string().openapi({ description: 'Shown once.' }), webhook_secret: z.string().openapi({ description: 'Shown once.' }) })
+  .openapi('ProjectCreated');
+export const projectPage = z.object({ items: z.array(projectSchema), next_cursor: z.string().nullable() }).openapi('ProjectPage');
+export const keyRotated = projectSchema
+  .extend({ api_key: z.string(), previous_key_expires_at: nullableTime })
+  .openapi('ApiKeyRotated');
+export const secretRotated = projectSchema
+  .extend({ webhook_secret: z.string(), previous_secret_expires_at: nullableTime })
+  .openapi('WebhookSecretRotated');
+
+export const scheduleObject = z
+  .object({
+    schedule_id: z.string(),
+    project_id: z.string(),
+    cron: z.string().nullable(),
+    every: z.string().nullable(),
+    timezone: z.string(),
+    overlap: z.string(),
+    pause_after_failures: z.number().int(),
+    paused: z.boolean(),
+    note: z.string().nullable(),
+    task: z.record(z.string(), z.unknown()).openapi({ description: 'The task body each run submits, placeholders as written.' }),
+    last_run: z.object({ at: time, outcome: z.string().nullable(), task_id: z.string().nullable() }).nullable(),
+    next_runs: z.array(time).optional(),
+    created_at: time,
+    updated_at: time,
+  })
+  .openapi('Schedule');
+export const schedulePage = z.object({ items: z.array(scheduleObject), next_cursor: z.string().nullable() }).openapi('SchedulePage');
+
+export const TASK_EVENTS = ['task.progress', 'task.paused', 'task.resumed', 'task.succeeded', 'task.failed', 'task.cancelled', 'task.expired'] as const;
+
+/** A WebSocket event frame (CONTRACT §5); a callback carries the same shape with a final event. */
+export const taskEvent = z.object({ event: z.enum(TASK_EVENTS), task: taskSchema }).openapi('TaskEvent');
+export const callbackEvent = z.object({ event: z.enum(['task.succeeded', 'task.failed']), task: taskSchema }).openapi('CallbackEvent');
+
+export const healthSchema = z.object({
+  status: z.enum(['ok', 'unavailable']),
+  checks: z.object({ database: z.string(), temporal: z.string(), storage: z.string() }),
+});
+export const readySchema = z.object({ status: z.enum(['ready', 'stopping']) });
