@@ -16,6 +16,7 @@ import { loadConfig } from '../platform/config.js';
 import { MAX_FILE_BYTES } from '../model/project-settings.js';
 import { connectTemporal, openCore, startApi } from '../app/runtime.js';
 import { projectRoot, startDevServer } from '../platform/temporal-server.js';
+import { benchSubmit, submitTable } from './submit.js';
 import { benchWs } from './ws.js';
 import { cpuSeconds, dirBytes, freePort, machineBusySeconds, median, phaseSpans, rssMb, spawnNode } from './measure.js';
 
@@ -35,6 +36,7 @@ const load1m = () => round(loadavg()[0]!, 2);
 async function main() {
   const { values, positionals } = parseArgs({ options: { repeat: { type: 'string', default: '1' } }, allowPositionals: true });
   const repeat = Number(values.repeat);
+  if (positionals.includes('submit')) return console.log(submitTable(await benchSubmit())); // issue 13, target 3 (bench/submit.ts)
   // `ws` alone runs the WebSocket benchmark (bench/ws.ts); no argument runs everything.
   const ws = positionals.length === 0 || positionals.includes('ws');
   const sizes = positionals.length ? positionals.filter((p) => p !== 'ws') : ['100MB', '1GB'];

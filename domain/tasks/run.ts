@@ -17,7 +17,7 @@ export interface RunDeps {
 }
 
 /** Starts a run of the export workflow for an admitted task (a retry or a resume is a new run under the same id). */
-export async function startRun(deps: RunDeps, task: TaskRow): Promise<void> {
+export async function startRun(deps: RunDeps, task: TaskRow, projectName?: string): Promise<void> {
   const input: ExportInput = {
     taskId: task.id,
     type: task.type,
@@ -28,7 +28,8 @@ export async function startRun(deps: RunDeps, task: TaskRow): Promise<void> {
     // A paused task keeps the probe's totals and its staged pieces: its next run continues from them.
     ...(task.totalRows !== null ? { resume: true } : {}),
   };
-  const projectName = (await getProject(deps.db, task.projectId))?.name ?? task.projectId;
+  // The caller may know it already (a submission holds its project): one read fewer on the hot path.
+  projectName ??= (await getProject(deps.db, task.projectId))?.name ?? task.projectId;
   await deps.temporal.workflow.start(exportWorkflow, {
     workflowId: task.id,
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,

@@ -7,9 +7,11 @@ import { newId, randomToken, sha256Hex } from '../../platform/crypto.js';
 import { DomainError } from '../errors.js';
 import type { StoredSheet } from '../staging/sheets.js';
 import { checkOutgoingUrl } from '../source/hosts.js';
-import { type AdmissionDeps, dispatch } from './admission.js';
-import { type RateState, takeSubmission } from './rate.js';
-import { deleteUnstarted, insertQueued } from './status.js';
+import { acceptSubmission } from './accept.js';
+import { type AdmissionDeps, dispatch, startAll } from './admission.js';
+import { getTask } from './queries.js';
+import type { RateState } from './rate.js';
+import { deleteUnstarted } from './status.js';
 
 export interface SubmitInput {
   source_url: string;
@@ -71,9 +73,6 @@ export interface Submitted {
   rate?: RateState;
 }
 
-/** Rolls back a submission that lost the insert to an identical one. */
-class LostRace extends Error {}
-
 /** Who submits besides the caller: a schedule's run (domain/schedules/runs.ts). */
 export interface SubmitOrigin {
   scheduleId?: string | undefined;
@@ -82,25 +81,19 @@ export interface SubmitOrigin {
 export async function submitTask(deps: SubmitDeps, project: ProjectRow, input: SubmitInput, idempotencyKey: string | undefined, origin: SubmitOrigin = {}): Promise<Submitted> {
   checkHosts(project, input);
   const requestHash = sha256Hex(canonical(input));
-  const existing = await findDuplicate(deps.db, project.id, requestHash, idempotencyKey);
-  if (existing) return { task: existing, created: false };
-  let created: { task: TaskRow; rate: RateState };
-  try {
-    // One transaction: a submission that loses to an identical one gives its quota back.
-    created = await deps.db.transaction(async (tx) => {
-      const rate = await takeSubmission(tx, project);
-      const task = await insertQueued(tx, newTask(project, input, requestHash, idempotencyKey, origin));
-      if (!task) throw new LostRace();
-      return { task, rate };
-    });
-  } catch (err) {
-    if (!(err instanceof LostRace)) throw err;
-    const winner = await findDuplicate(deps.db, project.id, requestHash, idempotencyKey);
-    if (winner) return { task: winner, created: false };
-    throw keyReused();
+  // A duplicate that vanishes before it is read (its run could not start) is looked for again.
+  for (let attempt = 0; ; attempt++) {
+    const a = await acceptSubmission(deps.db, newTask(project, input, requestHash, idempotencyKey, origin));
+    if (a.kind === 'inserted') {
+      await admitOrRemove(deps, project, a.task, a.dispatch);
+      return { task: a.task, created: true, rate: a.rate };
+    }
+    if (a.kind === 'duplicate' && a.requestHash !== requestHash) throw keyReused();
+    const existing = a.kind === 'duplicate' ? await getTask(deps.db, a.taskId) : await findDuplicate(deps.db, project.id, requestHash, idempotencyKey);
+    if (existing) return { task: existing, created: false };
+    if (a.kind === 'lost' && idempotencyKey) throw keyReused();
+    if (attempt === 2) throw new DomainError('temporal_unavailable', 'the task could not be recorded: an identical one kept appearing and vanishing');
   }
-  await admitOrRemove(deps, created.task);
-  return { ...created, created: true };
 }
 
 /** The row a submission inserts (a preview renders one it never stores). */
@@ -153,12 +146,13 @@ async function findDuplicate(db: Db, projectId: string, requestHash: string, key
 }
 
 /**
- * Starts the project's next tasks if it has free slots. When Temporal cannot take the new task's
- * run, the task is removed and the caller told (nothing ran, nothing was stored); a crash here
- * leaves the task queued, and admission's listener or sweep starts it (admission.ts).
+ * Starts the new task's run when it was recorded admitted, or dispatches the project when others
+ * wait beside free slots. When Temporal cannot take the new task's run, the task is removed and
+ * the caller told (nothing ran, nothing was stored); a crash here leaves the task queued or
+ * admitted, and admission's listener or sweep starts it (admission.ts).
  */
-async function admitOrRemove(deps: SubmitDeps, task: TaskRow): Promise<void> {
-  const { failed } = await dispatch(deps, task.projectId);
+async function admitOrRemove(deps: SubmitDeps, project: ProjectRow, task: TaskRow, mustDispatch: boolean): Promise<void> {
+  const { failed } = task.admittedAt ? await startAll(deps, [task], project.name) : mustDispatch ? await dispatch(deps, task.projectId) : { failed: new Map<string, Error>() };
   const err = failed.get(task.id);
   if (!err) return;
   await deleteUnstarted(deps.db, task.id);
