@@ -55,17 +55,16 @@ const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (r
 function acceptStatement(v: NewTaskValues, admittedAt: Date) {
   const dup = v.idempotencyKey !== null ? sql`idempotency_key = ${v.idempotencyKey}` : sql`request_hash = ${v.requestHash} and status in ('queued', 'running', 'paused')`;
   const ms = (x: string) => sql.raw(`(extract(epoch from ${x})::float8 * 1000)`);
+  const next = sql.raw(`greatest(coalesce(submit_tat, now()), now()) + (${WINDOW_MS}::float8 / submit_per_minute) * interval '1 millisecond'`);
   return sql`
     with dup as (select id, request_hash from tasks where project_id = ${v.projectId} and ${dup} limit 1),
-    prj as (
-      select max_running_tasks, submit_per_minute, submit_tat,
-        greatest(coalesce(submit_tat, now()), now()) + (${WINDOW_MS}::float8 / submit_per_minute) * interval '1 millisecond' as next
-      from projects where id = ${v.projectId}
-    ),
+    prj as (select max_running_tasks, submit_per_minute, submit_tat from projects where id = ${v.projectId}),
+    -- From the row's own columns, so that a concurrent writer of the row (a preview's quota,
+    -- rate.ts) is re-read when this update waits for it, never overwritten.
     rate as (
-      update projects set submit_tat = prj.next from prj
-      where projects.id = ${v.projectId} and not exists (select 1 from dup) and prj.next - now() <= ${WINDOW_MS}::float8 * interval '1 millisecond'
-      returning projects.submit_tat
+      update projects set submit_tat = ${next}
+      where id = ${v.projectId} and not exists (select 1 from dup) and ${next} - now() <= ${WINDOW_MS}::float8 * interval '1 millisecond'
+      returning submit_tat
     ),
     held as (select count(*)::int as n from tasks where project_id = ${v.projectId} and (status = 'running' or (status = 'queued' and admitted_at is not null))),
     waiting as (select exists (select 1 from tasks where project_id = ${v.projectId} and status = 'queued' and admitted_at is null) as w),
