@@ -16,6 +16,7 @@ import { loadConfig } from '../platform/config.js';
 import { MAX_FILE_BYTES } from '../model/project-settings.js';
 import { connectTemporal, openCore, startApi } from '../app/runtime.js';
 import { projectRoot, startDevServer } from '../platform/temporal-server.js';
+import { benchSubmit, submitTable } from './submit.js';
 import { benchWs } from './ws.js';
 import { benchSync, syncTable } from './sync.js';
 import { cpuSeconds, dirBytes, freePort, machineBusySeconds, median, phaseSpans, rssMb, spawnNode } from './measure.js';
@@ -38,6 +39,7 @@ async function main() {
   const repeat = Number(values.repeat);
   // `sync` alone: POST /v1/tasks/sync latency on the embedded start (bench/sync.ts).
   if (positionals.length === 1 && positionals[0] === 'sync') return console.log(syncTable(await benchSync()));
+  if (positionals.includes('submit')) return console.log(submitTable(await benchSubmit())); // issue 13, target 3 (bench/submit.ts)
   // `ws` alone runs the WebSocket benchmark (bench/ws.ts); no argument runs everything.
   const ws = positionals.length === 0 || positionals.includes('ws');
   const sizes = positionals.length ? positionals.filter((p) => p !== 'ws') : ['100MB', '1GB'];

@@ -36,6 +36,11 @@ export async function startDevServer(opts: {
   port: number;
   uiPort?: number;
   dbFile?: string;
+  /**
+   * With a db file: WAL and synchronous=normal (docs/adr/0018-embedded-temporal-sqlite-wal.md), unless
+   * false (a benchmark's comparison). An app crash loses nothing; a power loss can lose the last commits.
+   */
+  wal?: boolean;
   namespace?: string;
   log?: (line: string) => void;
 }): Promise<DevServer> {
@@ -47,6 +52,7 @@ export async function startDevServer(opts: {
   args.push(...devServerSearchAttributeArgs());
   args.push(...(opts.uiPort ? ['--ui-port', String(opts.uiPort)] : ['--headless']));
   if (opts.dbFile) args.push('--db-filename', opts.dbFile);
+  if (opts.dbFile && opts.wal !== false) args.push('--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal');
   if (opts.namespace && opts.namespace !== 'default') args.push('--namespace', opts.namespace);
   // detached: Ctrl-C in a terminal must reach us first, so the worker drains before the server stops.
   const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });

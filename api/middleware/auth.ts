@@ -2,7 +2,7 @@
 // subprotocol `bearer.<key>` or `?access_token=`). `projectOnly` and `adminOnly` guard the routes that need one.
 import { createMiddleware } from 'hono/factory';
 import { DomainError } from '../../domain/errors.js';
-import { projectByApiKey } from '../../domain/projects/projects.js';
+import { cachedProjectByApiKey } from '../../domain/projects/key-cache.js';
 import { safeEqual } from '../../platform/crypto.js';
 import type { ApiDeps, AppEnv, Principal } from '../types.js';
 
@@ -29,7 +29,7 @@ export function authenticate(deps: ApiDeps, opts: { allowQueryToken?: boolean } 
 
 async function resolve(deps: ApiDeps, token: string): Promise<Principal> {
   if (safeEqual(token, deps.secrets.adminToken)) return { kind: 'admin' };
-  const project = await projectByApiKey(deps.database.db, token);
+  const project = await cachedProjectByApiKey(deps.database, token);
   if (!project) throw new DomainError('unauthorized', 'the API key is not valid');
   return { kind: 'project', project };
 }

@@ -10,6 +10,7 @@ import { randomToken, sha256Hex } from '../../platform/crypto.js';
 import { newWebhookSecret } from '../callbacks/webhooks.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { DomainError } from '../errors.js';
+import { projectChanged } from './key-cache.js';
 import { type NewProject, requireProject } from './projects.js';
 
 /** Creation's fields, each optional: what PATCH /v1/projects/:id may change. */
@@ -30,6 +31,7 @@ export async function updateProject(db: Db, projectId: string, patch: ProjectPat
   set.settings = stored as StoredSettingsJson;
   const [row] = await db.update(projects).set(set).where(eq(projects.id, projectId)).returning();
   if (!row) throw DomainError.notFound('project');
+  await projectChanged(db, projectId);
   return row;
 }
 
@@ -69,6 +71,7 @@ export async function rotateApiKey(db: Db, projectId: string, graceSeconds: numb
     .where(and(eq(projects.id, projectId), eq(projects.apiKeyHash, current.apiKeyHash)))
     .returning();
   if (!row) throw new DomainError('conflict', 'the key was rotated by another request meanwhile; try again');
+  await projectChanged(db, projectId);
   return { project: row, apiKey, previousKeyExpiresAt: expires };
 }
 
@@ -83,6 +86,7 @@ export async function rotateWebhookSecret(db: Db, projectId: string, graceSecond
     .where(and(eq(projects.id, projectId), eq(projects.webhookSecret, current.webhookSecret)))
     .returning();
   if (!row) throw new DomainError('conflict', 'the webhook secret was rotated by another request meanwhile; try again');
+  await projectChanged(db, projectId);
   return { project: row, webhookSecret, previousSecretExpiresAt: expires };
 }
 

@@ -15,11 +15,15 @@ export interface AdmissionDeps extends RunDeps {
 /** An admitted task whose run has not started after this long is started again (idempotently). */
 export const STALE_ADMISSION_MS = 10_000;
 
+/** One admitter per project at a time, across API and worker processes (held until the transaction ends). */
+export async function lockAdmission(tx: Db, projectId: string): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`admit:${projectId}`}))`);
+}
+
 /** Reserves the project's free slots for its next waiting tasks, in queue order. */
 async function reserve(db: Db, projectId: string): Promise<TaskRow[]> {
   return db.transaction(async (tx) => {
-    // One admitter per project at a time, across API and worker processes.
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`admit:${projectId}`}))`);
+    await lockAdmission(tx, projectId);
     const [project] = await tx.select({ max: projects.maxRunningTasks }).from(projects).where(eq(projects.id, projectId));
     if (!project) return [];
     const holding = or(eq(tasks.status, 'running'), and(eq(tasks.status, 'queued'), isNotNull(tasks.admittedAt)));
@@ -39,12 +43,12 @@ async function reserve(db: Db, projectId: string): Promise<TaskRow[]> {
 }
 
 /** Starts the runs of admitted tasks; a task whose start failed gives its slot back and waits again. */
-async function startAll(deps: AdmissionDeps, admitted: TaskRow[]): Promise<{ started: string[]; failed: Map<string, Error> }> {
+export async function startAll(deps: AdmissionDeps, admitted: TaskRow[], projectName?: string): Promise<{ started: string[]; failed: Map<string, Error> }> {
   const started: string[] = [];
   const failed = new Map<string, Error>();
   for (const task of admitted) {
     try {
-      await startRun(deps, task);
+      await startRun(deps, task, projectName);
       started.push(task.id);
     } catch (err) {
       failed.set(task.id, err as Error);

@@ -7,7 +7,7 @@ import type { Db } from '../../db/client.js';
 import { type ProjectRow, projects } from '../../db/schema.js';
 import { DomainError } from '../errors.js';
 
-const WINDOW_MS = 60_000;
+export const WINDOW_MS = 60_000;
 
 export interface RateState {
   /** Submissions a minute (the quota). */
@@ -29,26 +29,36 @@ export class RateLimitedError extends DomainError {
 
 const nowMs = sql<number>`(extract(epoch from now()) * 1000)::float8`;
 
-function state(limit: number, tatMs: number, now: number): RateState {
+export function state(limit: number, tatMs: number, now: number): RateState {
   const interval = WINDOW_MS / limit;
   const ahead = Math.max(0, tatMs - now);
   return { limit, remaining: Math.max(0, Math.floor((WINDOW_MS - ahead) / interval)), resetSeconds: Math.ceil(ahead / 1000) };
 }
 
+/** The project's theoretical arrival time after one more submission (GCRA). */
+export function nextTat(submitPerMinute: number) {
+  const base = sql`greatest(coalesce(${projects.submitTat}, now()), now())`;
+  return sql`${base} + ${WINDOW_MS / submitPerMinute}::float8 * interval '1 millisecond'`;
+}
+
+/** Whether a submission moving the arrival time to `next` stays within the window. */
+export const withinWindow = (next: ReturnType<typeof nextTat>) => sql`${next} - now() <= ${WINDOW_MS}::float8 * interval '1 millisecond'`;
+
+/** The refusal for a project whose arrival time is `tat` (ms; 0 when never set) at `now` (ms). */
+export function refusal(submitPerMinute: number, tat: number, now: number): RateLimitedError {
+  const waitMs = Math.max(tat, now) + WINDOW_MS / submitPerMinute - WINDOW_MS - now;
+  return new RateLimitedError(state(submitPerMinute, tat, now), Math.max(1, Math.ceil(waitMs / 1000)));
+}
+
 /** Takes one submission from the project's quota, or throws rate_limited with the true Retry-After. */
 export async function takeSubmission(db: Db, project: ProjectRow): Promise<RateState> {
-  const interval = WINDOW_MS / project.submitPerMinute;
-  const base = sql`greatest(coalesce(${projects.submitTat}, now()), now())`;
-  const next = sql`${base} + ${interval}::float8 * interval '1 millisecond'`;
+  const next = nextTat(project.submitPerMinute);
   const [taken] = await db
     .update(projects)
     .set({ submitTat: next })
-    .where(and(eq(projects.id, project.id), sql`${next} - now() <= ${WINDOW_MS}::float8 * interval '1 millisecond'`))
+    .where(and(eq(projects.id, project.id), withinWindow(next)))
     .returning({ tat: projects.submitTat, now: nowMs });
   if (taken) return state(project.submitPerMinute, taken.tat!.getTime(), taken.now);
   const [row] = await db.select({ tat: projects.submitTat, now: nowMs }).from(projects).where(eq(projects.id, project.id));
-  const tat = row?.tat?.getTime() ?? 0;
-  const now = row?.now ?? Date.now();
-  const waitMs = Math.max(tat, now) + interval - WINDOW_MS - now;
-  throw new RateLimitedError(state(project.submitPerMinute, tat, now), Math.max(1, Math.ceil(waitMs / 1000)));
+  throw refusal(project.submitPerMinute, row?.tat?.getTime() ?? 0, row?.now ?? Date.now());
 }

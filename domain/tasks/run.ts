@@ -18,9 +18,9 @@ export interface RunDeps {
 }
 
 /** Starts a run of the export workflow for an admitted task (a retry or a resume is a new run under the same id). */
-export async function startRun(deps: RunDeps, task: TaskRow): Promise<void> {
+export async function startRun(deps: RunDeps, task: TaskRow, projectName?: string): Promise<void> {
   await deps.temporal.workflow.start(exportWorkflow, {
-    ...(await runOptions(deps, task)),
+    ...(await runOptions(deps, task, projectName)),
     args: [exportInput(deps.config, task)],
     // Starting twice (two admitters, a sweep after a crash) attaches to the run already there.
     workflowIdConflictPolicy: 'USE_EXISTING',
@@ -33,9 +33,9 @@ export async function startRun(deps: RunDeps, task: TaskRow): Promise<void> {
  * the server hands the run's first workflow task back in its answer to this very call and the
  * local worker runs it at once, with no task-queue round trip (docs/adr/0017-lean-sync-exports.md).
  */
-export async function startSyncRun(deps: RunDeps, task: TaskRow, eager?: Client): Promise<{ eagerlyStarted: boolean }> {
+export async function startSyncRun(deps: RunDeps, task: TaskRow, eager?: Client, projectName?: string): Promise<{ eagerlyStarted: boolean }> {
   const handle = await (eager ?? deps.temporal).workflow.start(syncExportWorkflow, {
-    ...(await runOptions(deps, task)),
+    ...(await runOptions(deps, task, projectName)),
     args: [{ ...exportInput(deps.config, task), maxRows: deps.config.SYNC_MAX_ROWS }],
     ...(eager ? { requestEagerStart: true } : {}),
   });
@@ -56,8 +56,9 @@ function exportInput(config: Config, task: TaskRow): ExportInput {
 }
 
 /** What every run of a task starts with: its id, queue, priority and what operators see. */
-async function runOptions(deps: RunDeps, task: TaskRow) {
-  const projectName = (await getProject(deps.db, task.projectId))?.name ?? task.projectId;
+async function runOptions(deps: RunDeps, task: TaskRow, projectName?: string) {
+  // The caller may know it already (a submission holds its project): one read fewer on the hot path.
+  projectName ??= (await getProject(deps.db, task.projectId))?.name ?? task.projectId;
   return {
     workflowId: task.id,
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,

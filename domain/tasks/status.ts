@@ -8,18 +8,6 @@ import { ACTIVE_STATUSES, type LaneProgress, RETRYABLE_STATUSES, RUNNABLE_STATUS
 import { DomainError } from '../errors.js';
 import { requireTask } from './queries.js';
 
-type NewTask = Omit<typeof tasks.$inferInsert, 'status' | 'stage'>;
-
-/** A new task, `queued`; undefined when a task with its Idempotency-Key already exists. */
-export async function insertQueued(db: Db, values: NewTask): Promise<TaskRow | undefined> {
-  const [row] = await db
-    .insert(tasks)
-    .values({ ...values, status: 'queued' })
-    .onConflictDoNothing()
-    .returning();
-  return row;
-}
-
 /** Removes a task whose workflow could not be started (nothing ran, nothing was stored). */
 export async function deleteUnstarted(db: Db, taskId: string): Promise<void> {
   await db.delete(tasks).where(and(eq(tasks.id, taskId), eq(tasks.status, 'queued')));

@@ -1,5 +1,6 @@
 // Accepting a task: allow-lists, submit rate, de-duplication, then the row and its workflow.
 import { and, eq, inArray } from 'drizzle-orm';
+import type { Client } from '@temporalio/client';
 import type { Db } from '../../db/client.js';
 import { type ProjectRow, type TaskRow, tasks } from '../../db/schema.js';
 import { ACTIVE_STATUSES, type ExportType } from '../../model/task.js';
@@ -7,11 +8,12 @@ import { newId, randomToken, sha256Hex } from '../../platform/crypto.js';
 import { DomainError } from '../errors.js';
 import type { StoredSheet } from '../staging/sheets.js';
 import { checkOutgoingUrl } from '../source/hosts.js';
-import type { Client } from '@temporalio/client';
-import { type AdmissionDeps, dispatch } from './admission.js';
+import { acceptSubmission } from './accept.js';
+import { type AdmissionDeps, dispatch, startAll } from './admission.js';
+import { getTask } from './queries.js';
+import type { RateState } from './rate.js';
 import { startSyncRun } from './run.js';
-import { type RateState, takeSubmission } from './rate.js';
-import { deleteUnstarted, insertQueued } from './status.js';
+import { deleteUnstarted } from './status.js';
 
 export interface SubmitInput {
   source_url: string;
@@ -73,9 +75,6 @@ export interface Submitted {
   rate?: RateState;
 }
 
-/** Rolls back a submission that lost the insert to an identical one. */
-class LostRace extends Error {}
-
 /** Who submits besides the caller: a schedule's run (domain/schedules/runs.ts). */
 export interface SubmitOrigin {
   scheduleId?: string | undefined;
@@ -91,27 +90,21 @@ export interface SubmitOrigin {
 export async function submitTask(deps: SubmitDeps, project: ProjectRow, input: SubmitInput, idempotencyKey: string | undefined, origin: SubmitOrigin = {}): Promise<Submitted> {
   checkHosts(project, input);
   const requestHash = sha256Hex(canonical(input));
-  const existing = await findDuplicate(deps.db, project.id, requestHash, idempotencyKey);
-  if (existing) return { task: existing, created: false };
-  let created: { task: TaskRow; rate: RateState };
-  try {
-    // One transaction: a submission that loses to an identical one gives its quota back.
-    created = await deps.db.transaction(async (tx) => {
-      const rate = await takeSubmission(tx, project);
-      const task = await insertQueued(tx, newTask(project, input, requestHash, idempotencyKey, origin));
-      if (!task) throw new LostRace();
-      return { task, rate };
-    });
-  } catch (err) {
-    if (!(err instanceof LostRace)) throw err;
-    const winner = await findDuplicate(deps.db, project.id, requestHash, idempotencyKey);
-    if (winner) return { task: winner, created: false };
-    throw keyReused();
+  // A duplicate that vanishes before it is read (its run could not start) is looked for again.
+  for (let attempt = 0; ; attempt++) {
+    const a = await acceptSubmission(deps.db, newTask(project, input, requestHash, idempotencyKey, origin), origin.sync !== undefined);
+    if (a.kind === 'inserted') {
+      origin.sync?.inserted?.();
+      if (origin.sync) await startSyncOrRemove(deps, project, a.task, origin.sync);
+      else await admitOrRemove(deps, project, a.task, a.dispatch);
+      return { task: a.task, created: true, rate: a.rate };
+    }
+    if (a.kind === 'duplicate' && a.requestHash !== requestHash) throw keyReused();
+    const existing = a.kind === 'duplicate' ? await getTask(deps.db, a.taskId) : await findDuplicate(deps.db, project.id, requestHash, idempotencyKey);
+    if (existing) return { task: existing, created: false };
+    if (a.kind === 'lost' && idempotencyKey) throw keyReused();
+    if (attempt === 2) throw new DomainError('temporal_unavailable', 'the task could not be recorded: an identical one kept appearing and vanishing');
   }
-  origin.sync?.inserted?.();
-  if (origin.sync) await startSyncOrRemove(deps, created.task, origin.sync);
-  else await admitOrRemove(deps, created.task);
-  return { ...created, created: true };
 }
 
 /** The row a submission inserts (a preview renders one it never stores). */
@@ -139,9 +132,6 @@ export function newTask(project: ProjectRow, input: SubmitInput, requestHash: st
     idempotencyKey: idempotencyKey ?? null,
     requestHash,
     scheduleId: origin.scheduleId ?? null,
-    // A sync task holds its slot from the start; a crash before its run starts leaves it to
-    // admission's stale restart (admission.ts), which runs it as an ordinary export.
-    ...(origin.sync ? { admittedAt: new Date() } : {}),
     // Set here rather than by the database: list cursors compare it at millisecond precision.
     createdAt: new Date(),
   };
@@ -166,25 +156,26 @@ async function findDuplicate(db: Db, projectId: string, requestHash: string, key
   return active;
 }
 
-async function startSyncOrRemove(deps: SubmitDeps, task: TaskRow, sync: NonNullable<SubmitOrigin['sync']>): Promise<void> {
+/**
+ * Starts the new task's run when it was recorded admitted, or dispatches the project when others
+ * wait beside free slots. When Temporal cannot take the new task's run, the task is removed and
+ * the caller told (nothing ran, nothing was stored); a crash here leaves the task queued or
+ * admitted, and admission's listener or sweep starts it (admission.ts).
+ */
+async function admitOrRemove(deps: SubmitDeps, project: ProjectRow, task: TaskRow, mustDispatch: boolean): Promise<void> {
+  const { failed } = task.admittedAt ? await startAll(deps, [task], project.name) : mustDispatch ? await dispatch(deps, task.projectId) : { failed: new Map<string, Error>() };
+  const err = failed.get(task.id);
+  if (!err) return;
+  await deleteUnstarted(deps.db, task.id);
+  throw new DomainError('temporal_unavailable', `the task could not be scheduled: ${err.message}`);
+}
+
+async function startSyncOrRemove(deps: SubmitDeps, project: ProjectRow, task: TaskRow, sync: NonNullable<SubmitOrigin['sync']>): Promise<void> {
   try {
-    const { eagerlyStarted } = await startSyncRun(deps, task, sync.eager);
+    const { eagerlyStarted } = await startSyncRun(deps, task, sync.eager, project.name);
     sync.started?.(eagerlyStarted);
   } catch (err) {
     await deleteUnstarted(deps.db, task.id);
     throw new DomainError('temporal_unavailable', `the task could not be scheduled: ${(err as Error).message}`);
   }
-}
-
-/**
- * Starts the project's next tasks if it has free slots. When Temporal cannot take the new task's
- * run, the task is removed and the caller told (nothing ran, nothing was stored); a crash here
- * leaves the task queued, and admission's listener or sweep starts it (admission.ts).
- */
-async function admitOrRemove(deps: SubmitDeps, task: TaskRow): Promise<void> {
-  const { failed } = await dispatch(deps, task.projectId);
-  const err = failed.get(task.id);
-  if (!err) return;
-  await deleteUnstarted(deps.db, task.id);
-  throw new DomainError('temporal_unavailable', `the task could not be scheduled: ${err.message}`);
 }

@@ -1,0 +1,72 @@
+// The project of an API key, remembered for a few seconds: every request is authenticated, and on
+// the embedded database the lookup costs more than the rest of a submission's own work (issue 13).
+// A change to a project (settings, key or secret rotation: admin.ts) forgets the cache of this
+// process at once and, through a NOTIFY, of every other process; a reconnect of the listening
+// connection forgets everything (a notice may have been missed), and an entry lives at most
+// KEY_CACHE_TTL_MS in any case. A rotated-out key within its grace period is kept only until it expires.
+import { sql } from 'drizzle-orm';
+import type { Database, Db } from '../../db/client.js';
+import type { ProjectRow } from '../../db/schema.js';
+import { sha256Hex } from '../../platform/crypto.js';
+import { logger } from '../../platform/logger.js';
+import { projectByApiKey } from './projects.js';
+
+export const PROJECT_EVENTS_CHANNEL = 'project_events';
+export const KEY_CACHE_TTL_MS = 5_000;
+
+interface Entry {
+  project: ProjectRow;
+  until: number;
+}
+
+class KeyCache {
+  readonly byHash = new Map<string, Entry>();
+  /** Bumped by every forget: a lookup that began before one must not store what it read. */
+  generation = 0;
+  forget(): void {
+    this.byHash.clear();
+    this.generation++;
+  }
+  listening: Promise<unknown> | undefined;
+}
+
+// One cache per database handle: the processes' API apps (and tests' several apps) share it.
+const caches = new WeakMap<Db, KeyCache>();
+
+function cacheOf(db: Db): KeyCache {
+  let c = caches.get(db);
+  if (!c) caches.set(db, (c = new KeyCache()));
+  return c;
+}
+
+/** Whether the key (by its hash) still opens the project at `now`. */
+function stillValid(p: ProjectRow, hash: string, now: number): boolean {
+  if (p.apiKeyHash === hash) return true;
+  return p.previousApiKeyHash === hash && p.previousKeyExpiresAt !== null && p.previousKeyExpiresAt.getTime() > now;
+}
+
+/** projectByApiKey through the cache. */
+export async function cachedProjectByApiKey(database: Database, apiKey: string): Promise<ProjectRow | undefined> {
+  const cache = cacheOf(database.db);
+  cache.listening ??= database
+    .listen(PROJECT_EVENTS_CHANNEL, () => cache.forget(), () => cache.forget())
+    .catch((err: Error) => logger('auth').error({ err, channel: PROJECT_EVENTS_CHANNEL }, 'cannot LISTEN; API keys are cached for their TTL only'));
+  const hash = sha256Hex(apiKey);
+  const now = Date.now();
+  const hit = cache.byHash.get(hash);
+  if (hit && hit.until > now && stillValid(hit.project, hash, now)) return hit.project;
+  cache.byHash.delete(hash);
+  const generation = cache.generation;
+  const project = await projectByApiKey(database.db, apiKey);
+  if (project && generation === cache.generation) {
+    const expiry = project.apiKeyHash === hash ? Infinity : (project.previousKeyExpiresAt?.getTime() ?? now);
+    cache.byHash.set(hash, { project, until: Math.min(now + KEY_CACHE_TTL_MS, expiry) });
+  }
+  return project;
+}
+
+/** After a project changed: this process forgets at once, the others when the notice reaches them. */
+export async function projectChanged(db: Db, projectId: string): Promise<void> {
+  cacheOf(db).forget();
+  await db.execute(sql`select pg_notify(${PROJECT_EVENTS_CHANNEL}, ${projectId})`);
+}

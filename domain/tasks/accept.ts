@@ -1,0 +1,133 @@
+// Accepting a submission in one statement (issue 13): de-duplication, the submit rate (GCRA, as in
+// rate.ts) and the insert, plus admission's decision for the new row. The statement runs under the
+// project's admission lock (admission.ts), so it sees every slot taken or freed before it and
+// nobody admits beside it: when the project has a free slot and nothing else waiting, the task is
+// inserted admitted and the caller starts its run at once, with no dispatch of its own.
+import { sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import type { TaskRow } from '../../db/schema.js';
+import { lockAdmission } from './admission.js';
+import { type RateState, refusal, state, WINDOW_MS } from './rate.js';
+
+/** The values of a new task row (submit.ts newTask). */
+export interface NewTaskValues {
+  id: string;
+  projectId: string;
+  operatorId: string;
+  type: TaskRow['type'];
+  fileName: string;
+  sourceUrl: string;
+  callback: string | null;
+  pageSize: number;
+  priority: number;
+  options: Record<string, unknown>;
+  idempotencyKey: string | null;
+  requestHash: string;
+  scheduleId: string | null;
+  createdAt: Date;
+}
+
+export type Acceptance =
+  /** An identical live task, or the task of the same Idempotency-Key (whose body may differ). */
+  | { kind: 'duplicate'; taskId: string; requestHash: string }
+  /** Recorded: `admitted` when it holds a slot now; `dispatch` when others wait beside free slots. */
+  | { kind: 'inserted'; task: TaskRow; rate: RateState; dispatch: boolean }
+  /** An identical request was recorded between the check and the insert; nothing was kept. */
+  | { kind: 'lost' };
+
+class LostRace extends Error {}
+
+interface Answer {
+  dup_id: string | null;
+  dup_hash: string | null;
+  limit: number | null;
+  old_tat: number | null;
+  tat: number | null;
+  now_ms: number;
+  admitted: boolean | null;
+  free: number;
+  waiting: boolean;
+}
+
+const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (result as { rows: T[] }).rows);
+
+/** One statement: the duplicate, or the quota taken and the row inserted (admitted if a slot is free and nobody waits). */
+function acceptStatement(v: NewTaskValues, admittedAt: Date, outsideQueue: boolean) {
+  const dup = v.idempotencyKey !== null ? sql`idempotency_key = ${v.idempotencyKey}` : sql`request_hash = ${v.requestHash} and status in ('queued', 'running', 'paused')`;
+  const ms = (x: string) => sql.raw(`(extract(epoch from ${x})::float8 * 1000)`);
+  const next = sql.raw(`greatest(coalesce(submit_tat, now()), now()) + (${WINDOW_MS}::float8 / submit_per_minute) * interval '1 millisecond'`);
+  return sql`
+    with dup as (select id, request_hash from tasks where project_id = ${v.projectId} and ${dup} limit 1),
+    prj as (select max_running_tasks, submit_per_minute, submit_tat from projects where id = ${v.projectId}),
+    -- From the row's own columns, so that a concurrent writer of the row (a preview's quota,
+    -- rate.ts) is re-read when this update waits for it, never overwritten.
+    rate as (
+      update projects set submit_tat = ${next}
+      where id = ${v.projectId} and not exists (select 1 from dup) and ${next} - now() <= ${WINDOW_MS}::float8 * interval '1 millisecond'
+      returning submit_tat
+    ),
+    held as (select count(*)::int as n from tasks where project_id = ${v.projectId} and (status = 'running' or (status = 'queued' and admitted_at is not null))),
+    waiting as (select exists (select 1 from tasks where project_id = ${v.projectId} and status = 'queued' and admitted_at is null) as w),
+    ins as (
+      insert into tasks (id, project_id, operator_id, type, file_name, source_url, callback, page_size, priority, options,
+                         idempotency_key, request_hash, schedule_id, status, admitted_at, created_at, updated_at)
+      select ${v.id}, ${v.projectId}, ${v.operatorId}, ${v.type}, ${v.fileName}, ${v.sourceUrl}, ${v.callback}::text, ${v.pageSize}::int, ${v.priority}::int,
+             ${JSON.stringify(v.options)}::jsonb, ${v.idempotencyKey}::text, ${v.requestHash}, ${v.scheduleId}::text, 'queued',
+             case when ${outsideQueue} or ((select n from held) < (select max_running_tasks from prj) and not (select w from waiting)) then ${admittedAt.toISOString()}::timestamptz end,
+             ${v.createdAt.toISOString()}::timestamptz, ${v.createdAt.toISOString()}::timestamptz
+      from rate
+      on conflict do nothing
+      returning admitted_at is not null as admitted
+    )
+    select (select id from dup) as dup_id, (select request_hash from dup) as dup_hash,
+      (select submit_per_minute from prj) as "limit", (select ${ms('submit_tat')} from prj) as old_tat,
+      (select ${ms('submit_tat')} from rate) as tat, ${ms('now()')} as now_ms,
+      (select admitted from ins) as admitted,
+      coalesce((select max_running_tasks from prj), 0) - (select n from held) as free, (select w from waiting) as waiting`;
+}
+
+/** The row as the statement inserted it (the columns it leaves to their defaults filled in alike). */
+function insertedRow(v: NewTaskValues, admittedAt: Date | null): TaskRow {
+  return {
+    ...v,
+    status: 'queued',
+    stage: null,
+    totalRows: null,
+    pagesTotal: null,
+    lanes: {},
+    files: [],
+    errorCode: null,
+    errorMessage: null,
+    runs: 1,
+    admittedAt,
+    startedAt: null,
+    finishedAt: null,
+    expiresAt: null,
+    updatedAt: v.createdAt,
+  };
+}
+
+/**
+ * Runs the statement under the project's admission lock: one transaction of two statements.
+ * `outsideQueue`: a sync export (it holds a slot from the start and never waits in the queue; the
+ * API's sync slots bound it, docs/adr/0017-lean-sync-exports.md).
+ */
+export async function acceptSubmission(db: Db, v: NewTaskValues, outsideQueue = false): Promise<Acceptance> {
+  const admittedAt = new Date();
+  try {
+    return await db.transaction(async (tx) => {
+      await lockAdmission(tx, v.projectId);
+      const [a] = rowsOf<Answer>(await tx.execute(acceptStatement(v, admittedAt, outsideQueue)));
+      if (!a || a.limit === null) throw new Error(`project ${v.projectId} not found`);
+      if (a.dup_id !== null) return { kind: 'duplicate', taskId: a.dup_id, requestHash: a.dup_hash! };
+      if (a.tat === null) throw refusal(a.limit, a.old_tat ?? 0, a.now_ms);
+      // The quota was taken but an identical request won the insert: give the quota back.
+      if (a.admitted === null) throw new LostRace();
+      const task = insertedRow(v, a.admitted ? admittedAt : null);
+      return { kind: 'inserted', task, rate: state(a.limit, a.tat, a.now_ms), dispatch: !a.admitted && a.waiting && a.free > 0 };
+    });
+  } catch (err) {
+    if (err instanceof LostRace) return { kind: 'lost' };
+    throw err;
+  }
+}
