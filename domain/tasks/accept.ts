@@ -52,10 +52,12 @@ interface Answer {
 const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (result as { rows: T[] }).rows);
 
 /** One statement: the duplicate, or the quota taken and the row inserted (admitted if a slot is free and nobody waits). */
+// statement_timestamp(), not now(): now() is the transaction's start, before the wait for the
+// admission lock, and a stale clock would overstate the Retry-After by that wait.
 function acceptStatement(v: NewTaskValues, admittedAt: Date, outsideQueue: boolean) {
   const dup = v.idempotencyKey !== null ? sql`idempotency_key = ${v.idempotencyKey}` : sql`request_hash = ${v.requestHash} and status in ('queued', 'running', 'paused')`;
   const ms = (x: string) => sql.raw(`(extract(epoch from ${x})::float8 * 1000)`);
-  const next = sql.raw(`greatest(coalesce(submit_tat, now()), now()) + (${WINDOW_MS}::float8 / submit_per_minute) * interval '1 millisecond'`);
+  const next = sql.raw(`greatest(coalesce(submit_tat, statement_timestamp()), statement_timestamp()) + (${WINDOW_MS}::float8 / submit_per_minute) * interval '1 millisecond'`);
   return sql`
     with dup as (select id, request_hash from tasks where project_id = ${v.projectId} and ${dup} limit 1),
     prj as (select max_running_tasks, submit_per_minute, submit_tat from projects where id = ${v.projectId}),
@@ -63,7 +65,7 @@ function acceptStatement(v: NewTaskValues, admittedAt: Date, outsideQueue: boole
     -- rate.ts) is re-read when this update waits for it, never overwritten.
     rate as (
       update projects set submit_tat = ${next}
-      where id = ${v.projectId} and not exists (select 1 from dup) and ${next} - now() <= ${WINDOW_MS}::float8 * interval '1 millisecond'
+      where id = ${v.projectId} and not exists (select 1 from dup) and ${next} - statement_timestamp() <= ${WINDOW_MS}::float8 * interval '1 millisecond'
       returning submit_tat
     ),
     held as (select count(*)::int as n from tasks where project_id = ${v.projectId} and (status = 'running' or (status = 'queued' and admitted_at is not null))),
@@ -81,7 +83,7 @@ function acceptStatement(v: NewTaskValues, admittedAt: Date, outsideQueue: boole
     )
     select (select id from dup) as dup_id, (select request_hash from dup) as dup_hash,
       (select submit_per_minute from prj) as "limit", (select ${ms('submit_tat')} from prj) as old_tat,
-      (select ${ms('submit_tat')} from rate) as tat, ${ms('now()')} as now_ms,
+      (select ${ms('submit_tat')} from rate) as tat, ${ms('statement_timestamp()')} as now_ms,
       (select admitted from ins) as admitted,
       coalesce((select max_running_tasks from prj), 0) - (select n from held) as free, (select w from waiting) as waiting`;
 }
