@@ -4,7 +4,7 @@
 // link signatures, access tokens) and of the admin token and link secret themselves, so a secret
 // that slips into a message or an error text is caught too.
 import pino, { type DestinationStream, type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import { createRequire } from 'node:module';
 
 export type { Logger } from 'pino';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -66,7 +66,9 @@ export const log: Logger = pino(
 export function configureLogging(level: LogLevel, opts: { pretty?: boolean } = {}): void {
   log.level = level;
   const tty = opts.pretty ?? Boolean(process.stdout.isTTY);
-  if (tty) sink.target = pretty({ colorize: true, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
+  // Loaded only for a terminal: a service writing JSON to a pipe never needs it.
+  const pretty = () => createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
+  if (tty) sink.target = pretty()({ colorize: true, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
 }
 
 /** Sends every line to `write` instead of stdout (tests); returns the function that restores stdout. */

@@ -1,10 +1,11 @@
-// CSV pages are parsed and encoded off the thread that runs the requests, the activities and (in
+// CSV pages can be parsed and encoded off the thread that runs the requests, the activities and (in
 // the embedded start) PGlite: JSON.parse, the UTF-8 decode and the CSV encoding are ~55 % of an
-// export's CPU there (docs/performance.md), and on a machine with a spare core they run beside it.
-// piscina keeps the thread pool (lazily started, stopped when idle, so an idle service holds no
-// extra isolate). SOURCE_DECODE_THREADS=0 keeps everything on the calling thread.
+// export's CPU there (docs/performance.md). piscina keeps the thread pool (lazily started, stopped
+// when idle). Off by default (SOURCE_DECODE_THREADS=0): measured on 2 cores, a thread cost more
+// CPU than it freed (the bytes cross twice, a second heap collects); it is for workers with cores
+// to spare.
 import { ApplicationFailure } from '@temporalio/common';
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 import { permanent, type TaskErrorCode } from '../../model/errors.js';
 import type { Column } from '../formats/columns.js';
 import { pageWhere } from '../source/client.js';
@@ -29,7 +30,9 @@ export class PageEncoder {
     return Buffer.from(result.staged.buffer, result.staged.byteOffset, result.staged.byteLength);
   }
 
-  private run(task: EncodeTask): Promise<EncodeResult> {
+  private async run(task: EncodeTask): Promise<EncodeResult> {
+    // Loaded on first use: an idle process (or one with no threads configured) does not hold it.
+    const { Piscina } = await import('piscina');
     this.pool ??= new Piscina({
       filename: workerFile,
       minThreads: 0,

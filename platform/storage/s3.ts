@@ -1,8 +1,9 @@
 // The object store for multi-worker deployments (S3, MinIO, SeaweedFS): staged pages and finished
 // files live in one bucket every worker and the API can read (docs/adr/0009-s3-staging-layout.md).
 import { rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
-import { Client } from 'minio';
+import type { Client } from 'minio';
 import { assertKey, type Storage } from './types.js';
 
 export interface S3Options {
@@ -21,6 +22,10 @@ function notFound(err: unknown): boolean {
   return code === 'NotFound' || code === 'NoSuchKey';
 }
 
+// Loaded when an S3 store is configured: minio and its dependencies are ~10 MB of every process's
+// memory, and the embedded start (local files) never needs them (docs/performance.md).
+const loadMinio = () => createRequire(import.meta.url)('minio') as typeof import('minio');
+
 export class S3Storage implements Storage {
   readonly kind = 's3' as const;
   private readonly client: Client;
@@ -30,7 +35,7 @@ export class S3Storage implements Storage {
   constructor(private readonly opts: S3Options) {
     const url = new URL(opts.endpoint);
     const useSSL = url.protocol === 'https:';
-    this.client = new Client({
+    this.client = new (loadMinio().Client)({
       endPoint: url.hostname,
       port: url.port ? Number(url.port) : useSSL ? 443 : 80,
       useSSL,

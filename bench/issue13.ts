@@ -1,0 +1,150 @@
+// `npm run bench` (no argument): issue 13's table, every figure from one run on this machine, each
+// beside its anchor. The embedded start (`npm start`) for CSV, memory, sync and submissions; the
+// split worker (`dist/app/worker.js` on Postgres) for the worker's own peak; the xlsx writers in
+// their own processes. Prints one Markdown table and writes it into docs/performance.md.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { MAX_FILE_BYTES } from '../model/project-settings.js';
+import { projectRoot } from '../platform/temporal-server.js';
+import { benchCsvCase, type CsvResult, runExport, sampleRss } from './csv.js';
+import { BENCH_ADMIN, startEmbedded, startSource } from './embedded.js';
+import { benchSubmit, type SubmitRow } from './submit.js';
+import { benchSync, type SyncRow } from './sync.js';
+
+const load = () => loadavg()[0]!.toFixed(2);
+const log = (m: string) => console.error(`[bench] ${m} (load ${load()})`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const ROWS_PER_GB = 14_860_608;
+
+// The generator's seven columns, styled: types, a condition style, a title (bench/source.ts).
+const STYLED = {
+  title: 'Bench orders',
+  template: [
+    { name: 'id', title: '编号', type: 'integer' },
+    { name: 'order_no', title: '订单号', type: 'string' },
+    { name: 'customer', title: '客户', align: 'left' },
+    { name: 'amount', title: '金额', type: 'money', condition_style: [{ condition: '>= 900', color: 'red', bold: true }] },
+    { name: 'status', title: '状态', condition_style: [{ condition: "in ('refunded')", bg_color: 'yellow' }] },
+    { name: 'created_at', title: '创建时间' },
+    { name: 'remark', title: '备注', align: 'left' },
+  ],
+};
+
+interface Memory {
+  idle: number;
+  csv1gPeak: number;
+  xlsxPeak: number;
+  csv1gSeconds: number;
+  xlsxSeconds: number;
+}
+
+async function embeddedRuns(repeat: number): Promise<{ csv: CsvResult[]; memory: Memory }> {
+  const e = await startEmbedded();
+  try {
+    // Idle: after the start has settled, the sampler's highest value over 5 s.
+    await sleep(10_000);
+    const idleSampler = sampleRss(e);
+    await sleep(5_000);
+    const idle = idleSampler.stop().peak;
+    log(`idle ${idle} MB`);
+    const csv: CsvResult[] = [];
+    for (const c of [
+      { label: '1,000,000 rows, fast source', rows: 1_000_000, delayMs: 0 },
+      { label: '500,000 rows, 20 ms a page', rows: 500_000, delayMs: 20 },
+    ]) {
+      csv.push(await benchCsvCase(e, c, repeat));
+      log(`csv ${c.label}: ${JSON.stringify(csv.at(-1))}`);
+    }
+    const source = await startSource();
+    try {
+      const project = (await e.call('POST', '/v1/projects', BENCH_ADMIN, { name: 'memory', source_hosts: [source.host], retention_hours: 1 })).body;
+      // One file, as the anchor writes (by default a CSV export is split at 512 MiB into parts and a zip).
+      const gb = await runExport(e, project.api_key, { source_url: `${source.url}?total=${ROWS_PER_GB}`, file_name: 'bench-1gb', max_file_bytes: MAX_FILE_BYTES });
+      log(`1 GB CSV: ${gb.ms} ms, peak ${gb.peakRssMb} MB`);
+      await sleep(3_000);
+      const xlsx = await runExport(e, project.api_key, { source_url: `${source.url}?total=1000000`, type: 'xlsx', file_name: 'bench-styled', ...STYLED });
+      log(`1M-row styled xlsx: ${xlsx.ms} ms, peak ${xlsx.peakRssMb} MB`);
+      return { csv, memory: { idle, csv1gPeak: gb.peakRssMb, xlsxPeak: xlsx.peakRssMb, csv1gSeconds: gb.ms / 1000, xlsxSeconds: xlsx.ms / 1000 } };
+    } finally {
+      source.stop();
+    }
+  } finally {
+    await e.stop();
+  }
+}
+
+/** The split worker's own peak for 1 GB and the export's history length: bench/run.ts 1GB (Postgres, dist/app/worker.js). */
+function splitWorker(): { peak: number; history: number; seconds: number } {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/run.ts', '1GB'], { cwd: projectRoot, stdio: ['ignore', 'ignore', 'inherit'], timeout: 900_000 });
+  if (r.status !== 0) throw new Error(`bench/run.ts 1GB exited with ${r.status}`);
+  const { results } = JSON.parse(readFileSync(join(projectRoot, '.bench', 'results.json'), 'utf8')) as { results: Array<Record<string, number>> };
+  const x = results[0]!;
+  return { peak: x.workerSampledPeakRssMb!, history: x.historyEvents!, seconds: x.serviceSeconds! };
+}
+
+/** Our xlsx writer against the minimal one (bench/xlsx.ts, each in its own process), 1M rows. */
+function xlsxWriters(): { minimal: number; ours: number } {
+  execFileSync(process.execPath, ['--import', 'tsx', 'bench/xlsx.ts', '--rows', '1000000', '--only', 'minimal,ours'], { cwd: projectRoot, stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000 });
+  const { results } = JSON.parse(readFileSync(join(projectRoot, '.bench', 'xlsx.json'), 'utf8')) as { results: Array<{ variant: string; ms: number }> };
+  const seconds = (name: string) => Math.round(results.find((r) => r.variant === name)!.ms / 100) / 10;
+  return { minimal: seconds('minimal'), ours: seconds('ours') };
+}
+
+const x = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
+const ok = (met: boolean) => (met ? 'met' : '**not met**');
+
+function table(csv: CsvResult[], sync: SyncRow[], submit: SubmitRow[], m: Memory, split: ReturnType<typeof splitWorker>, xl: ReturnType<typeof xlsxWriters>): string {
+  const s1 = sync.find((r) => r.rows === 1000)!;
+  const s10 = sync.find((r) => r.rows === 10000)!;
+  const find = (prefix: string, callers: number) => submit.find((r) => r.what.startsWith(prefix) && r.callers === callers)!;
+  const [raw1, rawN, ours1, oursN] = [find('raw StartWorkflow, the embedded', 1), find('raw StartWorkflow, the embedded', 16), find('POST', 1), find('POST', 16)];
+  const rows = [
+    '| what | anchor | ours | ratio | target |',
+    '| --- | --- | --- | --- | --- |',
+    ...csv.map(
+      (c) =>
+        `| CSV, ${c.label} | 5 pages in flight: ${c.anchor5Seconds} s (sequential: ${c.anchor1Seconds} s) | ${c.serviceSeconds} s${c.sameBytes ? '' : ' (files differ!)'} | ${c.ratio5}x (vs sequential ${c.ratio1}x) | ≤ 1.1x: ${ok(c.ratio5 <= 1.1)} |`,
+    ),
+    `| sync export, 1,000 rows (${s1.requests} requests) | — | p50 ${s1.p50} ms, p95 ${s1.p95} ms | | p50 < 150, p95 < 300: ${ok(s1.p50 < 150 && s1.p95 < 300)} |`,
+    `| sync export, 10,000 rows (${s10.requests} requests) | — | p50 ${s10.p50} ms, p95 ${s10.p95} ms | | p95 < 400: ${ok(s10.p95 < 400)} |`,
+    `| one caller submitting | raw StartWorkflow, same server: p50 ${raw1.p50Ms} ms | p50 ${ours1.p50Ms} ms, p95 ${ours1.p95Ms} ms | ${x(ours1.p50Ms, raw1.p50Ms)} | ≤ 2x: ${ok(ours1.p50Ms <= 2 * raw1.p50Ms)} |`,
+    `| 16 callers submitting | raw StartWorkflow: ${rawN.perSecond}/s, p99 ${rawN.p99Ms} ms | ${oursN.perSecond}/s, p99 ${oursN.p99Ms} ms | ${x(oursN.perSecond, rawN.perSecond)} | ≥ 0.9x and p99 < 100 ms: ${ok(oursN.perSecond >= 0.9 * rawN.perSecond && oursN.p99Ms < 100)} |`,
+    `| memory of \`npm start\`, idle (Temporal server apart) | — | ${m.idle} MB | | ≤ 300 MB: ${ok(m.idle <= 300)} |`,
+    `| … peak while exporting 1 GB CSV, one file (${m.csv1gSeconds.toFixed(1)} s) | the 5-in-flight script: ${Math.max(...csv.map((c) => c.anchor5PeakRssMb))} MB | ${m.csv1gPeak} MB (idle + ${m.csv1gPeak - m.idle}) | | ≤ idle + 150: ${ok(m.csv1gPeak - m.idle <= 150)} |`,
+    `| … peak while exporting a styled 1M-row workbook (${m.xlsxSeconds.toFixed(1)} s) | — | ${m.xlsxPeak} MB (idle + ${m.xlsxPeak - m.idle}) | | ≤ idle + 150: ${ok(m.xlsxPeak - m.idle <= 150)} |`,
+    `| worker alone (split mode), peak for 1 GB CSV (${split.seconds.toFixed(1)} s) | — | ${split.peak} MB | | ≤ 250 MB: ${ok(split.peak <= 250)} |`,
+    `| xlsx writer, 1M styled rows | minimal writer: ${xl.minimal} s | ${xl.ours} s | ${x(xl.ours, xl.minimal)} | ≤ 1.1x: ${ok(xl.ours <= 1.1 * xl.minimal)} |`,
+    `| history of the 1 GB export | — | ${split.history} events | | < 1,000: ${ok(split.history < 1000)} |`,
+  ];
+  return rows.join('\n');
+}
+
+export async function benchIssue13(repeat: number): Promise<void> {
+  const started = new Date();
+  const loads = [`start ${load()}`];
+  log('embedded: idle, CSV against the anchors, 1 GB CSV, styled 1M-row workbook');
+  const { csv, memory } = await embeddedRuns(repeat);
+  loads.push(`after the embedded runs ${load()}`);
+  log('sync exports');
+  const sync = await benchSync();
+  log('submissions');
+  const submit = await benchSubmit();
+  loads.push(`after submissions ${load()}`);
+  log('xlsx writers');
+  const xl = xlsxWriters();
+  log('split worker, 1 GB');
+  const split = splitWorker();
+  loads.push(`end ${load()}`);
+  const body = table(csv, sync, submit, memory, split, xl);
+  const cpu = execFileSync('sh', ['-c', "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"]).toString().trim();
+  const temporal = execFileSync(join(projectRoot, '.tools', 'temporal', 'bin', 'temporal'), ['--version']).toString().trim();
+  const header = `Measured ${started.toISOString().slice(0, 16).replace('T', ' ')}–${new Date().toISOString().slice(11, 16)} UTC by \`npm run bench\` on ${cpu} (2 cores), Node ${process.version}, ${temporal}; 1-minute load average: ${loads.join(', ')}. Each CSV row is the median of ${repeat} run(s), the order of anchor and service alternating.`;
+  const block = `${header}\n\n${body}`;
+  console.log(block);
+  const page = join(projectRoot, 'docs', 'performance.md');
+  const text = readFileSync(page, 'utf8');
+  const [a, b] = ['<!-- bench:issue13:begin -->', '<!-- bench:issue13:end -->'];
+  if (text.includes(a)) writeFileSync(page, `${text.slice(0, text.indexOf(a) + a.length)}\n${block}\n${text.slice(text.indexOf(b))}`);
+}
