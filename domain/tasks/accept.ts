@@ -8,6 +8,7 @@ import type { Db } from '../../db/client.js';
 import type { TaskRow } from '../../db/schema.js';
 import { lockAdmission } from './admission.js';
 import { type RateState, refusal, state, WINDOW_MS } from './rate.js';
+import { noRunYet } from './status.js';
 
 /** The values of a new task row (submit.ts newTask). */
 export interface NewTaskValues {
@@ -92,19 +93,10 @@ function acceptStatement(v: NewTaskValues, admittedAt: Date, outsideQueue: boole
 function insertedRow(v: NewTaskValues, admittedAt: Date | null): TaskRow {
   return {
     ...v,
+    ...noRunYet(),
     status: 'queued',
-    stage: null,
-    totalRows: null,
-    pagesTotal: null,
-    lanes: {},
-    files: [],
-    errorCode: null,
-    errorMessage: null,
     runs: 1,
     admittedAt,
-    startedAt: null,
-    finishedAt: null,
-    expiresAt: null,
     updatedAt: v.createdAt,
   };
 }

@@ -20,6 +20,7 @@ import { sourceLimits, type SourceLimits } from '../source/limiter.js';
 import { checkPage, type PoliteSource } from '../source/polite.js';
 import type { Db } from '../../db/client.js';
 import { type RateState, takeSubmission } from './rate.js';
+import { noRunYet } from './status.js';
 import { checkHosts, newTask, type SubmitInput } from './submit.js';
 
 /** The most rows a preview renders (per sheet), and how many when `rows` is not given. */
@@ -48,19 +49,12 @@ function previewRow(project: ProjectRow, input: SubmitInput): TaskRow {
   return {
     ...newTask(project, { ...input, file_name: input.file_name ?? 'preview' }, 'preview', undefined),
     id: newId('pre'),
+    ...noRunYet(),
     status: 'running',
     stage: 'probing',
-    totalRows: null,
-    pagesTotal: null,
-    lanes: {},
-    files: [],
-    errorCode: null,
-    errorMessage: null,
     runs: 1,
     admittedAt: null,
     startedAt: now,
-    finishedAt: null,
-    expiresAt: null,
     updatedAt: now,
   };
 }

@@ -134,21 +134,17 @@ export async function resetForRetry(db: Db, taskId: string): Promise<TaskRow | u
   }
 }
 
+/** What a task holds before a run has done anything: a new row, a preview, a retry's reset. */
+export function noRunYet() {
+  return { stage: null, totalRows: null, pagesTotal: null, lanes: {}, files: [], errorCode: null, errorMessage: null, startedAt: null, finishedAt: null, expiresAt: null };
+}
+
 async function reset(db: Db, taskId: string): Promise<TaskRow | undefined> {
   const [row] = await db
     .update(tasks)
     .set({
       status: 'queued',
-      stage: null,
-      totalRows: null,
-      pagesTotal: null,
-      lanes: {},
-      files: [],
-      errorCode: null,
-      errorMessage: null,
-      startedAt: null,
-      finishedAt: null,
-      expiresAt: null,
+      ...noRunYet(),
       runs: sql`${tasks.runs} + 1`,
       admittedAt: null,
       updatedAt: new Date(),
