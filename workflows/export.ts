@@ -63,39 +63,57 @@ export async function exportWorkflow(input: ExportInput): Promise<ExportOutput> 
     await stage('rendering');
     const { outputs } = await (input.type === 'excel' ? work.renderXlsx : work.renderCsv)({ taskId });
     await stage('uploading');
-    const { files } = await work.publishFiles({ taskId, outputs });
-    const { ok } = await state.completeTask({ taskId, files, stages: ui.timings() });
-    if (!ok) {
-      // Cancelled while publishing: the files of a cancelled task must not stay.
-      await work.discardStaged({ taskId, files: true });
-      ui.setStatus('cancelled');
-      return { status: 'cancelled' };
-    }
-    ui.setStatus('succeeded');
-    await notify(input, 'task.succeeded');
-    return { status: 'succeeded' };
+    return await publishAndComplete(input, { state, work }, ui, outputs);
   } catch (err) {
-    if (isCancellation(err)) {
-      await CancellationScope.nonCancellable(async () => {
-        await work.discardStaged({ taskId, files: true });
-        await state.markCancelled({ taskId, stages: ui.timings() });
-      });
-      ui.setStatus('cancelled');
-      throw err;
-    }
-    const { code, message } = describe(err);
-    // files too: a step after publishing may have failed, and a failed task keeps no files.
-    await work.discardStaged({ taskId, files: true });
-    const { ok } = await state.failTask({ taskId, code, message, stages: ui.timings() });
-    // Not ok: the task had already ended, cancelled through the API.
-    ui.setStatus(ok ? 'failed' : 'cancelled');
-    if (ok) await notify(input, 'task.failed');
-    return { status: 'failed', errorCode: code };
+    return await endWithError(err, input, { state, work }, ui);
   }
 }
 
+/** The activities the last steps use: the export's proxies, or the sync export's local ones. */
+interface EndActivities {
+  state: Pick<Activities, 'completeTask' | 'markCancelled' | 'failTask'>;
+  work: Pick<Activities, 'publishFiles' | 'discardStaged'>;
+}
+
+/** Publish the rendered files and complete the task (shared with workflows/sync-export.ts). */
+export async function publishAndComplete(input: ExportInput, { state, work }: EndActivities, ui: Visibility, outputs: Parameters<Activities['publishFiles']>[0]['outputs']): Promise<ExportOutput> {
+  const { taskId } = input;
+  const { files } = await work.publishFiles({ taskId, outputs });
+  const { ok } = await state.completeTask({ taskId, files, stages: ui.timings() });
+  if (!ok) {
+    // Cancelled while publishing: the files of a cancelled task must not stay.
+    await work.discardStaged({ taskId, files: true });
+    ui.setStatus('cancelled');
+    return { status: 'cancelled' };
+  }
+  ui.setStatus('succeeded');
+  await notify(input, 'task.succeeded');
+  return { status: 'succeeded' };
+}
+
+/** A run that threw: a cancellation cleans up and is rethrown; anything else fails the task. */
+export async function endWithError(err: unknown, input: ExportInput, { state, work }: EndActivities, ui: Visibility): Promise<ExportOutput> {
+  const { taskId } = input;
+  if (isCancellation(err)) {
+    await CancellationScope.nonCancellable(async () => {
+      await work.discardStaged({ taskId, files: true });
+      await state.markCancelled({ taskId, stages: ui.timings() });
+    });
+    ui.setStatus('cancelled');
+    throw err;
+  }
+  const { code, message } = describe(err);
+  // files too: a step after publishing may have failed, and a failed task keeps no files.
+  await work.discardStaged({ taskId, files: true });
+  const { ok } = await state.failTask({ taskId, code, message, stages: ui.timings() });
+  // Not ok: the task had already ended, cancelled through the API.
+  ui.setStatus(ok ? 'failed' : 'cancelled');
+  if (ok) await notify(input, 'task.failed');
+  return { status: 'failed', errorCode: code };
+}
+
 /** The callback is its own workflow, abandoned by this one: the task's status is already final. */
-export async function notify(input: ExportInput, event: CallbackEvent): Promise<void> {
+async function notify(input: ExportInput, event: CallbackEvent): Promise<void> {
   if (!input.callback) return;
   const run = input.run ?? 1;
   try {

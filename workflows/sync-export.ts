@@ -6,10 +6,10 @@
 // A source over the sync row limit goes back to its project's queue and becomes an ordinary
 // export: the run continues as exportWorkflow when admitted at once, or ends and admission starts
 // the export later, like any queued task's.
-import { CancellationScope, isCancellation, makeContinueAsNewFunc, proxyLocalActivities } from '@temporalio/workflow';
+import { makeContinueAsNewFunc, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities, ProbeOutput } from '../model/activities.js';
-import { type ExportInput, type ExportOutput, type exportWorkflow, notify } from './export.js';
-import { describe, fetchAll } from './fetch-all.js';
+import { endWithError, type ExportInput, type ExportOutput, type exportWorkflow, publishAndComplete } from './export.js';
+import { fetchAll } from './fetch-all.js';
 import * as profiles from './profiles.js';
 import { Visibility } from './visibility.js';
 
@@ -38,20 +38,7 @@ export async function syncExportWorkflow(input: SyncExportInput): Promise<Export
     // Admitted: continued below, outside this try, as continuing as new is thrown.
     if (!admitted) return { status: 'queued' };
   } catch (err) {
-    if (isCancellation(err)) {
-      await CancellationScope.nonCancellable(async () => {
-        await local.discardStaged({ taskId, files: true });
-        await local.markCancelled({ taskId, stages: ui.timings() });
-      });
-      ui.setStatus('cancelled');
-      throw err;
-    }
-    const { code, message } = describe(err);
-    await local.discardStaged({ taskId, files: true });
-    const { ok } = await local.failTask({ taskId, code, message, stages: ui.timings() });
-    ui.setStatus(ok ? 'failed' : 'cancelled');
-    if (ok) await notify(input, 'task.failed');
-    return { status: 'failed', errorCode: code };
+    return await endWithError(err, input, { state: local, work: local }, ui);
   }
   // Admitted at once: this run continues as the ordinary export (a fresh probe plans its lanes as
   // any export's). The search attributes carry over to the new run.
@@ -65,15 +52,5 @@ async function exportSmall(input: SyncExportInput, local: Activities, ui: Visibi
   ui.setStage('rendering');
   const { outputs } = await (input.type === 'excel' ? local.renderXlsx : local.renderCsv)({ taskId });
   ui.setStage('uploading');
-  const { files } = await local.publishFiles({ taskId, outputs });
-  const { ok } = await local.completeTask({ taskId, files, stages: ui.timings() });
-  if (!ok) {
-    // Cancelled while publishing: the files of a cancelled task must not stay.
-    await local.discardStaged({ taskId, files: true });
-    ui.setStatus('cancelled');
-    return { status: 'cancelled' };
-  }
-  ui.setStatus('succeeded');
-  await notify(input, 'task.succeeded');
-  return { status: 'succeeded' };
+  return publishAndComplete(input, { state: local, work: local }, ui, outputs);
 }
