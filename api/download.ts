@@ -33,3 +33,9 @@ export async function sendFile(c: Context, storage: Storage, file: StoredFile): 
     for await (const chunk of body) await s.write(chunk as Uint8Array);
   });
 }
+
+/**
+ * A Buffer as a response body without copying it (`new Uint8Array(buf)` copies): Hono's types want
+ * a Uint8Array over an ArrayBuffer, which a Buffer's memory is.
+ */
+export const bodyOf = (buf: Buffer): Uint8Array<ArrayBuffer> => new Uint8Array(buf.buffer as ArrayBuffer, buf.byteOffset, buf.byteLength);

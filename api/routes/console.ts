@@ -10,6 +10,7 @@ import { Hono } from 'hono';
 import { DomainError } from '../../domain/errors.js';
 import { projectRoot } from '../../platform/temporal-server.js';
 import type { AppEnv } from '../types.js';
+import { bodyOf } from '../download.js';
 
 export const consoleDir = join(projectRoot, 'console', 'dist');
 
@@ -43,7 +44,7 @@ export function consoleApp(dir = consoleDir) {
   app.get('/', async (c) => {
     const html = await readFile(join(dir, 'index.html')).catch(() => null);
     if (!html) throw notBuilt();
-    return c.body(new Uint8Array(html), 200, {
+    return c.body(bodyOf(html), 200, {
       ...common,
       'Content-Type': 'text/html; charset=utf-8',
       'Cache-Control': 'no-store',
@@ -64,7 +65,7 @@ export function consoleApp(dir = consoleDir) {
       cache.set(file, asset);
     }
     const gzip = /\bgzip\b/.test(c.req.header('accept-encoding') ?? '');
-    return c.body(new Uint8Array(gzip ? asset.gzip : asset.raw), 200, {
+    return c.body(bodyOf(gzip ? asset.gzip : asset.raw), 200, {
       ...common,
       'Content-Type': TYPES[file.split('.').pop()!]!,
       'Cache-Control': 'public, max-age=31536000, immutable',

@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { Scalar } from '@scalar/hono-api-reference';
 import { Hono } from 'hono';
+import { bodyOf } from '../download.js';
 
 const SCALAR_SCRIPT = createRequire(import.meta.url).resolve('@scalar/api-reference/browser/standalone.js');
 
@@ -26,7 +27,7 @@ export function docsApp(document: () => unknown) {
   let script: Promise<Buffer> | undefined;
   app.get('/docs/scalar.js', async (c) => {
     const body = await (script ??= readFile(SCALAR_SCRIPT));
-    return c.body(new Uint8Array(body), 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=86400' });
+    return c.body(bodyOf(body), 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=86400' });
   });
   return app;
 }

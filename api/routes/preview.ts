@@ -8,6 +8,7 @@ import { auth, errors, file, keyed, openApiApp, rateHeaders, type Responses } fr
 import { previewSchema } from '../schemas/tasks.js';
 import type { ApiContext, AppEnv } from '../types.js';
 import { jsonBody } from '../validate.js';
+import { bodyOf } from '../download.js';
 
 const previewRoute = createRoute({
   method: 'post',
@@ -36,7 +37,7 @@ export function previewApp(ctx: ApiContext) {
   app.openapi(previewRoute, async (c) => {
     // A caller that goes away stops the source requests.
     const p = await previewTask(deps, c.get('project'), c.req.valid('json'), c.req.raw.signal);
-    return c.body(new Uint8Array(p.body), 200, {
+    return c.body(bodyOf(p.body), 200, {
       ...rateLimitHeaders(p.rate),
       'Content-Type': contentTypeOf(p.name),
       'Content-Disposition': contentDisposition(p.name),
