@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { MAX_FILE_BYTES } from '../model/project-settings.js';
-import { projectRoot } from '../platform/temporal-server.js';
+import { projectRoot, resolveTemporalBin } from '../platform/temporal-server.js';
 import { benchCsvCase, type CsvResult, runExport, sampleRss } from './csv.js';
 import { BENCH_ADMIN, startEmbedded, startSource } from './embedded.js';
 import { benchSubmit, type SubmitRow } from './submit.js';
@@ -139,7 +139,7 @@ export async function benchIssue13(repeat: number): Promise<void> {
   loads.push(`end ${load()}`);
   const body = table(csv, sync, submit, memory, split, xl);
   const cpu = execFileSync('sh', ['-c', "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"]).toString().trim();
-  const temporal = execFileSync(join(projectRoot, '.tools', 'temporal', 'bin', 'temporal'), ['--version']).toString().trim();
+  const temporal = execFileSync(resolveTemporalBin(), ['--version']).toString().trim();
   const header = `Measured ${started.toISOString().slice(0, 16).replace('T', ' ')}–${new Date().toISOString().slice(11, 16)} UTC by \`npm run bench\` on ${cpu} (2 cores), Node ${process.version}, ${temporal}; 1-minute load average: ${loads.join(', ')}. Each CSV row is the median of ${repeat} run(s), the order of anchor and service alternating.`;
   const block = `${header}\n\n${body}`;
   console.log(block);
