@@ -40,6 +40,26 @@ interface Memory {
   xlsxSeconds: number;
 }
 
+const CSV_CASES = [
+  { label: '1,000,000 rows, fast source', rows: 1_000_000, delayMs: 0 },
+  { label: '500,000 rows, 20 ms a page', rows: 500_000, delayMs: 20 },
+];
+
+/**
+ * `npm run bench -- csv [--repeat N]`: only the CSV rows, on a fresh embedded start (to work on
+ * target 1 without the 15-minute run). BENCH_NODE_ARGS adds flags to the measured process, e.g.
+ * `--cpu-prof --cpu-prof-dir=.bench` (summarised by bench/profile.ts).
+ */
+export async function benchCsvOnly(repeat: number, nodeArgs: string[]): Promise<void> {
+  const e = await startEmbedded({}, nodeArgs);
+  try {
+    await sleep(5_000);
+    for (const c of CSV_CASES) console.log(JSON.stringify(await benchCsvCase(e, c, repeat)));
+  } finally {
+    await e.stop();
+  }
+}
+
 async function embeddedRuns(repeat: number): Promise<{ csv: CsvResult[]; memory: Memory }> {
   const e = await startEmbedded();
   try {
@@ -50,10 +70,7 @@ async function embeddedRuns(repeat: number): Promise<{ csv: CsvResult[]; memory:
     const idle = idleSampler.stop().peak;
     log(`idle ${idle} MB`);
     const csv: CsvResult[] = [];
-    for (const c of [
-      { label: '1,000,000 rows, fast source', rows: 1_000_000, delayMs: 0 },
-      { label: '500,000 rows, 20 ms a page', rows: 500_000, delayMs: 20 },
-    ]) {
+    for (const c of CSV_CASES) {
       csv.push(await benchCsvCase(e, c, repeat));
       log(`csv ${c.label}: ${JSON.stringify(csv.at(-1))}`);
     }

@@ -43,8 +43,8 @@ const where = (url: string) => {
   const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (m) return m[1]!;
   if (url.startsWith('node:')) return url;
-  const own = /\/(activities|lib|db|worker|workflows|api)\/[^/]+$/.exec(url);
-  return own ? own[0].slice(1) : url || '(native/vm)';
+  const own = /\/(?:dist\/)?((?:app|api|activities|domain|platform|workflows|db|model)\/.+)$/.exec(url);
+  return own ? own[1]! : url || '(native/vm)';
 };
 const label = (n: Node) => `${n.callFrame.functionName || '(anonymous)'} ${where(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
 
@@ -61,7 +61,7 @@ for (const [id, ms] of self) {
   for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
     const f = byId.get(cur)!;
     const w = where(f.callFrame.url);
-    if (/^(activities|lib|db)\//.test(w)) {
+    if (/^(app|api|activities|domain|platform|db)\//.test(w)) {
       const k = `${f.callFrame.functionName || '(anonymous)'} ${w}:${f.callFrame.lineNumber + 1}`;
       if (!seen.has(k)) {
         seen.add(k);

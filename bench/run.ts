@@ -17,7 +17,7 @@ import { MAX_FILE_BYTES } from '../model/project-settings.js';
 import { connectTemporal, openCore, startApi } from '../app/runtime.js';
 import { projectRoot, startDevServer } from '../platform/temporal-server.js';
 import { benchSubmit, submitTable } from './submit.js';
-import { benchIssue13 } from './issue13.js';
+import { benchCsvOnly, benchIssue13 } from './issue13.js';
 import { benchWs } from './ws.js';
 import { benchSync, syncTable } from './sync.js';
 import { cpuSeconds, dirBytes, freePort, machineBusySeconds, median, phaseSpans, rssMb, spawnNode } from './measure.js';
@@ -41,6 +41,7 @@ async function main() {
   const repeat = Number(values.repeat ?? (positionals.length === 0 ? 3 : 1));
   // `sync` alone: POST /v1/tasks/sync latency on the embedded start (bench/sync.ts).
   if (positionals.length === 1 && positionals[0] === 'sync') return console.log(syncTable(await benchSync()));
+  if (positionals.length === 1 && positionals[0] === 'csv') return benchCsvOnly(repeat, (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean));
   if (positionals.includes('submit')) return console.log(submitTable(await benchSubmit())); // issue 13, target 3 (bench/submit.ts)
   // No argument: issue 13's table (bench/issue13.ts). `ws` runs the WebSocket benchmark (bench/ws.ts);
   // sizes (`100MB 1GB`) the split-mode CSV exports below.

@@ -5,6 +5,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { parsePage } from '../source/client.js';
 import { checkPage } from '../source/polite.js';
 import type { Column } from '../formats/columns.js';
+import { transcoderFor } from '../formats/csv/transcode.js';
 import { encodeStaged } from './pieces.js';
 
 export interface EncodeTask {
@@ -19,7 +20,14 @@ export type EncodeResult = { ok: true; staged: Uint8Array } | { ok: false; type:
 
 export default function encodePage(task: EncodeTask): EncodeResult {
   try {
-    const page = parsePage(Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength), task.where);
+    const body = Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength);
+    // Plain pages go straight from JSON bytes to CSV bytes; any other is parsed (and judged) below.
+    const fast = transcoderFor(task.columns).transcode(body);
+    if (fast) {
+      checkPage(fast.total, fast.rows, task.page, task.probed);
+      return { ok: true, staged: fast.csv };
+    }
+    const page = parsePage(body, task.where);
     checkPage(page.total, page.data.length, task.page, task.probed);
     return { ok: true, staged: encodeStaged('csv', page.data, task.columns) };
   } catch (err) {

@@ -51,7 +51,7 @@ function mayBeFormula(c: number): boolean {
 }
 
 /** escapeFormula, with the common case (no formula character first) decided on one char code. */
-function textCell(s: string): string {
+export function textCell(s: string): string {
   if (s === '') return '';
   return quote(mayBeFormula(s.charCodeAt(0)) ? escapeFormula(s) : s);
 }
