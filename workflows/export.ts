@@ -1,6 +1,6 @@
 // One export, workflowId = task id. Deterministic orchestration only: every side effect is an
 // activity, and only keys, counts and checksums pass through history.
-import { CancellationScope, isCancellation, ParentClosePolicy, proxyActivities, startChild } from '@temporalio/workflow';
+import { CancellationScope, isCancellation, ParentClosePolicy, patched, proxyActivities, proxyLocalActivities, startChild } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities, CallbackEvent } from '../model/activities.js';
 import type { ExportType } from '../model/task.js';
@@ -31,22 +31,31 @@ export interface ExportOutput {
   errorCode?: string;
 }
 
+/**
+ * Runs started after this patch take their short steps (start, stage writes, the staged check,
+ * completion) as local activities: ~25 ms less per step, several per export. Earlier runs replay
+ * their recorded activity tasks.
+ */
+export const LEAN_STEPS_PATCH = 'dc-lean-steps';
+
 export async function exportWorkflow(input: ExportInput): Promise<ExportOutput> {
   const { taskId } = input;
   const heartbeat = input.heartbeatTimeoutMs ?? 10_000;
   const state = proxyActivities<Activities>(profiles.taskState);
+  const quick = patched(LEAN_STEPS_PATCH) ? proxyLocalActivities<Activities>(profiles.localTaskState) : undefined;
+  const steps = quick ?? state;
   const work = proxyActivities<Activities>(profiles.work);
   const source = proxyActivities<Activities>(profiles.source(input.retry, heartbeat));
   const resume = proxyActivities<Activities>(profiles.source(input.retry, heartbeat, 1));
   const pause = new PauseControl();
   const ui = new Visibility();
   const stage = async (s: 'rendering' | 'uploading') => {
-    await state.setStage({ taskId, stage: s });
+    await steps.setStage({ taskId, stage: s });
     ui.setStage(s);
   };
 
   try {
-    const { proceed, status } = await state.startTask({ taskId });
+    const { proceed, status } = await start(taskId, state, quick);
     if (!proceed) {
       // The task left the queue before its run began (cancelled or paused meanwhile).
       if (status === 'cancelled' || status === 'paused') ui.setStatus(status);
@@ -54,7 +63,7 @@ export async function exportWorkflow(input: ExportInput): Promise<ExportOutput> 
     }
     ui.setStatus('running');
     ui.setStage('probing');
-    if ((await pause.fetch(() => fetchAll(taskId, { source, resume, work }, input.retry, input.resume, ui))) === 'paused') {
+    if ((await pause.fetch(() => fetchAll(taskId, { source, resume, work, ...(quick ? { verify: quick } : {}) }, input.retry, input.resume, ui))) === 'paused') {
       await state.pauseTask({ taskId, stages: ui.timings() });
       ui.setStatus('paused');
       pause.paused();
@@ -63,9 +72,20 @@ export async function exportWorkflow(input: ExportInput): Promise<ExportOutput> 
     await stage('rendering');
     const { outputs } = await (input.type === 'excel' ? work.renderXlsx : work.renderCsv)({ taskId });
     await stage('uploading');
-    return await publishAndComplete(input, { state, work }, ui, outputs);
+    return await publishAndComplete(input, { state: steps, work }, ui, outputs);
   } catch (err) {
     return await endWithError(err, input, { state, work }, ui);
+  }
+}
+
+/** queued → running: locally in a lean run, unless the task must wait for a slot (then as an activity). */
+async function start(taskId: string, state: Activities, quick: Activities | undefined): ReturnType<Activities['startTask']> {
+  if (!quick) return state.startTask({ taskId });
+  try {
+    return await quick.startTask({ taskId });
+  } catch (err) {
+    if (describe(err).code !== 'waiting_for_slot') throw err;
+    return state.startTask({ taskId });
   }
 }
 

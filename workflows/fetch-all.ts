@@ -13,6 +13,8 @@ export interface FetchProxies {
   resume: Activities;
   /** verifyStaged, stagedGaps and discardStaged. */
   work: Activities;
+  /** verifyStaged, when it runs as a local activity (the export's lean steps). */
+  verify?: Pick<Activities, 'verifyStaged'>;
 }
 
 /** Told the export's size and each chunk fetched (workflows/visibility.ts shows it in the UI). */
@@ -36,7 +38,7 @@ export async function fetchAll(taskId: string, acts: FetchProxies, retry: RetryS
       // sheet's lanes (at most MAX_LANES, or a resumed export's gaps) all start together, as always.
       const limit = lanes.some((l) => l.sheet !== undefined) ? MAX_LANES : lanes.length;
       await allOrNothing(lanes.map((lane) => () => fetchLane(taskId, lane, acts, retry, progress)), limit);
-      await acts.work.verifyStaged({ taskId });
+      await (acts.verify ?? acts.work).verifyStaged({ taskId });
       return;
     } catch (err) {
       const { code, message } = describe(err);

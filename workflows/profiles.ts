@@ -15,6 +15,18 @@ export const taskState: ActivityOptions = {
 };
 
 /**
+ * The same task-row updates run as local activities (the export's lean steps, export.ts): a few
+ * milliseconds each in the worker holding the workflow task, instead of a task-queue round trip
+ * and a workflow task per step. Retried like taskState, locally; but a wait for a slot is not
+ * retried here: local retries would sleep in the worker, so the export hands that wait to the
+ * activity (its retries are the server's timers).
+ */
+export const localTaskState: LocalActivityOptions = {
+  startToCloseTimeout: '1 minute',
+  retry: { ...taskState.retry, nonRetryableErrorTypes: ['waiting_for_slot'] },
+};
+
+/**
  * Source requests: a short heartbeat timeout, so a killed worker's pages move to another worker
  * within seconds; on cancel, wait until fetches have really stopped, so nothing is staged after
  * the cleanup. `stepsAhead` starts the backoff further along (a lane resuming after stored pages).

@@ -184,8 +184,8 @@ describe('the slot wait', () => {
     expect(rec.of('startTask')).toHaveLength(waits + 1);
     expect(rec.names().slice(waits + 1, waits + 2)).toEqual(['probeSource']);
     expect(rec.of('completeTask')).toHaveLength(1);
-    // 8 waits of 2 s passed on the server's clock, not the test's.
-    expect(virtual).toBeGreaterThanOrEqual(waits * 2000);
+    // The first try is a local activity; the 7 waits of 2 s after it passed on the server's clock, not the test's.
+    expect(virtual).toBeGreaterThanOrEqual((waits - 1) * 2000);
     expect(wall).toBeLessThan(waits * 2000);
   });
 
