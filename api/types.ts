@@ -15,11 +15,11 @@ export interface ApiDeps {
   secrets: Secrets;
   temporal: Client;
   /**
-   * A client over the NativeConnection of a worker in this process (the embedded start): sync
-   * exports start eagerly on that worker (docs/adr/0017-lean-sync-exports.md). Absent in the
-   * API alone, whose sync exports go through the task queue.
+   * A client over the NativeConnection of a worker in this process (the embedded start): the runs
+   * of submissions (sync and ordinary) start eagerly on that worker (docs/adr/0017-lean-sync-exports.md,
+   * ADR 0020). Absent in the API alone, whose runs go through the task queue.
    */
-  syncTemporal?: Client | undefined;
+  eagerTemporal?: Client | undefined;
 }
 
 /** What every route may use: the dependencies plus what the app builds once from them. */

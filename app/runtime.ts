@@ -145,7 +145,7 @@ export interface RunningWorker {
 
 /**
  * The worker's connection, made before the worker when the API shares it: a client over it starts
- * sync exports eagerly on this process's worker (ApiDeps.syncTemporal).
+ * submissions' runs eagerly on this process's worker (ApiDeps.eagerTemporal).
  */
 export async function connectWorker(config: Config, address: string): Promise<NativeConnection> {
   await installTemporalRuntime(config.LOG_LEVEL);

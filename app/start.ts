@@ -47,8 +47,8 @@ async function main() {
   const temporal = await connectTemporal(config, address).catch(orStop);
   // One connection for the worker and the sync exports' client: their runs start eagerly here.
   const native = await connectWorker(config, address).catch(orStop);
-  const syncTemporal = new Client({ connection: native, namespace: config.TEMPORAL_NAMESPACE });
-  const server = await startApi({ ...core, temporal, syncTemporal }, (app) => {
+  const eagerTemporal = new Client({ connection: native, namespace: config.TEMPORAL_NAMESPACE });
+  const server = await startApi({ ...core, temporal, eagerTemporal }, (app) => {
     if (config.DEMO_SOURCE) app.route('/demo', demoSourceApp());
   }).catch(orStop);
   const w = await startWorker(core, address, temporal, native).catch(orStop);

@@ -94,7 +94,7 @@ export function syncApp(ctx: ApiContext) {
     try {
       const deadline = Date.now() + config.SYNC_TIMEOUT_MS;
       const { task, created } = await submitTask(deps, c.get('project'), body, key, {
-        sync: { eager: ctx.syncTemporal, inserted: () => timing.step('submit'), started: (eagerly) => timing.step('start', eagerly ? 'eager' : 'task queue') },
+        sync: { eager: ctx.eagerTemporal, inserted: () => timing.step('submit'), started: (eagerly) => timing.step('start', eagerly ? 'eager' : 'task queue') },
       });
       c.set('submitted', created ? 'accepted' : 'deduplicated');
       const wait = { signal: c.req.raw.signal, timeoutMs: Math.max(0, deadline - Date.now()) };

@@ -3,6 +3,7 @@
 // submission. Waiting costs nothing: no workflow, no timer, no poll. Whoever frees or fills a slot
 // (a submission, a run ending or pausing, a cancel, a resume) calls dispatch(project); a sweep run
 // by a Temporal Schedule catches what a crash left between two steps.
+import type { Client } from '@temporalio/client';
 import { and, asc, count, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { projects, type TaskRow, tasks } from '../../db/schema.js';
@@ -43,23 +44,25 @@ async function reserve(db: Db, projectId: string): Promise<TaskRow[]> {
 }
 
 /** Starts the runs of admitted tasks; a task whose start failed gives its slot back and waits again. */
-export async function startAll(deps: AdmissionDeps, admitted: TaskRow[], projectName?: string): Promise<{ started: string[]; failed: Map<string, Error> }> {
+export async function startAll(deps: AdmissionDeps, admitted: TaskRow[], projectName?: string, eager?: Client): Promise<{ started: string[]; failed: Map<string, Error>; eagerly: string[] }> {
   const started: string[] = [];
+  const eagerly: string[] = [];
   const failed = new Map<string, Error>();
   for (const task of admitted) {
     try {
-      await startRun(deps, task, projectName);
+      const { eagerlyStarted } = await startRun(deps, task, projectName, eager);
       started.push(task.id);
+      if (eagerlyStarted) eagerly.push(task.id);
     } catch (err) {
       failed.set(task.id, err as Error);
       await deps.db.update(tasks).set({ admittedAt: null }).where(and(eq(tasks.id, task.id), eq(tasks.status, 'queued')));
     }
   }
-  return { started, failed };
+  return { started, failed, eagerly };
 }
 
 /** Admits and starts as many of the project's waiting tasks as it has free slots. */
-export async function dispatch(deps: AdmissionDeps, projectId: string): Promise<{ started: string[]; failed: Map<string, Error> }> {
+export async function dispatch(deps: AdmissionDeps, projectId: string): Promise<{ started: string[]; failed: Map<string, Error>; eagerly: string[] }> {
   return startAll(deps, await reserve(deps.db, projectId));
 }
 

@@ -17,14 +17,19 @@ export interface RunDeps {
   config: Config;
 }
 
-/** Starts a run of the export workflow for an admitted task (a retry or a resume is a new run under the same id). */
-export async function startRun(deps: RunDeps, task: TaskRow, projectName?: string): Promise<void> {
-  await deps.temporal.workflow.start(exportWorkflow, {
+/**
+ * Starts a run of the export workflow for an admitted task (a retry or a resume is a new run under
+ * the same id). `eager` as in startSyncRun: a submission's run starts on this process's worker.
+ */
+export async function startRun(deps: RunDeps, task: TaskRow, projectName?: string, eager?: Client): Promise<{ eagerlyStarted: boolean }> {
+  const handle = await (eager ?? deps.temporal).workflow.start(exportWorkflow, {
     ...(await runOptions(deps, task, projectName)),
     args: [exportInput(deps.config, task)],
     // Starting twice (two admitters, a sweep after a crash) attaches to the run already there.
     workflowIdConflictPolicy: 'USE_EXISTING',
+    ...(eager ? { requestEagerStart: true } : {}),
   });
+  return { eagerlyStarted: handle.eagerlyStarted };
 }
 
 /**

@@ -73,6 +73,8 @@ export interface Submitted {
   created: boolean;
   /** The submit quota after this submission (absent for a de-duplicated answer, which is free). */
   rate?: RateState;
+  /** Its run started on this process's worker, its first workflow task handed back with the start. */
+  eagerlyStarted?: boolean;
 }
 
 /** Who submits besides the caller: a schedule's run (domain/schedules/runs.ts). */
@@ -85,6 +87,8 @@ export interface SubmitOrigin {
    * (docs/adr/0017-lean-sync-exports.md).
    */
   sync?: { eager?: Client | undefined; inserted?: () => void; started?: (eagerly: boolean) => void };
+  /** A client on this process's worker connection: a run admitted at once starts eagerly there (run.ts). */
+  eager?: Client | undefined;
 }
 
 export async function submitTask(deps: SubmitDeps, project: ProjectRow, input: SubmitInput, idempotencyKey: string | undefined, origin: SubmitOrigin = {}): Promise<Submitted> {
@@ -96,8 +100,8 @@ export async function submitTask(deps: SubmitDeps, project: ProjectRow, input: S
     if (a.kind === 'inserted') {
       origin.sync?.inserted?.();
       if (origin.sync) await startSyncOrRemove(deps, project, a.task, origin.sync);
-      else await admitOrRemove(deps, project, a.task, a.dispatch);
-      return { task: a.task, created: true, rate: a.rate };
+      const eagerlyStarted = origin.sync ? false : await admitOrRemove(deps, project, a.task, a.dispatch, origin.eager);
+      return { task: a.task, created: true, rate: a.rate, eagerlyStarted };
     }
     if (a.kind === 'duplicate' && a.requestHash !== requestHash) throw keyReused();
     const existing = a.kind === 'duplicate' ? await getTask(deps.db, a.taskId) : await findDuplicate(deps.db, project.id, requestHash, idempotencyKey);
@@ -162,10 +166,11 @@ async function findDuplicate(db: Db, projectId: string, requestHash: string, key
  * the caller told (nothing ran, nothing was stored); a crash here leaves the task queued or
  * admitted, and admission's listener or sweep starts it (admission.ts).
  */
-async function admitOrRemove(deps: SubmitDeps, project: ProjectRow, task: TaskRow, mustDispatch: boolean): Promise<void> {
-  const { failed } = task.admittedAt ? await startAll(deps, [task], project.name) : mustDispatch ? await dispatch(deps, task.projectId) : { failed: new Map<string, Error>() };
+async function admitOrRemove(deps: SubmitDeps, project: ProjectRow, task: TaskRow, mustDispatch: boolean, eager?: Client): Promise<boolean> {
+  const none = { failed: new Map<string, Error>(), eagerly: [] as string[] };
+  const { failed, eagerly } = task.admittedAt ? await startAll(deps, [task], project.name, eager) : mustDispatch ? await dispatch(deps, task.projectId) : none;
   const err = failed.get(task.id);
-  if (!err) return;
+  if (!err) return eagerly.includes(task.id);
   await deleteUnstarted(deps.db, task.id);
   throw new DomainError('temporal_unavailable', `the task could not be scheduled: ${err.message}`);
 }

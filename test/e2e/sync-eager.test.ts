@@ -68,4 +68,13 @@ describe('POST /v1/tasks/sync on a worker sharing the API connection', () => {
     const task = await env.waitForTask(body.task_id, project.api_key);
     expect(task).toMatchObject({ status: 'succeeded', files: [{ rows: 700 }] });
   });
+
+  it('starts an ordinary submission\'s run eagerly too, and it runs to the end', async () => {
+    const src = await source({ total: 120 });
+    const res = await env.api('POST', '/v1/tasks', { token: project.api_key, body: { operator_id: 'op-eager', page_size: 100, source_url: src.url } });
+    expect(res.status).toBe(202);
+    expect(res.headers.get('server-timing')).toBe('start;desc="eager"');
+    const done = await env.waitForTask(res.json.task_id as string, project.api_key);
+    expect(done).toMatchObject({ status: 'succeeded', progress: { total_rows: 120 } });
+  });
 });

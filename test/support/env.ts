@@ -94,8 +94,8 @@ export async function startTestEnv(env: Record<string, string> = {}, opts: { wor
   const running = worker?.run();
   // Like a worker process, the test's worker side starts what an API left queued (admission-watch.ts).
   const unwatch = worker ? await watchQueue({ db: core.database.db, database: core.database, temporal, config }) : undefined;
-  const syncTemporal = opts.eager && worker ? new Client({ connection: nativeConnection, namespace: config.TEMPORAL_NAMESPACE }) : undefined;
-  const server: ServerType = await startApi({ ...core, temporal, syncTemporal });
+  const eagerTemporal = opts.eager && worker ? new Client({ connection: nativeConnection, namespace: config.TEMPORAL_NAMESPACE }) : undefined;
+  const server: ServerType = await startApi({ ...core, temporal, eagerTemporal });
   const base = `http://127.0.0.1:${port}`;
 
   const api: TestEnv['api'] = async (method, path, opts = {}) => {
