@@ -4,6 +4,7 @@ import { requestId } from 'hono/request-id';
 import { DomainError } from '../domain/errors.js';
 import { PoliteSource } from '../domain/source/polite.js';
 import { TaskEvents } from '../domain/tasks/events.js';
+import { RunStarter } from '../domain/tasks/starter.js';
 import { linkSigner } from '../domain/tasks/view.js';
 import { onError } from './errors.js';
 import { openApiApp } from './openapi.js';
@@ -33,6 +34,7 @@ export function createApp(deps: ApiDeps) {
   const ctx: ApiContext = {
     ...deps,
     hub: new TaskEvents(deps.database, config.WS_PROGRESS_INTERVAL_MS),
+    starter: new RunStarter({ db: deps.database.db, temporal: deps.temporal, config }, deps.eagerTemporal),
     signer: linkSigner(config, deps.secrets.linkSecret),
     source: new PoliteSource({
       client: { timeoutMs: config.SOURCE_TIMEOUT_MS, deadlineMs: config.SOURCE_REQUEST_DEADLINE_MS, maxBytes: config.SOURCE_MAX_PAGE_BYTES },
@@ -75,5 +77,5 @@ export function createApp(deps: ApiDeps) {
   app.route('/', docsApp(() => openApiDocument(app, config.publicBaseUrl)));
   app.notFound((c) => onError(new DomainError('not_found', `no such endpoint: ${c.req.method} ${c.req.path}`), c));
   app.onError(onError);
-  return { app, realtime };
+  return { app, realtime, starter: ctx.starter };
 }

@@ -44,8 +44,11 @@ export async function startSource(opts: { delayMs?: number } = {}): Promise<Sour
   return { url: `http://127.0.0.1:${port}/export`, host: `127.0.0.1:${port}`, pid: child.child.pid!, stop: () => child.child.kill('SIGTERM') };
 }
 
-/** `npm start` in a fresh DATA_DIR; `extraEnv` for settings a benchmark compares. */
-export async function startEmbedded(extraEnv: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Embedded> {
+/**
+ * `npm start` in a fresh DATA_DIR; `extraEnv` for settings a benchmark compares. BENCH_NODE_ARGS
+ * adds flags to the measured process in any benchmark (e.g. `--cpu-prof --cpu-prof-dir=.bench`).
+ */
+export async function startEmbedded(extraEnv: Record<string, string> = {}, nodeArgs: string[] = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)): Promise<Embedded> {
   const dataDir = mkdtempSync(join(tmpdir(), 'dc-bench-embedded-'));
   const port = await freePort();
   const env = {

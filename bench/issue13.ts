@@ -47,11 +47,10 @@ const CSV_CASES = [
 
 /**
  * `npm run bench -- csv [--repeat N]`: only the CSV rows, on a fresh embedded start (to work on
- * target 1 without the 15-minute run). BENCH_NODE_ARGS adds flags to the measured process, e.g.
- * `--cpu-prof --cpu-prof-dir=.bench` (summarised by bench/profile.ts).
+ * target 1 without the 15-minute run). BENCH_NODE_ARGS (bench/embedded.ts) profiles it.
  */
-export async function benchCsvOnly(repeat: number, nodeArgs: string[]): Promise<void> {
-  const e = await startEmbedded({}, nodeArgs);
+export async function benchCsvOnly(repeat: number): Promise<void> {
+  const e = await startEmbedded();
   try {
     await sleep(5_000);
     for (const c of CSV_CASES) console.log(JSON.stringify(await benchCsvCase(e, c, repeat)));

@@ -41,7 +41,7 @@ async function main() {
   const repeat = Number(values.repeat ?? (positionals.length === 0 ? 3 : 1));
   // `sync` alone: POST /v1/tasks/sync latency on the embedded start (bench/sync.ts).
   if (positionals.length === 1 && positionals[0] === 'sync') return console.log(syncTable(await benchSync()));
-  if (positionals.length === 1 && positionals[0] === 'csv') return benchCsvOnly(repeat, (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean));
+  if (positionals.length === 1 && positionals[0] === 'csv') return benchCsvOnly(repeat);
   if (positionals.includes('submit')) return console.log(submitTable(await benchSubmit())); // issue 13, target 3 (bench/submit.ts)
   // No argument: issue 13's table (bench/issue13.ts). `ws` runs the WebSocket benchmark (bench/ws.ts);
   // sizes (`100MB 1GB`) the split-mode CSV exports below.

@@ -25,6 +25,11 @@ export interface Database {
   close(): Promise<void>;
 }
 
+// PGlite runs one statement or transaction at a time on its single connection (every query waits
+// for an open transaction): one statement there is atomic and alone, with no lock beside it.
+const oneAtATime = new WeakSet<object>();
+export const runsOneAtATime = (db: Db): boolean => oneAtATime.has(db);
+
 const migrationsFolder = fileURLToPath(new URL('./migrations', import.meta.url));
 
 // Any fixed number: the advisory lock that makes concurrent start-ups (api + worker) migrate one at a time.
@@ -64,6 +69,7 @@ export async function openDatabase(opts: { url?: string; dataDir: string }): Pro
   }
   const client = await openPglite(join(opts.dataDir, 'pglite'));
   const db = drizzlePglite(client, { schema });
+  oneAtATime.add(db);
   return {
     db: db as unknown as Db,
     kind: 'pglite',

@@ -24,6 +24,12 @@ export const metrics = {
     labelNames: ['project_id', 'outcome', 'code'] as const,
     registers,
   }),
+  runStarts: new Counter({
+    name: 'dc_run_starts_total',
+    help: 'Export runs started for admitted tasks, by how: eager (the first workflow task handed to this process\'s worker with the start) or task_queue',
+    labelNames: ['how'] as const,
+    registers,
+  }),
   exportsFinished: new Counter({
     name: 'dc_exports_finished_total',
     help: 'Export runs that ended, by status (succeeded, failed, cancelled, paused)',

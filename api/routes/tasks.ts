@@ -23,10 +23,7 @@ export const submission = {
   },
 };
 
-const location = {
-  Location: { description: '/v1/tasks/<task_id>', schema: { type: 'string' as const } },
-  'Server-Timing': { description: '`start;desc="eager"` when the run started on the answering process\'s own worker (the embedded start)', schema: { type: 'string' as const } },
-};
+const location = { Location: { description: '/v1/tasks/<task_id>', schema: { type: 'string' as const } } };
 const submitErrors = errors(400, ...keyed, 413, 429);
 
 export const submitRoute = createRoute({
@@ -52,11 +49,9 @@ export function tasksApp(ctx: ApiContext) {
   const app = openApiApp<AppEnv>();
 
   app.openapi(submitRoute, async (c) => {
-    const { task, created, rate, eagerlyStarted } = await submitTask(deps, c.get('project'), c.req.valid('json'), c.req.valid('header')['idempotency-key'], { eager: ctx.eagerTemporal });
+    const { task, created, rate } = await submitTask(deps, c.get('project'), c.req.valid('json'), c.req.valid('header')['idempotency-key'], { starter: ctx.starter });
     c.set('submitted', created ? 'accepted' : 'deduplicated');
     if (created) c.header('Location', `/v1/tasks/${task.id}`);
-    // The run started on this process's worker, with no task-queue round trip (the embedded start).
-    if (eagerlyStarted) c.header('Server-Timing', 'start;desc="eager"');
     for (const [k, v] of Object.entries(rate ? rateLimitHeaders(rate) : {})) c.header(k, v);
     return c.json(taskJson(task, ctx.signer), created ? 202 : 200);
   });

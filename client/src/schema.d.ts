@@ -2070,8 +2070,6 @@ export interface operations {
                     RateLimit?: string;
                     /** @description IETF httpapi-ratelimit-headers: "submit";q=<per minute>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description `start;desc="eager"` when the run started on the answering process's own worker (the embedded start) */
-                    "Server-Timing"?: string;
                     [name: string]: unknown;
                 };
                 content: {

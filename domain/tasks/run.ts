@@ -6,6 +6,7 @@ import type { Db } from '../../db/client.js';
 import type { TaskRow } from '../../db/schema.js';
 import { DC_EXPORT_TYPE, DC_OPERATOR_ID, DC_PROJECT_ID, DC_ROWS, DC_STATUS } from '../../model/search-attributes.js';
 import type { Config } from '../../platform/config.js';
+import { metrics } from '../../platform/metrics.js';
 import { exportWorkflow, type ExportInput } from '../../workflows/export.js';
 import { syncExportWorkflow } from '../../workflows/sync-export.js';
 import { leafCount, type Template } from '../formats/template/template.js';
@@ -29,6 +30,7 @@ export async function startRun(deps: RunDeps, task: TaskRow, projectName?: strin
     workflowIdConflictPolicy: 'USE_EXISTING',
     ...(eager ? { requestEagerStart: true } : {}),
   });
+  metrics.runStarts.inc({ how: handle.eagerlyStarted ? 'eager' : 'task_queue' });
   return { eagerlyStarted: handle.eagerlyStarted };
 }
 

@@ -13,6 +13,7 @@ import { type AdmissionDeps, dispatch, startAll } from './admission.js';
 import { getTask } from './queries.js';
 import type { RateState } from './rate.js';
 import { startSyncRun } from './run.js';
+import type { RunStarter } from './starter.js';
 import { deleteUnstarted } from './status.js';
 
 export interface SubmitInput {
@@ -73,8 +74,6 @@ export interface Submitted {
   created: boolean;
   /** The submit quota after this submission (absent for a de-duplicated answer, which is free). */
   rate?: RateState;
-  /** Its run started on this process's worker, its first workflow task handed back with the start. */
-  eagerlyStarted?: boolean;
 }
 
 /** Who submits besides the caller: a schedule's run (domain/schedules/runs.ts). */
@@ -87,8 +86,11 @@ export interface SubmitOrigin {
    * (docs/adr/0017-lean-sync-exports.md).
    */
   sync?: { eager?: Client | undefined; inserted?: () => void; started?: (eagerly: boolean) => void };
-  /** A client on this process's worker connection: a run admitted at once starts eagerly there (run.ts). */
-  eager?: Client | undefined;
+  /**
+   * The API's starter: the run starts after the answer (starter.ts, ADR 0020). Without it (a
+   * schedule's run) the submission waits for the start, and a start Temporal refuses removes it.
+   */
+  starter?: RunStarter | undefined;
 }
 
 export async function submitTask(deps: SubmitDeps, project: ProjectRow, input: SubmitInput, idempotencyKey: string | undefined, origin: SubmitOrigin = {}): Promise<Submitted> {
@@ -100,8 +102,9 @@ export async function submitTask(deps: SubmitDeps, project: ProjectRow, input: S
     if (a.kind === 'inserted') {
       origin.sync?.inserted?.();
       if (origin.sync) await startSyncOrRemove(deps, project, a.task, origin.sync);
-      const eagerlyStarted = origin.sync ? false : await admitOrRemove(deps, project, a.task, a.dispatch, origin.eager);
-      return { task: a.task, created: true, rate: a.rate, eagerlyStarted };
+      else if (origin.starter) startLater(origin.starter, project, a.task, a.dispatch);
+      else await admitOrRemove(deps, project, a.task, a.dispatch);
+      return { task: a.task, created: true, rate: a.rate };
     }
     if (a.kind === 'duplicate' && a.requestHash !== requestHash) throw keyReused();
     const existing = a.kind === 'duplicate' ? await getTask(deps.db, a.taskId) : await findDuplicate(deps.db, project.id, requestHash, idempotencyKey);
@@ -166,11 +169,15 @@ async function findDuplicate(db: Db, projectId: string, requestHash: string, key
  * the caller told (nothing ran, nothing was stored); a crash here leaves the task queued or
  * admitted, and admission's listener or sweep starts it (admission.ts).
  */
-async function admitOrRemove(deps: SubmitDeps, project: ProjectRow, task: TaskRow, mustDispatch: boolean, eager?: Client): Promise<boolean> {
-  const none = { failed: new Map<string, Error>(), eagerly: [] as string[] };
-  const { failed, eagerly } = task.admittedAt ? await startAll(deps, [task], project.name, eager) : mustDispatch ? await dispatch(deps, task.projectId) : none;
+function startLater(starter: RunStarter, project: ProjectRow, task: TaskRow, mustDispatch: boolean): void {
+  if (task.admittedAt) starter.start(task, project.name);
+  else if (mustDispatch) starter.dispatch(project.id);
+}
+
+async function admitOrRemove(deps: SubmitDeps, project: ProjectRow, task: TaskRow, mustDispatch: boolean): Promise<void> {
+  const { failed } = task.admittedAt ? await startAll(deps, [task], project.name) : mustDispatch ? await dispatch(deps, task.projectId) : { failed: new Map<string, Error>() };
   const err = failed.get(task.id);
-  if (!err) return eagerly.includes(task.id);
+  if (!err) return;
   await deleteUnstarted(deps.db, task.id);
   throw new DomainError('temporal_unavailable', `the task could not be scheduled: ${err.message}`);
 }

@@ -4,7 +4,7 @@
 // failing with its code, its callback delivered.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sourcePool } from '../support/source-server.js';
-import { startTestEnv, type TestEnv } from '../support/env.js';
+import { ADMIN, startTestEnv, type TestEnv } from '../support/env.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
 
 let env: TestEnv;
@@ -73,8 +73,10 @@ describe('POST /v1/tasks/sync on a worker sharing the API connection', () => {
     const src = await source({ total: 120 });
     const res = await env.api('POST', '/v1/tasks', { token: project.api_key, body: { operator_id: 'op-eager', page_size: 100, source_url: src.url } });
     expect(res.status).toBe(202);
-    expect(res.headers.get('server-timing')).toBe('start;desc="eager"');
     const done = await env.waitForTask(res.json.task_id as string, project.api_key);
     expect(done).toMatchObject({ status: 'succeeded', progress: { total_rows: 120 } });
+    // Started after the answer (domain/tasks/starter.ts), on this process's worker.
+    const metrics = await (await fetch(`${env.base}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } })).text();
+    expect(metrics).toMatch(/^dc_run_starts_total\{how="eager"\} [1-9]/m);
   });
 });

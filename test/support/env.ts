@@ -10,7 +10,7 @@ import postgres from 'postgres';
 import { inject } from 'vitest';
 import { type Config, loadConfig } from '../../platform/config.js';
 import { randomToken } from '../../platform/crypto.js';
-import { type Core, installTemporalRuntime, openCore, startApi } from '../../app/runtime.js';
+import { type Core, installTemporalRuntime, openCore, drainStarts, startApi } from '../../app/runtime.js';
 import { createWorker } from '../../app/worker-setup.js';
 import { watchQueue } from '../../domain/tasks/admission-watch.js';
 import { configureLogging } from '../../platform/logger.js';
@@ -145,6 +145,7 @@ export async function startTestEnv(env: Record<string, string> = {}, opts: { wor
       worker?.shutdown();
       await running;
       await new Promise((r) => server.close(r));
+      await drainStarts(server);
       await temporal.connection.close();
       await nativeConnection.close();
       await core.database.close();

@@ -12,18 +12,13 @@
 import { isUtf8 } from 'node:buffer';
 import type { Column } from '../columns.js';
 import { textCell } from './encode.js';
+import { FLAG_COMMA, FLAG_ESCAPE, giveUp, JsonBytes } from './json-bytes.js';
 
 export interface TranscodedPage {
   total: number;
   rows: number;
   csv: Buffer;
 }
-
-/** The page is not one this path handles: the caller parses it as JSON instead. */
-class GiveUp extends Error {}
-const giveUp = (): never => {
-  throw new GiveUp('not a plain page');
-};
 
 // Cell kinds, per column of the row being read.
 const MISSING = 0;
@@ -34,8 +29,6 @@ const VERBATIM = 4; // a number or true/false written as it is spelled
 const NUMBER = 5; // a number whose JavaScript spelling may differ (String(Number(text)))
 const EMPTY = 6; // null
 
-const FLAG_ESCAPE = 1;
-const FLAG_COMMA = 2;
 
 const cache = new Map<string, CsvTranscoder>();
 
@@ -52,14 +45,11 @@ export function transcoderFor(columns: Column[]): CsvTranscoder {
 }
 
 /** One reusable transcoder per column list: the columns' key bytes are prepared once. */
-export class CsvTranscoder {
+export class CsvTranscoder extends JsonBytes {
   private readonly keys: Buffer[];
   private readonly index = new Map<string, number>();
   /** Whether the columns allow this path at all (keys unique, none inherited from Object.prototype). */
   private readonly usable: boolean;
-  private b: Buffer = Buffer.alloc(0);
-  private i = 0;
-  private flags = 0;
   private out: Buffer = Buffer.allocUnsafe(1 << 18);
   private o = 0;
   /** Room the row being written may still need for its copied cells. */
@@ -72,6 +62,7 @@ export class CsvTranscoder {
   private text = '';
 
   constructor(columns: Column[]) {
+    super();
     this.keys = columns.map((c) => Buffer.from(c.key, 'utf8'));
     columns.forEach((c, i) => this.index.set(c.key, i));
     this.usable = columns.length > 0 && this.index.size === columns.length && columns.every((c) => !(c.key in Object.prototype));
@@ -138,7 +129,7 @@ export class CsvTranscoder {
   /** "total": a whole number (anything else is left to the ordinary path's message). */
   private total(): number {
     const s = this.i;
-    if (this.number() !== VERBATIM) giveUp();
+    if (!this.number()) giveUp();
     for (let k = s; k < this.i; k++) if (this.b[k]! < 0x30) giveUp();
     const n = Number(this.b.toString('latin1', s, this.i));
     return Number.isSafeInteger(n) ? n : giveUp();
@@ -239,10 +230,11 @@ export class CsvTranscoder {
       this.text = textCell(JSON.stringify(JSON.parse(this.b.toString('utf8', s, this.i))));
       return DECODE;
     }
-    if (c === 0x74) return this.literal('true', VERBATIM);
-    if (c === 0x66) return this.literal('false', VERBATIM);
-    if (c === 0x6e) return this.literal('null', EMPTY);
-    return this.number();
+    if (c === 0x74 || c === 0x66 || c === 0x6e) {
+      this.literal(c === 0x74 ? 'true' : c === 0x66 ? 'false' : 'null');
+      return c === 0x6e ? EMPTY : VERBATIM;
+    }
+    return this.number() ? VERBATIM : NUMBER;
   }
 
   /** A string cell as encodeCsvRows writes it, kept in `text` for the row's line. */
@@ -253,99 +245,6 @@ export class CsvTranscoder {
 
   private skipValue(): void {
     this.value(false);
-  }
-
-  /** Past a string (at its opening quote); sets FLAG_ESCAPE / FLAG_COMMA. */
-  private string(): void {
-    const b = this.b;
-    const n = b.length;
-    if (b[this.i] !== 0x22) giveUp();
-    let j = this.i + 1;
-    let flags = 0;
-    for (;;) {
-      if (j >= n) giveUp();
-      const c = b[j]!;
-      if (c === 0x22) break;
-      if (c === 0x5c) {
-        flags |= FLAG_ESCAPE;
-        j += 2;
-        continue;
-      }
-      if (c < 0x20) giveUp();
-      if (c === 0x2c) flags |= FLAG_COMMA;
-      j++;
-    }
-    this.flags = flags;
-    this.i = j + 1;
-  }
-
-  /** Past an object or array, strings inside respected (validated afterwards by JSON.parse). */
-  private skipNested(): void {
-    let depth = 0;
-    for (;;) {
-      const c = this.b[this.i];
-      if (c === undefined) giveUp();
-      if (c === 0x22) {
-        this.string();
-        continue;
-      }
-      this.i++;
-      if (c === 0x7b || c === 0x5b) depth++;
-      else if ((c === 0x7d || c === 0x5d) && --depth === 0) return;
-    }
-  }
-
-  private literal(word: string, kind: number): number {
-    for (let k = 0; k < word.length; k++) if (this.b[this.i + k] !== word.charCodeAt(k)) giveUp();
-    this.i += word.length;
-    return kind;
-  }
-
-  /**
-   * A JSON number. VERBATIM when String(Number(text)) is the text itself: no exponent, not -0, no
-   * trailing zero in a fraction, at most 15 digits (so the value is exact and shortest), and not
-   * below 1e-6 (which JavaScript writes with an exponent).
-   */
-  private number(): number {
-    const b = this.b;
-    const s = this.i;
-    let j = s;
-    if (b[j] === 0x2d) j++;
-    const intStart = j;
-    if (b[j] === 0x30) j++;
-    else if (b[j]! >= 0x31 && b[j]! <= 0x39) while (b[j]! >= 0x30 && b[j]! <= 0x39) j++;
-    else giveUp();
-    let digits = j - intStart;
-    let verbatim = true;
-    if (b[j] === 0x2e) {
-      const f = ++j;
-      while (b[j]! >= 0x30 && b[j]! <= 0x39) j++;
-      if (j === f) giveUp();
-      digits += j - f;
-      if (b[j - 1] === 0x30) verbatim = false;
-      if (b[intStart] === 0x30 && j - f >= 7 && b.toString('latin1', f, f + 6) === '000000') verbatim = false;
-    } else if (b[s] === 0x2d && b[intStart] === 0x30) verbatim = false;
-    if (b[j] === 0x65 || b[j] === 0x45) {
-      verbatim = false;
-      j++;
-      if (b[j] === 0x2b || b[j] === 0x2d) j++;
-      const e = j;
-      while (b[j]! >= 0x30 && b[j]! <= 0x39) j++;
-      if (j === e) giveUp();
-    }
-    this.i = j;
-    return verbatim && digits <= 15 ? VERBATIM : NUMBER;
-  }
-
-  private expect(c: number): void {
-    if (this.b[this.i] !== c) giveUp();
-    this.i++;
-  }
-
-  private ws(): void {
-    const b = this.b;
-    let c = b[this.i];
-    while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = b[++this.i];
   }
 
   /** The row's CSV line from the located values. */

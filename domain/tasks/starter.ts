@@ -1,0 +1,64 @@
+// Starting the runs of accepted submissions after the caller has its answer (ADR 0020). A
+// submission is durable once its row is committed (admitted or queued); the run's StartWorkflow
+// follows here, a few at a time, so POST /v1/tasks answers in the time of one statement rather
+// than one statement plus a round trip to Temporal. What could be lost here is not: a start that
+// fails hands the task back to its project's queue (startAll), and admission's sweep starts any
+// admitted task whose run did not begin (admission.ts), after a crash too.
+import type { Client } from '@temporalio/client';
+import type { TaskRow } from '../../db/schema.js';
+import { logger } from '../../platform/logger.js';
+import { type AdmissionDeps, dispatch, startAll } from './admission.js';
+
+/** StartWorkflow calls in flight at once: enough to keep up, few enough to leave the thread to the API. */
+const IN_FLIGHT = 8;
+
+type Job = { kind: 'start'; task: TaskRow; projectName: string } | { kind: 'dispatch'; projectId: string };
+
+export class RunStarter {
+  private readonly jobs: Job[] = [];
+  private readonly running = new Set<Promise<void>>();
+
+  /** `eager`: a client on this process's worker connection (runs start eagerly there, run.ts). */
+  constructor(
+    private readonly deps: AdmissionDeps,
+    private readonly eager?: Client,
+  ) {}
+
+  /** The run of a task inserted admitted. */
+  start(task: TaskRow, projectName: string): void {
+    this.jobs.push({ kind: 'start', task, projectName });
+    this.pump();
+  }
+
+  /** A project whose waiting tasks have free slots beside them. */
+  dispatch(projectId: string): void {
+    this.jobs.push({ kind: 'dispatch', projectId });
+    this.pump();
+  }
+
+  /** Every start asked for so far made (or handed back to admission): before the process stops. */
+  async drain(): Promise<void> {
+    while (this.jobs.length > 0 || this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+
+  private pump(): void {
+    while (this.running.size < IN_FLIGHT && this.jobs.length > 0) {
+      const job = this.jobs.shift()!;
+      const p = this.run(job).finally(() => {
+        this.running.delete(p);
+        this.pump();
+      });
+      this.running.add(p);
+    }
+  }
+
+  private async run(job: Job): Promise<void> {
+    const log = logger('admission', job.kind === 'start' ? { task_id: job.task.id } : { project_id: job.projectId });
+    try {
+      const { failed } = job.kind === 'start' ? await startAll(this.deps, [job.task], job.projectName, this.eager) : await dispatch(this.deps, job.projectId);
+      for (const [id, err] of failed) log.warn({ err, task_id: id }, 'the run could not start yet: the task waits in its queue for the next dispatch');
+    } catch (err) {
+      log.error({ err }, 'starting runs failed: admission will start them');
+    }
+  }
+}
