@@ -18,6 +18,7 @@ import { connectTemporal, openCore, startApi } from '../app/runtime.js';
 import { projectRoot, startDevServer } from '../platform/temporal-server.js';
 import { benchSubmit, submitTable } from './submit.js';
 import { benchIssue13 } from './issue13.js';
+import { benchMemory } from './memory.js';
 import { benchWs } from './ws.js';
 import { benchSync, syncTable } from './sync.js';
 import { cpuSeconds, dirBytes, freePort, machineBusySeconds, median, phaseSpans, rssMb, spawnNode } from './measure.js';
@@ -42,6 +43,9 @@ async function main() {
   // `sync` alone: POST /v1/tasks/sync latency on the embedded start (bench/sync.ts).
   if (positionals.length === 1 && positionals[0] === 'sync') return console.log(syncTable(await benchSync()));
   if (positionals.includes('submit')) return console.log(submitTable(await benchSubmit())); // issue 13, target 3 (bench/submit.ts)
+  // `memory [1GB]`: the embedded start's idle and export peaks alone (bench/memory.ts);
+  // BENCH_EMBEDDED_NODE_OPTIONS adds node flags to that process (e.g. --import bench/mem-probe.mjs).
+  if (positionals[0] === 'memory') return console.log(await benchMemory(positionals.includes('1GB'), (process.env.BENCH_EMBEDDED_NODE_OPTIONS ?? '').split(' ').filter(Boolean)));
   // No argument: issue 13's table (bench/issue13.ts). `ws` runs the WebSocket benchmark (bench/ws.ts);
   // sizes (`100MB 1GB`) the split-mode CSV exports below.
   if (positionals.length === 0) return benchIssue13(repeat);
