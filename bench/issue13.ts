@@ -6,39 +6,15 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { MAX_FILE_BYTES } from '../model/project-settings.js';
 import { projectRoot, resolveTemporalBin } from '../platform/temporal-server.js';
-import { benchCsvCase, type CsvResult, runExport, sampleRss } from './csv.js';
-import { BENCH_ADMIN, startEmbedded, startSource } from './embedded.js';
+import { benchCsvCase, type CsvResult } from './csv.js';
+import { startEmbedded } from './embedded.js';
+import { exportPeaks, idleRss, type Memory } from './memory.js';
 import { benchSubmit, type SubmitRow } from './submit.js';
 import { benchSync, type SyncRow } from './sync.js';
 
 const load = () => loadavg()[0]!.toFixed(2);
 const log = (m: string) => console.error(`[bench] ${m} (load ${load()})`);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const ROWS_PER_GB = 14_860_608;
-
-// The generator's seven columns, styled: types, a condition style, a title (bench/source.ts).
-const STYLED = {
-  title: 'Bench orders',
-  template: [
-    { name: 'id', title: '编号', type: 'integer' },
-    { name: 'order_no', title: '订单号', type: 'string' },
-    { name: 'customer', title: '客户', align: 'left' },
-    { name: 'amount', title: '金额', type: 'money', condition_style: [{ condition: '>= 900', color: 'red', bold: true }] },
-    { name: 'status', title: '状态', condition_style: [{ condition: "in ('refunded')", bg_color: 'yellow' }] },
-    { name: 'created_at', title: '创建时间' },
-    { name: 'remark', title: '备注', align: 'left' },
-  ],
-};
-
-interface Memory {
-  idle: number;
-  csv1gPeak: number;
-  xlsxPeak: number;
-  csv1gSeconds: number;
-  xlsxSeconds: number;
-}
 
 const CSV_CASES = [
   { label: '1,000,000 rows, fast source', rows: 1_000_000, delayMs: 0 },
@@ -52,7 +28,7 @@ const CSV_CASES = [
 export async function benchCsvOnly(repeat: number): Promise<void> {
   const e = await startEmbedded();
   try {
-    await sleep(5_000);
+    await new Promise((r) => setTimeout(r, 5_000));
     for (const c of CSV_CASES) console.log(JSON.stringify(await benchCsvCase(e, c, repeat)));
   } finally {
     await e.stop();
@@ -62,30 +38,14 @@ export async function benchCsvOnly(repeat: number): Promise<void> {
 async function embeddedRuns(repeat: number): Promise<{ csv: CsvResult[]; memory: Memory }> {
   const e = await startEmbedded();
   try {
-    // Idle: after the start has settled, the sampler's highest value over 5 s.
-    await sleep(10_000);
-    const idleSampler = sampleRss(e);
-    await sleep(5_000);
-    const idle = idleSampler.stop().peak;
+    const idle = await idleRss(e);
     log(`idle ${idle} MB`);
     const csv: CsvResult[] = [];
     for (const c of CSV_CASES) {
       csv.push(await benchCsvCase(e, c, repeat));
       log(`csv ${c.label}: ${JSON.stringify(csv.at(-1))}`);
     }
-    const source = await startSource();
-    try {
-      const project = (await e.call('POST', '/v1/projects', BENCH_ADMIN, { name: 'memory', source_hosts: [source.host], retention_hours: 1 })).body;
-      // One file, as the anchor writes (by default a CSV export is split at 512 MiB into parts and a zip).
-      const gb = await runExport(e, project.api_key, { source_url: `${source.url}?total=${ROWS_PER_GB}`, file_name: 'bench-1gb', max_file_bytes: MAX_FILE_BYTES });
-      log(`1 GB CSV: ${gb.ms} ms, peak ${gb.peakRssMb} MB`);
-      await sleep(3_000);
-      const xlsx = await runExport(e, project.api_key, { source_url: `${source.url}?total=1000000`, type: 'xlsx', file_name: 'bench-styled', ...STYLED });
-      log(`1M-row styled xlsx: ${xlsx.ms} ms, peak ${xlsx.peakRssMb} MB`);
-      return { csv, memory: { idle, csv1gPeak: gb.peakRssMb, xlsxPeak: xlsx.peakRssMb, csv1gSeconds: gb.ms / 1000, xlsxSeconds: xlsx.ms / 1000 } };
-    } finally {
-      source.stop();
-    }
+    return { csv, memory: { idle, ...(await exportPeaks(e, { csv1g: true, log })) } };
   } finally {
     await e.stop();
   }
@@ -128,7 +88,7 @@ function table(csv: CsvResult[], sync: SyncRow[], submit: SubmitRow[], m: Memory
     `| one caller submitting | raw StartWorkflow, same server: p50 ${raw1.p50Ms} ms | p50 ${ours1.p50Ms} ms, p95 ${ours1.p95Ms} ms | ${x(ours1.p50Ms, raw1.p50Ms)} | ≤ 2x: ${ok(ours1.p50Ms <= 2 * raw1.p50Ms)} |`,
     `| 16 callers submitting | raw StartWorkflow: ${rawN.perSecond}/s, p99 ${rawN.p99Ms} ms | ${oursN.perSecond}/s, p99 ${oursN.p99Ms} ms | ${x(oursN.perSecond, rawN.perSecond)} | ≥ 0.9x and p99 < 100 ms: ${ok(oursN.perSecond >= 0.9 * rawN.perSecond && oursN.p99Ms < 100)} |`,
     `| memory of \`npm start\`, idle (Temporal server apart) | — | ${m.idle} MB | | ≤ 300 MB: ${ok(m.idle <= 300)} |`,
-    `| … peak while exporting 1 GB CSV, one file (${m.csv1gSeconds.toFixed(1)} s) | the 5-in-flight script: ${Math.max(...csv.map((c) => c.anchor5PeakRssMb))} MB | ${m.csv1gPeak} MB (idle + ${m.csv1gPeak - m.idle}) | | ≤ idle + 150: ${ok(m.csv1gPeak - m.idle <= 150)} |`,
+    `| … peak while exporting 1 GB CSV, one file (${m.csv1gSeconds!.toFixed(1)} s) | the 5-in-flight script: ${Math.max(...csv.map((c) => c.anchor5PeakRssMb))} MB | ${m.csv1gPeak} MB (idle + ${m.csv1gPeak! - m.idle}) | | ≤ idle + 150: ${ok(m.csv1gPeak! - m.idle <= 150)} |`,
     `| … peak while exporting a styled 1M-row workbook (${m.xlsxSeconds.toFixed(1)} s) | — | ${m.xlsxPeak} MB (idle + ${m.xlsxPeak - m.idle}) | | ≤ idle + 150: ${ok(m.xlsxPeak - m.idle <= 150)} |`,
     `| worker alone (split mode), peak for 1 GB CSV (${split.seconds.toFixed(1)} s) | — | ${split.peak} MB | | ≤ 250 MB: ${ok(split.peak <= 250)} |`,
     `| xlsx writer, 1M styled rows | minimal writer: ${xl.minimal} s | ${xl.ours} s | ${x(xl.ours, xl.minimal)} | ≤ 1.1x: ${ok(xl.ours <= 1.1 * xl.minimal)} |`,

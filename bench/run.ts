@@ -18,6 +18,7 @@ import { connectTemporal, openCore, startApi } from '../app/runtime.js';
 import { projectRoot, startDevServer } from '../platform/temporal-server.js';
 import { benchSubmit, submitTable } from './submit.js';
 import { benchCsvOnly, benchIssue13 } from './issue13.js';
+import { benchMemory } from './memory.js';
 import { benchWs } from './ws.js';
 import { benchSync, syncTable } from './sync.js';
 import { cpuSeconds, dirBytes, freePort, machineBusySeconds, median, phaseSpans, rssMb, spawnNode } from './measure.js';
@@ -43,6 +44,9 @@ async function main() {
   if (positionals.length === 1 && positionals[0] === 'sync') return console.log(syncTable(await benchSync()));
   if (positionals.length === 1 && positionals[0] === 'csv') return benchCsvOnly(repeat);
   if (positionals.includes('submit')) return console.log(submitTable(await benchSubmit())); // issue 13, target 3 (bench/submit.ts)
+  // `memory [1GB]`: the embedded start's idle and export peaks alone (bench/memory.ts);
+  // BENCH_NODE_ARGS adds node flags to that process (e.g. --import bench/mem-probe.mjs).
+  if (positionals[0] === 'memory') return console.log(await benchMemory(positionals.includes('1GB')));
   // No argument: issue 13's table (bench/issue13.ts). `ws` runs the WebSocket benchmark (bench/ws.ts);
   // sizes (`100MB 1GB`) the split-mode CSV exports below.
   if (positionals.length === 0) return benchIssue13(repeat);

@@ -36,8 +36,12 @@ export interface SheetInput {
   summary?: string | undefined;
   header?: Area | undefined;
   footer?: Area | undefined;
-  /** Pages in order: rows, or (with a row tree) groups of rows. */
-  pages: AsyncIterable<unknown[]>;
+  /**
+   * Pages in order: rows, or (with a row tree) groups of rows. A page may be a lazy iterable (rows
+   * parsed as they are read), so that only the row being written is alive; the first page is read
+   * whole, as the sample for the column widths.
+   */
+  pages: AsyncIterable<Iterable<unknown>>;
   /** A valid worksheet name (sheetName), unique in the workbook. */
   name: string;
   /**
@@ -138,7 +142,7 @@ export async function writeSheets(sheets: SheetInput[], opts: WriteOptions): Pro
     for (const [i, input] of sheets.entries()) {
       const pages = input.pages[Symbol.asyncIterator]();
       const first = await pages.next();
-      const firstPage = first.done ? [] : first.value;
+      const firstPage = first.done ? [] : [...first.value];
       const threeD = input.layout.rowLevels > 0;
       const sample = threeD ? firstPage.flatMap((g) => groupOf(g).rows) : firstPage;
       const plan = new SheetPlan(content(input, looks[i]!, sample.slice(0, 1000)));
@@ -179,7 +183,7 @@ export async function writeSheets(sheets: SheetInput[], opts: WriteOptions): Pro
 
       await openSheet();
       pageLoop: for (let page = first; !page.done; page = await pages.next()) {
-        for (const el of page.value) {
+        for (const el of page === first ? firstPage : page.value) {
           const group = threeD ? groupOf(el) : null;
           const leaf = group ? leaves.leafFor(group.name) : null;
           for (const row of group ? group.rows : [el]) {
