@@ -7,6 +7,7 @@ import { permanent, type TaskErrorCode } from '../model/errors.js';
 import { pageCount, rowsInPages } from '../model/plan.js';
 import { settingsFor } from '../domain/projects/projects.js';
 import { sourceLimits, type Permit } from '../domain/source/limiter.js';
+import type { SourcePage } from '../domain/source/client.js';
 import { checkPage, PoliteSource } from '../domain/source/polite.js';
 import { keys } from '../domain/staging/keys.js';
 import { metaFromProbe, readMeta, type SourceMeta, writeMeta } from '../domain/staging/meta.js';
@@ -106,20 +107,33 @@ export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps
         stored = next;
         heartbeat(ctx, { nextPage: stored });
       };
+      // The lane asks for page n + 1 as soon as page n's answer is in, and encodes page n meanwhile:
+      // still one request in flight per lane, but the source is never idle while the lane works.
+      const ahead = new AbortController();
+      const signal = AbortSignal.any([ctx.cancellationSignal, ahead.signal]);
+      const ask = (page: number): Promise<Buffer | SourcePage> | undefined => {
+        if (page >= input.toPage) return undefined;
+        const request = { sourceUrl, projectId: task.projectId, limits, page, pageSize: meta.pageSize, signal, lease };
+        const answer = ext === 'csv' ? source.getBytes(request) : source.get(request);
+        answer.catch(() => {}); // awaited below, or abandoned when the lane stops first
+        return answer;
+      };
       try {
         // Acquired inside the try: the heartbeat interval runs while the lane waits for a slot.
         if (!limits.rps) lease = await source.lease(task.projectId, limits, ctx.cancellationSignal);
+        let answer = ask(next);
         for (; next < input.toPage; ) {
           try {
-            const request = { sourceUrl, projectId: task.projectId, limits, page: next, pageSize: meta.pageSize, signal: ctx.cancellationSignal, lease };
-            if (ext === 'csv') {
-              piece.add(await encoder.encode(await source.getBytes(request), next, meta.pageSize, meta, meta.columns));
+            const got = await answer!;
+            answer = ask(next + 1);
+            if (Buffer.isBuffer(got)) {
+              piece.add(await encoder.encode(got, next, meta.pageSize, meta, meta.columns));
             } else {
-              const page = await source.get(request);
-              checkPage(page.total, page.data.length, next, meta);
-              piece.add(encodeStaged(ext, page.data, meta.columns));
+              checkPage(got.total, got.data.length, next, meta);
+              piece.add(encodeStaged(ext, got.data, meta.columns));
             }
           } catch (err) {
+            ahead.abort();
             throw inSheet(err, sheetLabel(sheets, sheet));
           }
           next += 1;
@@ -145,6 +159,7 @@ export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps
         return { pages: stored - input.fromPage, rows: rowsInPages(input.fromPage, stored, meta.total, meta.pageSize), nextPage: stored, retryAfterMs: msOptionalToNumber(err.nextRetryDelay ?? undefined) };
       } finally {
         clearInterval(beat);
+        ahead.abort();
         await lease?.release().catch(() => {});
       }
       return { pages: input.toPage - input.fromPage, rows: rowsInPages(input.fromPage, input.toPage, meta.total, meta.pageSize) };
