@@ -38,8 +38,8 @@ const load1m = () => round(loadavg()[0]!, 2);
 
 async function main() {
   const { values, positionals } = parseArgs({ options: { repeat: { type: 'string' } }, allowPositionals: true });
-  // Issue 13's table takes the median of three CSV runs by default: this VM's speed drifts.
-  const repeat = Number(values.repeat ?? (positionals.length === 0 ? 3 : 1));
+  // Issue 13's table takes the median of five CSV runs by default: this VM's speed drifts.
+  const repeat = Number(values.repeat ?? (positionals.length === 0 ? 5 : 1));
   // `sync` alone: POST /v1/tasks/sync latency on the embedded start (bench/sync.ts).
   if (positionals.length === 1 && positionals[0] === 'sync') return console.log(syncTable(await benchSync()));
   if (positionals.length === 1 && positionals[0] === 'csv') return benchCsvOnly(repeat);

@@ -34,8 +34,14 @@ export async function renderCsv({ storage, dataDir }: RenderDeps, { task, settin
   const head = encodeCsvHead(meta.columns, task.options.csv_bom !== false);
   const parts = new CsvParts(head, resolveSplit('csv', task.options, settings), (n) => tempPath(dataDir, task.id, `part-${n}.csv`));
   try {
-    for (const piece of await orderedPieces(storage, task.id, pageCount(meta.total, meta.pageSize))) {
-      await parts.page(await storage.getBuffer(piece.key), rowsInPages(piece.from, piece.to, meta.total, meta.pageSize));
+    const chain = await orderedPieces(storage, task.id, pageCount(meta.total, meta.pageSize));
+    // The next piece is read while this one is written and hashed.
+    let reading = chain[0] && storage.getBuffer(chain[0].key);
+    for (const [i, piece] of chain.entries()) {
+      const bytes = await reading!;
+      reading = chain[i + 1] && storage.getBuffer(chain[i + 1]!.key);
+      reading?.catch(() => {}); // awaited on the next turn, or abandoned when this one fails
+      await parts.page(bytes, rowsInPages(piece.from, piece.to, meta.total, meta.pageSize));
       onProgress(piece.to);
     }
     const local = await parts.finish();

@@ -47,6 +47,8 @@ export function transcoderFor(columns: Column[]): CsvTranscoder {
 /** One reusable transcoder per column list: the columns' key bytes are prepared once. */
 export class CsvTranscoder extends JsonBytes {
   private readonly keys: Buffer[];
+  /** Keys JSON writes as they are (no quote, backslash or control character). */
+  private readonly plain: boolean[];
   private readonly index = new Map<string, number>();
   /** Whether the columns allow this path at all (keys unique, none inherited from Object.prototype). */
   private readonly usable: boolean;
@@ -64,6 +66,7 @@ export class CsvTranscoder extends JsonBytes {
   constructor(columns: Column[]) {
     super();
     this.keys = columns.map((c) => Buffer.from(c.key, 'utf8'));
+    this.plain = columns.map((c) => !/["\\\u0000-\u001f]/.test(c.key));
     columns.forEach((c, i) => this.index.set(c.key, i));
     this.usable = columns.length > 0 && this.index.size === columns.length && columns.every((c) => !(c.key in Object.prototype));
     this.kinds = new Uint8Array(columns.length);
@@ -194,6 +197,19 @@ export class CsvTranscoder extends JsonBytes {
   /** The column a row's key names (-1: none). `guess`: rows usually list the columns in order. */
   private rowKey(guess: number): number {
     const s = this.i;
+    // The expected key, compared in place: a plain key (no quote, backslash or control character)
+    // matches only itself followed by the closing quote.
+    const want = this.keys[guess]!;
+    if (this.plain[guess] && this.b[s] === 0x22) {
+      const b = this.b;
+      const len = want.length;
+      let k = 0;
+      while (k < len && b[s + 1 + k] === want[k]) k++;
+      if (k === len && b[s + 1 + len] === 0x22) {
+        this.i = s + len + 2;
+        return guess;
+      }
+    }
     this.string();
     if (this.flags & FLAG_ESCAPE) return this.index.get(JSON.parse(this.b.toString('utf8', s, this.i)) as string) ?? -1;
     const key = this.keys[guess]!;
