@@ -4,8 +4,14 @@
 /** The design: ≤ 400 pages → one lane; more → ceil(total / (page_size × 100)) lanes, at most 5. */
 export const LINEAR_MAX_PAGES = 400;
 export const MAX_LANES = 5;
-/** Pages one fetch activity handles: keeps history small and bounds what a crash can redo. */
+/** Pages one fetch activity handles in runs started before the dc-lane-chunks patch (workflows/export.ts). */
 export const PAGES_PER_ACTIVITY = 100;
+/**
+ * …and after it: a retried activity resumes after its last stored piece (heartbeat details), so a
+ * longer chunk redoes no more after a crash; it costs fewer activity round trips per lane (a lane of
+ * up to 250 pages is one activity) and fewer history events.
+ */
+export const PAGES_PER_CHUNK = 250;
 
 export interface Lane {
   lane: number;

@@ -4,6 +4,7 @@ import { CancellationScope, isCancellation, ParentClosePolicy, patched, proxyAct
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities, CallbackEvent } from '../model/activities.js';
 import type { ExportType } from '../model/task.js';
+import { PAGES_PER_ACTIVITY, PAGES_PER_CHUNK } from '../model/plan.js';
 import { callbackWorkflow } from './callback.js';
 import { describe, fetchAll } from './fetch-all.js';
 import { PauseControl } from './pause.js';
@@ -37,12 +38,15 @@ export interface ExportOutput {
  * their recorded activity tasks.
  */
 export const LEAN_STEPS_PATCH = 'dc-lean-steps';
+/** Runs started after this patch fetch up to PAGES_PER_CHUNK pages per activity (model/plan.ts). */
+export const LANE_CHUNKS_PATCH = 'dc-lane-chunks';
 
 export async function exportWorkflow(input: ExportInput): Promise<ExportOutput> {
   const { taskId } = input;
   const heartbeat = input.heartbeatTimeoutMs ?? 10_000;
   const state = proxyActivities<Activities>(profiles.taskState);
   const quick = patched(LEAN_STEPS_PATCH) ? proxyLocalActivities<Activities>(profiles.localTaskState) : undefined;
+  const chunkPages = patched(LANE_CHUNKS_PATCH) ? PAGES_PER_CHUNK : PAGES_PER_ACTIVITY;
   const steps = quick ?? state;
   const work = proxyActivities<Activities>(profiles.work);
   const source = proxyActivities<Activities>(profiles.source(input.retry, heartbeat));
@@ -63,7 +67,7 @@ export async function exportWorkflow(input: ExportInput): Promise<ExportOutput> 
     }
     ui.setStatus('running');
     ui.setStage('probing');
-    if ((await pause.fetch(() => fetchAll(taskId, { source, resume, work, ...(quick ? { verify: quick } : {}) }, input.retry, input.resume, ui))) === 'paused') {
+    if ((await pause.fetch(() => fetchAll(taskId, { source, resume, work, ...(quick ? { verify: quick } : {}) }, input.retry, input.resume, ui, undefined, chunkPages))) === 'paused') {
       await state.pauseTask({ taskId, stages: ui.timings() });
       ui.setStatus('paused');
       pause.paused();

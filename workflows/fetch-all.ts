@@ -3,7 +3,7 @@
 // its paused run had not staged.
 import { ActivityFailure, ApplicationFailure, CancellationScope, sleep } from '@temporalio/workflow';
 import type { Activities, FetchPagesOutput, ProbeOutput } from '../model/activities.js';
-import { chunkRange, type Lane, MAX_LANES, pageCount, planLanes, planSheetLanes } from '../model/plan.js';
+import { chunkRange, type Lane, MAX_LANES, PAGES_PER_ACTIVITY, pageCount, planLanes, planSheetLanes } from '../model/plan.js';
 import type { RetrySettings } from './profiles.js';
 
 export interface FetchProxies {
@@ -29,7 +29,15 @@ const silent: FetchProgress = { planned() {}, fetched() {} };
  * The design's restart rule: a source that changes mid-export gets one fresh start, then fails.
  * `probed`: the probe the caller already made (the sync export checks its size first).
  */
-export async function fetchAll(taskId: string, acts: FetchProxies, retry: RetrySettings, resumed = false, progress = silent, probed?: ProbeOutput): Promise<void> {
+export async function fetchAll(
+  taskId: string,
+  acts: FetchProxies,
+  retry: RetrySettings,
+  resumed = false,
+  progress = silent,
+  probed?: ProbeOutput,
+  chunkPages = PAGES_PER_ACTIVITY,
+): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       const lanes =
@@ -37,7 +45,7 @@ export async function fetchAll(taskId: string, acts: FetchProxies, retry: RetryS
       // A workbook of several sheets may plan more lanes than one export runs at once; a single
       // sheet's lanes (at most MAX_LANES, or a resumed export's gaps) all start together, as always.
       const limit = lanes.some((l) => l.sheet !== undefined) ? MAX_LANES : lanes.length;
-      await allOrNothing(lanes.map((lane) => () => fetchLane(taskId, lane, acts, retry, progress)), limit);
+      await allOrNothing(lanes.map((lane) => () => fetchLane(taskId, lane, acts, retry, progress, chunkPages)), limit);
       await (acts.verify ?? acts.work).verifyStaged({ taskId });
       return;
     } catch (err) {
@@ -91,9 +99,9 @@ export async function allOrNothing(jobs: Array<() => Promise<void>>, limit = job
   if (first) throw first.err;
 }
 
-async function fetchLane(taskId: string, lane: Lane, { source, resume }: FetchProxies, retry: RetrySettings, progress: FetchProgress): Promise<void> {
+async function fetchLane(taskId: string, lane: Lane, { source, resume }: FetchProxies, retry: RetrySettings, progress: FetchProgress, chunkPages: number): Promise<void> {
   const base = { taskId, lane: lane.lane, laneFromPage: lane.fromPage, ...(lane.sheet !== undefined ? { sheet: lane.sheet } : {}) };
-  for (const [chunkFrom, toPage] of chunkRange(lane.fromPage, lane.toPage)) {
+  for (const [chunkFrom, toPage] of chunkRange(lane.fromPage, lane.toPage, chunkPages)) {
     let out: FetchPagesOutput = await source.fetchPages({ ...base, fromPage: chunkFrom, toPage });
     progress.fetched(out.pages);
     while (out.nextPage !== undefined) {

@@ -110,8 +110,9 @@ describe('record histories', () => {
   });
 
   it('excel-lanes-succeeded', async () => {
-    // 520 pages → 5 lanes of 104 pages → two fetchPages chunks (100 + 4) per lane.
-    const src = await source({ total: 52_000 });
+    // 1,300 pages → 5 lanes of 260 pages → two fetchPages chunks (250 + 10) per lane (100 + 100 + 60
+    // in runs started before the dc-lane-chunks patch).
+    const src = await source({ total: 130_000 });
     const taskId = await submit({ source_url: src.url, page_size: 100, type: 'excel' });
     expect(await env.waitForTask(taskId, project.api_key, undefined, 170_000)).toMatchObject({ status: 'succeeded', type: 'excel' });
     const [row] = await env.core.database.db.select({ lanes: tasks.lanes }).from(tasks).where(eq(tasks.id, taskId));
