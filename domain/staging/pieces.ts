@@ -13,7 +13,7 @@ import { keys } from './keys.js';
 /** How long a fetched page may wait in memory before it is stored: bounds what a crash redoes. */
 export const PIECE_MAX_MS = 250;
 /** Bounds the memory a lane holds besides the page in flight. */
-export const PIECE_MAX_BYTES = 2 * 1024 * 1024;
+export const PIECE_MAX_BYTES = 1024 * 1024;
 
 export interface Piece {
   key: string;
