@@ -15,8 +15,8 @@ let project: { project_id: string; api_key: string };
 beforeAll(async () => {
   env = await startTestEnv();
   src = await startSource({ total: 1234 });
-  // 250 pages of 100 rows at 40 ms each, in chunks of 100 pages: long enough to watch the run move.
-  slow = await startSource({ total: 25_000, delayMs: (r) => (r.pageSize === 1 ? 0 : 40) });
+  // 400 pages of 100 rows at 40 ms each, one lane in chunks of 200 pages: long enough to watch the run move.
+  slow = await startSource({ total: 40_000, delayMs: (r) => (r.pageSize === 1 ? 0 : 40) });
   project = await env.createProject({ name: 'merchant-platform', source_hosts: [src.host, slow.host], max_running_tasks: 4 });
 });
 
@@ -62,17 +62,17 @@ it('shows a running export as running with its pages in the current details, the
   const p = `DcProjectId = "${project.project_id}"`;
   await expect.poll(() => find(`${p} AND DcStatus = "running"`), { timeout: 10_000 }).toEqual([id]);
   // DcRows follows once the probe has answered.
-  await expect.poll(() => find(`${p} AND DcRows = 25000 AND DcOperatorId = "u7"`), { timeout: 10_000 }).toEqual([id]);
+  await expect.poll(() => find(`${p} AND DcRows = 40000 AND DcOperatorId = "u7"`), { timeout: 10_000 }).toEqual([id]);
   const handle = env.temporal.workflow.getHandle(id);
-  // The UI reads current details through the SDK's metadata query; they move with each chunk of 100 pages.
+  // The UI reads current details through the SDK's metadata query; they move with each chunk of 200 pages (one lane up to 400).
   const details = async () => (await handle.query(workflowMetadataQuery)).currentDetails ?? '';
-  expect(await details()).toMatch(/^\*\*running\*\* · fetching · 0 of 250 pages \(0%\) · 25000 rows$/);
-  await expect.poll(details, { timeout: 15_000 }).toBe('**running** · fetching · 100 of 250 pages (40%) · 25000 rows');
+  expect(await details()).toMatch(/^\*\*running\*\* · fetching · 0 of 400 pages \(0%\) · 40000 rows$/);
+  await expect.poll(details, { timeout: 20_000 }).toBe('**running** · fetching · 200 of 400 pages (50%) · 40000 rows');
 
   const paused = await env.api('POST', `/v1/tasks/${id}/pause`, { token: project.api_key });
   expect(paused.status).toBe(202);
   await expect.poll(() => find(`${p} AND DcStatus = "paused"`), { timeout: 10_000 }).toEqual([id]);
-  expect((await handle.query(workflowMetadataQuery)).currentDetails).toBe('**paused** · 25000 rows');
+  expect((await handle.query(workflowMetadataQuery)).currentDetails).toBe('**paused** · 40000 rows');
   const cancelled = await env.api('POST', `/v1/tasks/${id}/cancel`, { token: project.api_key });
   expect(cancelled.status).toBe(202);
 });

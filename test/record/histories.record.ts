@@ -110,7 +110,7 @@ describe('record histories', () => {
   });
 
   it('excel-lanes-succeeded', async () => {
-    // 1,300 pages → 5 lanes of 260 pages → two fetchPages chunks (250 + 10) per lane (100 + 100 + 60
+    // 1,300 pages → 5 lanes of 260 pages → two fetchPages chunks (200 + 60) per lane (100 + 100 + 60
     // in runs started before the dc-lane-chunks patch).
     const src = await source({ total: 130_000 });
     const taskId = await submit({ source_url: src.url, page_size: 100, type: 'excel' });
