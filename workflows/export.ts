@@ -38,6 +38,8 @@ export interface ExportOutput {
  * their recorded activity tasks.
  */
 export const LEAN_STEPS_PATCH = 'dc-lean-steps';
+/** Runs started after this patch publish their files locally too (the step after the render). */
+export const LEAN_PUBLISH_PATCH = 'dc-lean-publish';
 /** Runs started after this patch fetch up to PAGES_PER_CHUNK pages per activity (model/plan.ts). */
 export const LANE_CHUNKS_PATCH = 'dc-lane-chunks';
 
@@ -49,6 +51,7 @@ export async function exportWorkflow(input: ExportInput): Promise<ExportOutput> 
   const chunkPages = patched(LANE_CHUNKS_PATCH) ? PAGES_PER_CHUNK : PAGES_PER_ACTIVITY;
   const steps = quick ?? state;
   const work = proxyActivities<Activities>(profiles.work);
+  const publisher = quick && patched(LEAN_PUBLISH_PATCH) ? proxyLocalActivities<Activities>(profiles.localPublish) : work;
   const source = proxyActivities<Activities>(profiles.source(input.retry, heartbeat));
   const resume = proxyActivities<Activities>(profiles.source(input.retry, heartbeat, 1));
   const pause = new PauseControl();
@@ -76,7 +79,7 @@ export async function exportWorkflow(input: ExportInput): Promise<ExportOutput> 
     await stage('rendering');
     const { outputs } = await (input.type === 'excel' ? work.renderXlsx : work.renderCsv)({ taskId });
     await stage('uploading');
-    return await publishAndComplete(input, { state: steps, work }, ui, outputs);
+    return await publishAndComplete(input, { state: steps, work: publisher }, ui, outputs);
   } catch (err) {
     return await endWithError(err, input, { state, work }, ui);
   }

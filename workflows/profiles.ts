@@ -54,6 +54,16 @@ export const work: ActivityOptions = {
 };
 
 /**
+ * Publishing as a local activity (the export's lean steps after dc-lean-publish): moving the rendered
+ * files is a rename on a local store and a server-side copy on S3, minutes at most for the largest
+ * part; retried like `work`.
+ */
+export const localPublish: LocalActivityOptions = {
+  startToCloseTimeout: '10 minutes',
+  retry: work.retry!,
+};
+
+/**
  * The sync export's local activities (workflows/sync-export.ts): run by the worker that runs the
  * workflow, retried there. Bounded in total, as the caller waits for the answer (SYNC_TIMEOUT_MS
  * by default is a minute); a retry after longer than localRetryThreshold (1 minute) would become a
