@@ -33,11 +33,13 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean -
 FROM ${NODE_IMAGE}
 # As npm start runs: MALLOC_ARENA_MAX caps glibc's per-thread malloc arenas at two (~30 MB less
 # resident); a 2 MB young generation halves the worker's growth during an export and costs no
-# speed (docs/performance.md).
+# speed (docs/performance.md). As npm run worker runs: a fixed mmap threshold, so freed page and
+# piece buffers go back to the system instead of staying in the heap (ADR 0019).
 ENV NODE_ENV=production \
     PORT=8080 \
     DATA_DIR=/data \
     MALLOC_ARENA_MAX=2 \
+    MALLOC_MMAP_THRESHOLD_=131072 \
     NODE_OPTIONS=--max-semi-space-size=2
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules

@@ -74,8 +74,9 @@ async function main() {
     LOG_LEVEL: 'warn',
     PORT: String(await freePort()),
     WORKER_METRICS_PORT: '0',
-    // As `npm run worker` and the image set it.
+    // As `npm run worker` and the image set them.
     MALLOC_ARENA_MAX: '2',
+    MALLOC_MMAP_THRESHOLD_: '131072',
   };
   const config = loadConfig(env);
   const core = await openCore(config);
