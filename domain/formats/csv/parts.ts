@@ -40,9 +40,11 @@ export class CsvParts {
   ) {}
 
   private async write(buf: Buffer): Promise<void> {
+    // Handed to the file first: the write runs on libuv's threads while this thread hashes.
+    const room = this.out!.write(buf);
     this.hash.update(buf);
     this.bytes += buf.length;
-    if (!this.out!.write(buf)) await once(this.out!, 'drain');
+    if (!room) await once(this.out!, 'drain');
   }
 
   private async open(): Promise<void> {
