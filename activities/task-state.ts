@@ -53,7 +53,12 @@ export function createTaskStateActivities(deps: ActivityDeps): TaskStateActiviti
       const task = await requireTask(db, taskId);
       const hours = (await getProject(db, task.projectId))?.retentionHours ?? 168;
       const expiresAt = new Date(Date.now() + hours * 3600_000);
-      return next(taskId, await finishTask(db, taskId, { status: 'succeeded', files, expiresAt }), 'succeeded', stages);
+      const done = await finishTask(db, taskId, { status: 'succeeded', files, expiresAt });
+      // Already succeeded: this step ran before and its result was lost (a local activity runs again
+      // when the workflow task that recorded it failed, e.g. across a Temporal restart). Not a cancel:
+      // answering ok keeps the files the earlier run published (and counts nothing twice).
+      if (!done && (await requireTask(db, taskId)).status === 'succeeded') return { ok: true };
+      return next(taskId, done, 'succeeded', stages);
     },
 
     async failTask({ taskId, code, message, stages }) {

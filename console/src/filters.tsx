@@ -1,6 +1,6 @@
 // The list's filters: operator, status, and a creation date range (local days). Typed into a
 // draft, applied on submit (Enter or the button); reset clears them.
-import { useEffect, useState } from 'preact/hooks';
+import { useLayoutEffect, useState } from 'preact/hooks';
 import { TASK_STATUSES } from '../../model/task.js';
 import { useWords } from './i18n.js';
 import type { TaskFilters } from './types.js';
@@ -9,8 +9,10 @@ export const emptyFilters: TaskFilters = { operator_id: '', status: '', from: ''
 
 export function Filters({ value, onChange }: { value: TaskFilters; onChange: (f: TaskFilters) => void }) {
   const w = useWords();
+  // The draft follows the applied filters at once (a layout effect runs before any input can): a
+  // deferred copy could overwrite what was typed right after a reset.
   const [draft, setDraft] = useState(value);
-  useEffect(() => setDraft(value), [value]);
+  useLayoutEffect(() => setDraft(value), [value]);
   const field = (k: keyof TaskFilters) => ({
     name: k,
     value: draft[k],
@@ -22,6 +24,7 @@ export function Filters({ value, onChange }: { value: TaskFilters; onChange: (f:
   };
   const reset = (e: Event) => {
     e.preventDefault();
+    setDraft(emptyFilters);
     onChange(emptyFilters);
   };
   return (

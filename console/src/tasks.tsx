@@ -36,17 +36,22 @@ export function TasksPage({ apiKey, onUnauthorized }: { apiKey: string; onUnauth
     setError((err as Error).message);
   };
 
+  // Only the newest list request may fill the list: an older answer arriving late (a reset, then
+  // new filters at once) must not replace the newer one.
+  const latest = useRef(0);
   const load = useCallback(async (f: TaskFilters, after: string | null = null) => {
+    const id = ++latest.current;
     setLoading(true);
     setError(null);
     try {
       const page = await getJson<Page<Task>>(`/v1/tasks?${taskQuery(f, after)}`);
+      if (id !== latest.current) return;
       setTasks((old) => (after ? [...old, ...page.items.filter((t) => !old.some((o) => o.task_id === t.task_id))] : page.items));
       setCursor(page.next_cursor);
     } catch (err) {
-      failed(err);
+      if (id === latest.current) failed(err);
     } finally {
-      setLoading(false);
+      if (id === latest.current) setLoading(false);
     }
   }, []);
 

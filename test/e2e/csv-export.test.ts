@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTaskStateActivities } from '../../activities/task-state.js';
+import { tasks } from '../../db/schema.js';
 import { defaultRow, sourcePool } from '../support/source-server.js';
 import { startTestEnv, type TestEnv } from '../support/env.js';
 
@@ -66,6 +69,21 @@ describe('CSV export end to end', () => {
     const task = await env.waitForTask(res.json.task_id, key);
     const text = (await download(task.files[0].url)).toString('utf8').slice(1);
     expect(text).toBe('编号,金额(元),formula\r\n0,0,"\'=HYPERLINK(""x"")"\r\n1,-1,-12.5\r\n2,-2,-12.5\r\n');
+  });
+
+  it('keeps a succeeded task\'s files when its completion step runs again (a local activity re-run after its workflow task was lost)', async () => {
+    const src = await source({ total: 30 });
+    const res = await submit({ source_url: src.url });
+    const task = await env.waitForTask(res.json.task_id, key);
+    expect(task.status).toBe('succeeded');
+    const { core, config, temporal } = env;
+    const acts = createTaskStateActivities({ db: core.database.db, storage: core.storage, config, linkSecret: core.secrets.linkSecret, temporal });
+    const [row] = await core.database.db.select().from(tasks).where(eq(tasks.id, task.task_id));
+    expect(await acts.completeTask({ taskId: task.task_id, files: row!.files!, stages: {} })).toEqual({ ok: true });
+    // Answering not ok would make the workflow discard the files as if the task had been cancelled.
+    const again = (await env.api('GET', `/v1/tasks/${task.task_id}`, { token: key })).json;
+    expect(again).toMatchObject({ status: 'succeeded', files: [{ rows: 30 }] });
+    expect((await fetch(again.files[0].url)).status).toBe(200);
   });
 
   it('completes an empty export (total 0)', async () => {
