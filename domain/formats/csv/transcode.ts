@@ -106,19 +106,24 @@ export class CsvTranscoder extends JsonBytes {
         if (key === 'total') total = this.total();
         else if (key === 'data') rows = rows < 0 ? this.rows() : giveUp();
         else this.skipValue();
-        this.ws();
-        if (this.b[this.i] === 0x2c) {
-          this.i++;
-          this.ws();
-          continue;
-        }
-        this.expect(0x7d);
-        break;
+        if (!this.anotherMember()) break;
       }
     }
     this.ws();
     if (this.i !== this.b.length || total < 0 || rows < 0) giveUp();
     return { total, rows, csv: rows === 0 ? Buffer.alloc(0) : Buffer.from(this.out.subarray(0, this.o)) };
+  }
+
+  /** After an object's member: past a comma (true, another member follows) or its closing brace (false). */
+  private anotherMember(): boolean {
+    this.ws();
+    if (this.b[this.i] === 0x2c) {
+      this.i++;
+      this.ws();
+      return true;
+    }
+    this.expect(0x7d);
+    return false;
   }
 
   /** A top-level key: only "total" and "data" matter; any other comes back as ''. */
@@ -177,14 +182,7 @@ export class CsvTranscoder extends JsonBytes {
           ends[col] = this.i;
           if (kind === DECODE) this.texts[col] = this.text;
         }
-        this.ws();
-        if (this.b[this.i] === 0x2c) {
-          this.i++;
-          this.ws();
-          continue;
-        }
-        this.expect(0x7d);
-        break;
+        if (!this.anotherMember()) break;
       }
     }
     // A line of copied cells is never longer than the row's JSON (+ CRLF and an empty row's commas);
