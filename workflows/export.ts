@@ -70,7 +70,7 @@ export async function exportWorkflow(input: ExportInput): Promise<ExportOutput> 
     }
     ui.setStatus('running');
     ui.setStage('probing');
-    if ((await pause.fetch(() => fetchAll(taskId, { source, resume, work, ...(quick ? { verify: quick } : {}) }, input.retry, input.resume, ui, undefined, chunkPages))) === 'paused') {
+    if ((await pause.fetch(() => fetchAll(taskId, { source, resume, work, ...(quick ? { verify: quick } : {}) }, input.retry, { resumed: input.resume, progress: ui, chunkPages }))) === 'paused') {
       await state.pauseTask({ taskId, stages: ui.timings() });
       ui.setStatus('paused');
       pause.paused();

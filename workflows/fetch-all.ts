@@ -25,19 +25,19 @@ export interface FetchProgress {
 
 const silent: FetchProgress = { planned() {}, fetched() {} };
 
-/**
- * The design's restart rule: a source that changes mid-export gets one fresh start, then fails.
- * `probed`: the probe the caller already made (the sync export checks its size first).
- */
-export async function fetchAll(
-  taskId: string,
-  acts: FetchProxies,
-  retry: RetrySettings,
-  resumed = false,
-  progress = silent,
-  probed?: ProbeOutput,
-  chunkPages = PAGES_PER_ACTIVITY,
-): Promise<void> {
+export interface FetchOptions {
+  /** A paused export resumed: only the pages its earlier run did not stage. */
+  resumed?: boolean | undefined;
+  progress?: FetchProgress;
+  /** The probe the caller already made (the sync export checks its size first). */
+  probed?: ProbeOutput;
+  /** Pages per fetch activity (model/plan.ts: PAGES_PER_CHUNK in runs after dc-lane-chunks). */
+  chunkPages?: number;
+}
+
+/** The design's restart rule: a source that changes mid-export gets one fresh start, then fails. */
+export async function fetchAll(taskId: string, acts: FetchProxies, retry: RetrySettings, opts: FetchOptions = {}): Promise<void> {
+  const { resumed = false, progress = silent, probed, chunkPages = PAGES_PER_ACTIVITY } = opts;
   for (let attempt = 1; ; attempt++) {
     try {
       const lanes =

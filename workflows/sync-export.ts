@@ -48,7 +48,7 @@ export async function syncExportWorkflow(input: SyncExportInput): Promise<Export
 
 async function exportSmall(input: SyncExportInput, local: Activities, ui: Visibility, probe: ProbeOutput): Promise<ExportOutput> {
   const { taskId } = input;
-  await fetchAll(taskId, { source: local, resume: local, work: local }, input.retry, false, ui, probe);
+  await fetchAll(taskId, { source: local, resume: local, work: local }, input.retry, { progress: ui, probed: probe });
   ui.setStage('rendering');
   const { outputs } = await (input.type === 'excel' ? local.renderXlsx : local.renderCsv)({ taskId });
   ui.setStage('uploading');

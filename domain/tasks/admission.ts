@@ -44,25 +44,23 @@ async function reserve(db: Db, projectId: string): Promise<TaskRow[]> {
 }
 
 /** Starts the runs of admitted tasks; a task whose start failed gives its slot back and waits again. */
-export async function startAll(deps: AdmissionDeps, admitted: TaskRow[], projectName?: string, eager?: Client): Promise<{ started: string[]; failed: Map<string, Error>; eagerly: string[] }> {
+export async function startAll(deps: AdmissionDeps, admitted: TaskRow[], projectName?: string, eager?: Client): Promise<{ started: string[]; failed: Map<string, Error> }> {
   const started: string[] = [];
-  const eagerly: string[] = [];
   const failed = new Map<string, Error>();
   for (const task of admitted) {
     try {
-      const { eagerlyStarted } = await startRun(deps, task, projectName, eager);
+      await startRun(deps, task, projectName, eager);
       started.push(task.id);
-      if (eagerlyStarted) eagerly.push(task.id);
     } catch (err) {
       failed.set(task.id, err as Error);
       await deps.db.update(tasks).set({ admittedAt: null }).where(and(eq(tasks.id, task.id), eq(tasks.status, 'queued')));
     }
   }
-  return { started, failed, eagerly };
+  return { started, failed };
 }
 
 /** Admits and starts as many of the project's waiting tasks as it has free slots. */
-export async function dispatch(deps: AdmissionDeps, projectId: string): Promise<{ started: string[]; failed: Map<string, Error>; eagerly: string[] }> {
+export async function dispatch(deps: AdmissionDeps, projectId: string): Promise<{ started: string[]; failed: Map<string, Error> }> {
   return startAll(deps, await reserve(deps.db, projectId));
 }
 

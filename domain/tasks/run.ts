@@ -22,7 +22,7 @@ export interface RunDeps {
  * Starts a run of the export workflow for an admitted task (a retry or a resume is a new run under
  * the same id). `eager` as in startSyncRun: a submission's run starts on this process's worker.
  */
-export async function startRun(deps: RunDeps, task: TaskRow, projectName?: string, eager?: Client): Promise<{ eagerlyStarted: boolean }> {
+export async function startRun(deps: RunDeps, task: TaskRow, projectName?: string, eager?: Client): Promise<void> {
   const handle = await (eager ?? deps.temporal).workflow.start(exportWorkflow, {
     ...(await runOptions(deps, task, projectName)),
     args: [exportInput(deps.config, task)],
@@ -30,9 +30,10 @@ export async function startRun(deps: RunDeps, task: TaskRow, projectName?: strin
     workflowIdConflictPolicy: 'USE_EXISTING',
     ...(eager ? { requestEagerStart: true } : {}),
   });
-  metrics.runStarts.inc({ how: handle.eagerlyStarted ? 'eager' : 'task_queue' });
-  return { eagerlyStarted: handle.eagerlyStarted };
+  countStart(handle.eagerlyStarted);
 }
+
+const countStart = (eagerly: boolean) => metrics.runStarts.inc({ how: eagerly ? 'eager' : 'task_queue' });
 
 /**
  * Starts the sync export's run (workflows/sync-export.ts) for a task inserted admitted. `eager`:
@@ -46,6 +47,7 @@ export async function startSyncRun(deps: RunDeps, task: TaskRow, eager?: Client,
     args: [{ ...exportInput(deps.config, task), maxRows: deps.config.SYNC_MAX_ROWS }],
     ...(eager ? { requestEagerStart: true } : {}),
   });
+  countStart(handle.eagerlyStarted);
   return { eagerlyStarted: handle.eagerlyStarted };
 }
 

@@ -17,6 +17,8 @@ type Job = { kind: 'start'; task: TaskRow; projectName: string } | { kind: 'disp
 export class RunStarter {
   private readonly jobs: Job[] = [];
   private readonly running = new Set<Promise<void>>();
+  /** Projects with a dispatch waiting in `jobs`: one dispatch admits all it can, so a burst asks once. */
+  private readonly dispatching = new Set<string>();
 
   /** `eager`: a client on this process's worker connection (runs start eagerly there, run.ts). */
   constructor(
@@ -32,6 +34,8 @@ export class RunStarter {
 
   /** A project whose waiting tasks have free slots beside them. */
   dispatch(projectId: string): void {
+    if (this.dispatching.has(projectId)) return;
+    this.dispatching.add(projectId);
     this.jobs.push({ kind: 'dispatch', projectId });
     this.pump();
   }
@@ -44,6 +48,7 @@ export class RunStarter {
   private pump(): void {
     while (this.running.size < IN_FLIGHT && this.jobs.length > 0) {
       const job = this.jobs.shift()!;
+      if (job.kind === 'dispatch') this.dispatching.delete(job.projectId);
       const p = this.run(job).finally(() => {
         this.running.delete(p);
         this.pump();

@@ -163,17 +163,18 @@ async function findDuplicate(db: Db, projectId: string, requestHash: string, key
   return active;
 }
 
+/** The API's way (ADR 0020): the run, or the project's dispatch, after the answer. */
+function startLater(starter: RunStarter, project: ProjectRow, task: TaskRow, mustDispatch: boolean): void {
+  if (task.admittedAt) starter.start(task, project.name);
+  else if (mustDispatch) starter.dispatch(project.id);
+}
+
 /**
  * Starts the new task's run when it was recorded admitted, or dispatches the project when others
  * wait beside free slots. When Temporal cannot take the new task's run, the task is removed and
  * the caller told (nothing ran, nothing was stored); a crash here leaves the task queued or
  * admitted, and admission's listener or sweep starts it (admission.ts).
  */
-function startLater(starter: RunStarter, project: ProjectRow, task: TaskRow, mustDispatch: boolean): void {
-  if (task.admittedAt) starter.start(task, project.name);
-  else if (mustDispatch) starter.dispatch(project.id);
-}
-
 async function admitOrRemove(deps: SubmitDeps, project: ProjectRow, task: TaskRow, mustDispatch: boolean): Promise<void> {
   const { failed } = task.admittedAt ? await startAll(deps, [task], project.name) : mustDispatch ? await dispatch(deps, task.projectId) : { failed: new Map<string, Error>() };
   const err = failed.get(task.id);

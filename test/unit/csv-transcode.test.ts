@@ -147,6 +147,15 @@ describe('CsvTranscoder', () => {
     expect(new CsvTranscoder(cols('toString')).transcode(Buffer.from('{"total":0,"data":[]}'))).toBeNull();
   });
 
+  it('takes a page far larger than its scratch space, and the next page after it', () => {
+    const columns = cols('id', 'text');
+    const t = new CsvTranscoder(columns);
+    const big = JSON.stringify({ total: 2, data: [{ id: 1, text: 'x'.repeat(3 << 20) }, { id: 2, text: 'y, z' }] });
+    const small = JSON.stringify({ total: 1, data: [{ id: 3, text: 'après' }] });
+    expect(check(t, big, columns)).toBe(true);
+    expect(check(t, small, columns)).toBe(true);
+  });
+
   it('takes the plain pages sources send, with commas, quotes and Chinese text', () => {
     const columns = cols('id', 'customer', 'amount', 'remark');
     const text = JSON.stringify({ total: 2, data: [{ id: 1, customer: '客户 1', amount: 12.5, remark: 'gift, wrap "red"' }, { id: 2, customer: '=HYPERLINK()', amount: -0.25, remark: null }] });

@@ -31,6 +31,8 @@ const EMPTY = 6; // null
 
 
 const cache = new Map<string, CsvTranscoder>();
+/** The output scratch space kept between pages: a page of 1,000 ordinary rows fits. */
+const SCRATCH = 1 << 18;
 
 /** The transcoder of a column list, kept for the next page (a lane reads many with the same columns). */
 export function transcoderFor(columns: Column[]): CsvTranscoder {
@@ -52,7 +54,7 @@ export class CsvTranscoder extends JsonBytes {
   private readonly index = new Map<string, number>();
   /** Whether the columns allow this path at all (keys unique, none inherited from Object.prototype). */
   private readonly usable: boolean;
-  private out: Buffer = Buffer.allocUnsafe(1 << 18);
+  private out: Buffer = Buffer.allocUnsafe(SCRATCH);
   private o = 0;
   /** Room the row being written may still need for its copied cells. */
   private reserve = 0;
@@ -88,6 +90,8 @@ export class CsvTranscoder extends JsonBytes {
       return null;
     } finally {
       this.b = Buffer.alloc(0);
+      // A rare huge page (up to SOURCE_MAX_PAGE_BYTES) must not leave its scratch space held by the cache.
+      if (this.out.length > SCRATCH) this.out = Buffer.allocUnsafe(SCRATCH);
     }
   }
 
