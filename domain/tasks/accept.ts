@@ -1,8 +1,8 @@
 // Accepting a submission in one statement (issue 13): de-duplication, the submit rate (GCRA, as in
-// rate.ts) and the insert, plus admission's decision for the new row. The statement runs under the
-// project's admission lock (admission.ts), so it sees every slot taken or freed before it and
-// nobody admits beside it: when the project has a free slot and nothing else waiting, the task is
-// inserted admitted and the caller starts its run at once, with no dispatch of its own.
+// rate.ts) and the insert, plus admission's decision for the new row, in the database function
+// dc_accept_task. The statement runs under the project's admission lock (admission.ts), so it sees
+// every slot taken or freed before it and nobody admits beside it: when the project has a free slot
+// and nothing else waiting, the task is inserted admitted and the caller starts its run at once.
 import { sql } from 'drizzle-orm';
 import { type Db, runsOneAtATime } from '../../db/client.js';
 import type { TaskRow } from '../../db/schema.js';
@@ -52,41 +52,15 @@ interface Answer {
 
 const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (result as { rows: T[] }).rows);
 
-/** One statement: the duplicate, or the quota taken and the row inserted (admitted if a slot is free and nobody waits). */
-// statement_timestamp(), not now(): now() is the transaction's start, before the wait for the
-// admission lock, and a stale clock would overstate the Retry-After by that wait.
+/**
+ * One statement: the duplicate, or the quota taken and the row inserted (admitted if a slot is free
+ * and nobody waits), by dc_accept_task (db/migrations/0005_accept_function.sql), whose statements
+ * keep their plans: the same work as one ad-hoc statement was planned again on every submission.
+ */
 function acceptStatement(v: NewTaskValues, admittedAt: Date, outsideQueue: boolean) {
-  const dup = v.idempotencyKey !== null ? sql`idempotency_key = ${v.idempotencyKey}` : sql`request_hash = ${v.requestHash} and status in ('queued', 'running', 'paused')`;
-  const ms = (x: string) => sql.raw(`(extract(epoch from ${x})::float8 * 1000)`);
-  const next = sql.raw(`greatest(coalesce(submit_tat, statement_timestamp()), statement_timestamp()) + (${WINDOW_MS}::float8 / submit_per_minute) * interval '1 millisecond'`);
-  return sql`
-    with dup as (select id, request_hash from tasks where project_id = ${v.projectId} and ${dup} limit 1),
-    prj as (select max_running_tasks, submit_per_minute, submit_tat from projects where id = ${v.projectId}),
-    -- From the row's own columns, so that a concurrent writer of the row (a preview's quota,
-    -- rate.ts) is re-read when this update waits for it, never overwritten.
-    rate as (
-      update projects set submit_tat = ${next}
-      where id = ${v.projectId} and not exists (select 1 from dup) and ${next} - statement_timestamp() <= ${WINDOW_MS}::float8 * interval '1 millisecond'
-      returning submit_tat
-    ),
-    held as (select count(*)::int as n from tasks where project_id = ${v.projectId} and (status = 'running' or (status = 'queued' and admitted_at is not null))),
-    waiting as (select exists (select 1 from tasks where project_id = ${v.projectId} and status = 'queued' and admitted_at is null) as w),
-    ins as (
-      insert into tasks (id, project_id, operator_id, type, file_name, source_url, callback, page_size, priority, options,
-                         idempotency_key, request_hash, schedule_id, status, admitted_at, created_at, updated_at)
-      select ${v.id}, ${v.projectId}, ${v.operatorId}, ${v.type}, ${v.fileName}, ${v.sourceUrl}, ${v.callback}::text, ${v.pageSize}::int, ${v.priority}::int,
-             ${JSON.stringify(v.options)}::jsonb, ${v.idempotencyKey}::text, ${v.requestHash}, ${v.scheduleId}::text, 'queued',
-             case when ${outsideQueue} or ((select n from held) < (select max_running_tasks from prj) and not (select w from waiting)) then ${admittedAt.toISOString()}::timestamptz end,
-             ${v.createdAt.toISOString()}::timestamptz, ${v.createdAt.toISOString()}::timestamptz
-      from rate
-      on conflict do nothing
-      returning admitted_at is not null as admitted
-    )
-    select (select id from dup) as dup_id, (select request_hash from dup) as dup_hash,
-      (select submit_per_minute from prj) as "limit", (select ${ms('submit_tat')} from prj) as old_tat,
-      (select ${ms('submit_tat')} from rate) as tat, ${ms('statement_timestamp()')} as now_ms,
-      (select admitted from ins) as admitted,
-      coalesce((select max_running_tasks from prj), 0) - (select n from held) as free, (select w from waiting) as waiting`;
+  return sql`select * from dc_accept_task(${v.id}, ${v.projectId}, ${v.operatorId}, ${v.type}, ${v.fileName}, ${v.sourceUrl}, ${v.callback}::text,
+    ${v.pageSize}::int, ${v.priority}::int, ${JSON.stringify(v.options)}::jsonb, ${v.idempotencyKey}::text, ${v.requestHash}, ${v.scheduleId}::text,
+    ${admittedAt.toISOString()}::timestamptz, ${v.createdAt.toISOString()}::timestamptz, ${outsideQueue}, ${WINDOW_MS}::float8)`;
 }
 
 /** The row as the statement inserted it (the columns it leaves to their defaults filled in alike). */
