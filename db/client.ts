@@ -30,6 +30,9 @@ export interface Database {
 const oneAtATime = new WeakSet<object>();
 export const runsOneAtATime = (db: Db): boolean => oneAtATime.has(db);
 
+/** The rows of db.execute: postgres.js answers an array, PGlite an object holding one. */
+export const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (result as { rows: T[] }).rows);
+
 const migrationsFolder = fileURLToPath(new URL('./migrations', import.meta.url));
 
 // Any fixed number: the advisory lock that makes concurrent start-ups (api + worker) migrate one at a time.

@@ -4,7 +4,7 @@
 // every slot taken or freed before it and nobody admits beside it: when the project has a free slot
 // and nothing else waiting, the task is inserted admitted and the caller starts its run at once.
 import { sql } from 'drizzle-orm';
-import { type Db, runsOneAtATime } from '../../db/client.js';
+import { type Db, rowsOf, runsOneAtATime } from '../../db/client.js';
 import type { TaskRow } from '../../db/schema.js';
 import { lockAdmission } from './admission.js';
 import { type RateState, refusal, state, WINDOW_MS } from './rate.js';
@@ -49,8 +49,6 @@ interface Answer {
   free: number;
   waiting: boolean;
 }
-
-const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (result as { rows: T[] }).rows);
 
 /**
  * One statement: the duplicate, or the quota taken and the row inserted (admitted if a slot is free

@@ -2,11 +2,10 @@
 // reports, goes through this module. Each change is one conditional UPDATE, so two writers (the
 // API cancelling, the workflow finishing) cannot both win, and a cancelled task is never revived.
 import { and, asc, count, eq, inArray, isNotNull, lt, ne, or, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { type Db, rowsOf } from '../../db/client.js';
 import { projects, type TaskRow, tasks } from '../../db/schema.js';
 import { ACTIVE_STATUSES, type LaneProgress, RETRYABLE_STATUSES, RUNNABLE_STATUSES, type StoredFile, type TaskStage } from '../../model/task.js';
 import { DomainError } from '../errors.js';
-import { requireTask } from './queries.js';
 
 /** Removes a task whose workflow could not be started (nothing ran, nothing was stored). */
 export async function deleteUnstarted(db: Db, taskId: string): Promise<void> {
@@ -20,16 +19,12 @@ export type StartOutcome = 'started' | 'not_queued' | 'not_admitted';
  * admitted yet is left queued: only a run started before admission existed can ask that early.
  */
 export async function startAdmitted(db: Db, taskId: string): Promise<StartOutcome> {
-  const now = new Date();
-  const [row] = await db
-    .update(tasks)
-    .set({ status: 'running', stage: 'probing', startedAt: now, updatedAt: now, admittedAt: null })
-    .where(and(eq(tasks.id, taskId), eq(tasks.status, 'queued'), isNotNull(tasks.admittedAt)))
-    .returning({ id: tasks.id });
-  if (row) return 'started';
-  const task = await requireTask(db, taskId);
-  if (task.status === 'running') return 'started';
-  return task.status === 'queued' ? 'not_admitted' : 'not_queued';
+  // dc_start_task (db/migrations/0006_start_function.sql): the conditional update, and the status
+  // when it matched nothing, in one call with kept plans.
+  const now = new Date().toISOString();
+  const [row] = rowsOf<{ outcome: StartOutcome | null }>(await db.execute(sql`select dc_start_task(${taskId}, ${now}::timestamptz) as outcome`));
+  if (!row?.outcome) throw new Error(`task ${taskId} not found`);
+  return row.outcome;
 }
 
 /**
