@@ -7,6 +7,7 @@ import type { Client } from '@temporalio/client';
 import { and, asc, count, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { projects, type TaskRow, tasks } from '../../db/schema.js';
+import { startOwedHere } from './owed-starts.js';
 import { type RunDeps, startRun } from './run.js';
 
 export interface AdmissionDeps extends RunDeps {
@@ -64,13 +65,17 @@ export async function dispatch(deps: AdmissionDeps, projectId: string): Promise<
   return startAll(deps, await reserve(deps.db, projectId));
 }
 
-/** Admitted tasks whose run has not started for a while: started again (the start is idempotent). */
+/**
+ * Admitted tasks whose run has not started for a while: started again (the start is idempotent),
+ * except those a starter of this process still has in hand (owed-starts.ts).
+ */
 async function staleAdmitted(db: Db, projectId?: string): Promise<TaskRow[]> {
   const old = lt(tasks.admittedAt, new Date(Date.now() - STALE_ADMISSION_MS));
-  return db
+  const rows = await db
     .select()
     .from(tasks)
     .where(and(eq(tasks.status, 'queued'), old, projectId ? eq(tasks.projectId, projectId) : undefined));
+  return rows.filter((t) => !startOwedHere(t.id));
 }
 
 /** One project's share of the sweep. */

@@ -8,6 +8,7 @@ import type { Client } from '@temporalio/client';
 import type { TaskRow } from '../../db/schema.js';
 import { logger } from '../../platform/logger.js';
 import { type AdmissionDeps, dispatch, startAll } from './admission.js';
+import { oweStart, startPaid } from './owed-starts.js';
 
 /** StartWorkflow calls in flight at once: enough to keep up, few enough to leave the thread to the API. */
 const IN_FLIGHT = 8;
@@ -28,6 +29,7 @@ export class RunStarter {
 
   /** The run of a task inserted admitted. */
   start(task: TaskRow, projectName: string): void {
+    oweStart(task.id);
     this.jobs.push({ kind: 'start', task, projectName });
     this.pump();
   }
@@ -64,6 +66,8 @@ export class RunStarter {
       for (const [id, err] of failed) log.warn({ err, task_id: id }, 'the run could not start yet: the task waits in its queue for the next dispatch');
     } catch (err) {
       log.error({ err }, 'starting runs failed: admission will start them');
+    } finally {
+      if (job.kind === 'start') startPaid(job.task.id);
     }
   }
 }

@@ -3,8 +3,12 @@
 // task and starting its run.
 import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
 import { eq } from 'drizzle-orm';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { tasks } from '../../db/schema.js';
+import { sweepProject } from '../../domain/tasks/admission.js';
+import { oweStart, startPaid } from '../../domain/tasks/owed-starts.js';
+import { newId } from '../../platform/crypto.js';
 import { type ApiProcess, startApiProcess } from '../support/api-process.js';
 import { startTestEnv, type TestEnv } from '../support/env.js';
 import { sourcePool } from '../support/source-server.js';
@@ -122,3 +126,50 @@ it('an API killed between recording a task and starting its run leaves no stuck 
     await proxy.close();
   }
 }, 90_000);
+
+it('the sweep leaves a run this process still owes to its starter, and starts one nobody owes', async () => {
+  const { project_id, api_key } = await env.createProject();
+  const src = await source({ total: 10 });
+  // Two tasks admitted 30 s ago whose runs never started (a burst's backlog, or a crashed API).
+  const admittedAt = new Date(Date.now() - 30_000);
+  const row = (n: number) => ({
+    id: newId('tsk'),
+    projectId: project_id,
+    operatorId: 'op-r',
+    type: 'csv' as const,
+    fileName: `owed-${n}`,
+    sourceUrl: `${src.url}?n=${n}`,
+    pageSize: 100,
+    priority: 3,
+    options: {},
+    requestHash: `owed-${n}-${Date.now()}`,
+    status: 'queued' as const,
+    admittedAt,
+  });
+  const [owed, orphan] = [row(1), row(2)];
+  await env.core.database.db.insert(tasks).values([owed, orphan]);
+  const deps = { db: env.core.database.db, temporal: env.temporal, config: env.config };
+  const exists = (id: string) =>
+    env.temporal.workflow
+      .getHandle(id)
+      .describe()
+      .then(
+        () => true,
+        (err) => (err instanceof WorkflowNotFoundError ? false : Promise.reject(err)),
+      );
+  oweStart(owed.id);
+  try {
+    expect(await sweepProject(deps, project_id)).toEqual({ started: 1 });
+    expect(await exists(orphan.id)).toBe(true);
+    expect(await exists(owed.id), 'the sweep started a run its starter still owed').toBe(false);
+  } finally {
+    startPaid(owed.id);
+  }
+  // Once the starter has let it go (started, or handed back), a stale one is the sweep's again.
+  // (The orphan's run first leaves the queue, or the sweep would count it again: it is idempotent.)
+  const statusOf = async (id: string) => (await env.core.database.db.select({ status: tasks.status }).from(tasks).where(eq(tasks.id, id)))[0]?.status;
+  while ((await statusOf(orphan.id)) === 'queued') await sleep(20);
+  expect(await sweepProject(deps, project_id)).toEqual({ started: 1 });
+  expect(await exists(owed.id)).toBe(true);
+  for (const id of [owed.id, orphan.id]) expect(await env.waitForTask(id, api_key)).toMatchObject({ status: 'succeeded', files: [{ rows: 10 }] });
+});
