@@ -32,6 +32,8 @@ export function fieldsOf(meta: LogMetadata = {}): Record<string, unknown> {
 export class PinoTemporalLogger implements TemporalLogger {
   constructor(private readonly base: Logger = root) {}
   log(level: LogLevel, message: string, meta?: LogMetadata): void {
+    // The SDK logs every activity's start and end at DEBUG: no fields are built for a line pino drops.
+    if (!this.base.isLevelEnabled(LEVELS[level])) return;
     this.base[LEVELS[level]](fieldsOf(meta), message);
   }
   trace(message: string, meta?: LogMetadata): void {
