@@ -5,9 +5,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { projectRoot } from '../platform/temporal-server.js';
-import { freePort, type NodeChild, rssMb, spawnNode } from './measure.js';
+import { freePort, type NodeChild, rssMb, spawnNode, workflowClosed } from './measure.js';
 
 export const BENCH_ADMIN = 'bench-admin-token-0123456789';
 
@@ -81,16 +81,7 @@ export async function startEmbedded(extraEnv: Record<string, string> = {}, nodeA
   let client: Client | undefined;
   const workflowResult = async (taskId: string) => {
     client ??= new Client({ connection: await Connection.connect({ address: temporalAddress }) });
-    // A queued task's workflow starts when admission lets it (ADR 0012).
-    for (;;) {
-      try {
-        await client.workflow.getHandle(taskId).result();
-        return;
-      } catch (err) {
-        if (!(err instanceof WorkflowNotFoundError)) return; // failed or cancelled: the task row tells
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    }
+    await workflowClosed(client, taskId);
   };
   return {
     base,

@@ -3,6 +3,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { projectRoot } from '../platform/temporal-server.js';
 
 export const freePort = () =>
@@ -91,4 +92,21 @@ export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
   return s.length % 2 ? s[m]! : Math.round(((s[m - 1]! + s[m]!) / 2) * 1000) / 1000;
+}
+
+/**
+ * Waits for a task's export workflow to close (long poll on the server). POST /v1/tasks answers
+ * before the run starts (ADR 0020) and a queued task's run starts when admitted (ADR 0012), so the
+ * workflow may not exist yet: asked again until it does.
+ */
+export async function workflowClosed(client: Client, taskId: string): Promise<void> {
+  for (;;) {
+    try {
+      await client.workflow.getHandle(taskId).result();
+      return;
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError)) return; // failed or cancelled: the task row tells
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
 }

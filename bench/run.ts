@@ -21,7 +21,7 @@ import { benchCsvOnly, benchIssue13 } from './issue13.js';
 import { benchMemory } from './memory.js';
 import { benchWs } from './ws.js';
 import { benchSync, syncTable } from './sync.js';
-import { cpuSeconds, dirBytes, freePort, machineBusySeconds, median, phaseSpans, rssMb, spawnNode } from './measure.js';
+import { cpuSeconds, dirBytes, freePort, machineBusySeconds, median, phaseSpans, rssMb, spawnNode, workflowClosed } from './measure.js';
 
 const PG = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
 const PAGE_SIZE = 1000;
@@ -125,8 +125,8 @@ async function main() {
     const submitted = await call('POST', '/v1/tasks', project.api_key, { source_url: url, operator_id: 'bench', page_size: PAGE_SIZE, file_name: `bench-${label}`, max_file_bytes: MAX_FILE_BYTES });
     // The workflow's result arrives by long poll the moment it completes: no polling interval in
     // the figure. The task's own finished_at (when it turned succeeded) ends the end-to-end time.
+    await workflowClosed(client, submitted.task_id);
     const handle = client.workflow.getHandle(submitted.task_id);
-    await handle.result();
     const workflowMs = Date.now() - t0;
     clearInterval(sampler);
     clearInterval(stager);
