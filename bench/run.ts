@@ -113,7 +113,19 @@ async function main() {
     execFileSync(process.execPath, ['scripts/build.mjs', '--if-changed', '--quiet'], { cwd: projectRoot, stdio: 'inherit' });
     const worker = spawnNode(['dist/app/worker.js'], env, ['--max-semi-space-size=2', ...(process.env.BENCH_WORKER_NODE_OPTIONS ?? '').split(' ').filter(Boolean)]);
     await worker.ready('worker polling');
-    const pid = worker.child.pid!;
+    try {
+      return await measureService(worker.child.pid!, label, url);
+    } finally {
+      // A failed run must not leave the worker polling: it would load the runs after it.
+      if (worker.child.exitCode === null) {
+        worker.child.kill('SIGTERM');
+        await worker.exited;
+      }
+    }
+  }
+
+  /** One export through the API while the worker `pid` runs it: times, CPU, memory, its history. */
+  async function measureService(pid: number, label: string, url: string) {
     const idleRss = rssMb(pid).rss;
     const [load, worker0, src0, busy0] = [load1m(), cpuSeconds(pid), cpuSeconds(srcPid), machineBusySeconds()];
     const rss: number[] = [];
@@ -135,8 +147,6 @@ async function main() {
     const task = await call('GET', `/v1/tasks/${submitted.task_id}`, project.api_key);
     const ms = Date.parse(task.finished_at) - t0;
     const events = (await handle.fetchHistory()).events ?? [];
-    worker.child.kill('SIGTERM');
-    await worker.exited;
     if (task.status !== 'succeeded') throw new Error(`export failed: ${JSON.stringify(task.error)}`);
     await core.storage.deletePrefix(`files/${task.task_id}`);
     const quarter = (q: number) => Math.round(rss[Math.min(rss.length - 1, Math.floor((rss.length * q) / 4))] ?? 0);
