@@ -60,12 +60,13 @@ export class RunStarter {
   }
 
   private async run(job: Job): Promise<void> {
-    const log = logger('admission', job.kind === 'start' ? { task_id: job.task.id } : { project_id: job.projectId });
+    // Built only when there is something to say: this runs once per submission.
+    const log = () => logger('admission', job.kind === 'start' ? { task_id: job.task.id } : { project_id: job.projectId });
     try {
       const { failed } = job.kind === 'start' ? await startAll(this.deps, [job.task], job.projectName, this.eager) : await dispatch(this.deps, job.projectId);
-      for (const [id, err] of failed) log.warn({ err, task_id: id }, 'the run could not start yet: the task waits in its queue for the next dispatch');
+      for (const [id, err] of failed) log().warn({ err, task_id: id }, 'the run could not start yet: the task waits in its queue for the next dispatch');
     } catch (err) {
-      log.error({ err }, 'starting runs failed: admission will start them');
+      log().error({ err }, 'starting runs failed: admission will start them');
     } finally {
       if (job.kind === 'start') startPaid(job.task.id);
     }
