@@ -6,7 +6,7 @@ import type { Config } from '../platform/config.js';
 import { serveWorkerMetrics } from './metrics-server.js';
 import { Client } from '@temporalio/client';
 import { cannotStart, connectTemporal, connectWorker, drainWorker, lifecycleLog, onShutdown, openCore, startApi, startUp, startWorker, stopApi } from './runtime.js';
-import { type DevServer, startDevServer } from '../platform/temporal-server.js';
+import { type DevServer, DevServerStartError, startDevServer } from '../platform/temporal-server.js';
 import { ensureAdmissionSweepSchedule, ensureCleanupSchedule } from './schedules.js';
 
 /** A dev server left behind by a killed run still holds the port and the SQLite file. */
@@ -34,9 +34,18 @@ async function startEmbeddedTemporal(config: Config): Promise<DevServer> {
   return server;
 }
 
+/** The setting that moves what the dev server could not take, so a newcomer's first error says what to do. */
+function devServerHint(e: Error, config: Pick<Config, 'TEMPORAL_PORT' | 'TEMPORAL_UI_PORT'>): string {
+  if (!(e instanceof DevServerStartError)) return '';
+  const fix = ' or set TEMPORAL_ADDRESS to use a Temporal server of your own';
+  if (/UI port/i.test(e.reason)) return `. Port ${config.TEMPORAL_UI_PORT} is taken: set TEMPORAL_UI_PORT to a free port${fix}`;
+  if (/address already in use|frontend port/i.test(e.reason)) return `. Port ${config.TEMPORAL_PORT} is taken: set TEMPORAL_PORT to a free port${fix}`;
+  return `. Set TEMPORAL_ADDRESS to use a Temporal server of your own instead`;
+}
+
 async function main() {
   const config = startUp();
-  const dev = config.TEMPORAL_ADDRESS ? null : await startEmbeddedTemporal(config).catch((e: Error) => cannotStart(`Temporal dev server: ${e.message}`));
+  const dev = config.TEMPORAL_ADDRESS ? null : await startEmbeddedTemporal(config).catch((e: Error) => cannotStart(`Temporal dev server: ${e.message}${devServerHint(e, config)}`));
   const address = config.TEMPORAL_ADDRESS ?? dev!.address;
   // Anything failing after the dev server started must not leave it running.
   const orStop = async (e: Error): Promise<never> => {

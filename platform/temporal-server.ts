@@ -57,11 +57,13 @@ export async function startDevServer(opts: {
   // detached: Ctrl-C in a terminal must reach us first, so the worker drains before the server stops.
   const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const log = opts.log ?? (() => {});
-  child.stdout?.on('data', (b: Buffer) => log(b.toString()));
-  child.stderr?.on('data', (b: Buffer) => log(b.toString()));
+  // The server's own words are the only useful part of a failed start (a port taken, a locked db).
+  const tail = new OutputTail();
+  child.stdout?.on('data', (b: Buffer) => (log(b.toString()), tail.add(b)));
+  child.stderr?.on('data', (b: Buffer) => (log(b.toString()), tail.add(b)));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const address = `127.0.0.1:${opts.port}`;
-  await waitForTemporal(address, exited);
+  await waitForTemporal(address, exited, tail);
   return {
     address,
     child,
@@ -75,12 +77,36 @@ export async function startDevServer(opts: {
   };
 }
 
-async function waitForTemporal(address: string, exited: Promise<number | null>, timeoutMs = 60_000): Promise<void> {
+/** The last few KiB the dev server printed, kept so a failed start can say why. */
+class OutputTail {
+  private text = '';
+  add(chunk: Buffer): void {
+    this.text = (this.text + chunk.toString()).slice(-4096);
+  }
+  /** The last non-empty lines, at most 500 characters. */
+  reason(): string {
+    const lines = this.text.split('\n').map((l) => l.trim()).filter(Boolean);
+    return lines.slice(-3).join(' | ').slice(-500);
+  }
+}
+
+/** The dev server stopped before it answered; reason is what it printed last. */
+export class DevServerStartError extends Error {
+  override name = 'DevServerStartError';
+  constructor(
+    readonly exitCode: number | null,
+    readonly reason: string,
+  ) {
+    super(`temporal dev server exited with code ${exitCode} before it was ready${reason ? `: ${reason}` : ' (it printed nothing)'}`);
+  }
+}
+
+async function waitForTemporal(address: string, exited: Promise<number | null>, tail: OutputTail, timeoutMs = 60_000): Promise<void> {
   let dead: number | null | undefined;
   void exited.then((code) => (dead = code));
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (dead !== undefined) throw new Error(`temporal dev server exited with code ${dead} before it was ready`);
+    if (dead !== undefined) throw new DevServerStartError(dead, tail.reason());
     try {
       const conn = await Connection.connect({ address, connectTimeout: 1000 });
       await conn.healthService.check({});

@@ -1,5 +1,6 @@
 // Start-up and health when a dependency is missing: a clear message naming it, never a hang.
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +28,20 @@ describe('start-up', () => {
     const res = await run('app/api.ts', { PORT: 'eighty' });
     expect(res.code).toBe(1);
     expect(res.out).toMatch(/cannot start: invalid environment: PORT/);
+  });
+
+  it("shows the dev server's own reason and the setting that moves its port", async () => {
+    const port = await freePort();
+    const squatter = createServer();
+    await new Promise<void>((r) => squatter.listen(port, '127.0.0.1', r));
+    try {
+      const res = await run('app/start.ts', { TEMPORAL_PORT: String(port), TEMPORAL_UI_PORT: String(await freePort()), DATA_DIR: mkdtempSync(join(tmpdir(), 'dc-')) });
+      expect(res.code).toBe(1);
+      expect(res.out).toContain(`listen tcp 127.0.0.1:${port}: bind: address already in use`);
+      expect(res.out).toContain(`Port ${port} is taken: set TEMPORAL_PORT to a free port or set TEMPORAL_ADDRESS`);
+    } finally {
+      squatter.close();
+    }
   });
 
   it('says which dependency it cannot reach', async () => {
