@@ -19,12 +19,15 @@ export function toActivityFailure(err: unknown): unknown {
   if (err instanceof TemporalFailure || err instanceof CompleteAsyncError) return err;
   if (err instanceof Error && err.name === 'AbortError') return err;
   if (err instanceof DomainError && isTaskErrorCode(err.code)) {
-    return ApplicationFailure.create({
+    const failure = ApplicationFailure.create({
       type: err.code,
       message: err.message,
       nonRetryable: !err.retryable,
       ...(err.retryable && err.nextRetryDelayMs ? { nextRetryDelay: err.nextRetryDelayMs } : {}),
     });
+    // The stack of where the domain threw, not of this translation: that is what a log reader needs.
+    if (err.stack) failure.stack = err.stack;
+    return failure;
   }
   const message = err instanceof DomainError ? `${err.code}: ${err.message}` : err instanceof Error ? `${err.name}: ${err.message}` : String(err);
   return ApplicationFailure.create({ type: 'internal_error', message, nonRetryable: false, ...(err instanceof Error ? { cause: err } : {}) });
