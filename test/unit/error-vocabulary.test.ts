@@ -28,7 +28,7 @@ describe('the vocabulary', () => {
     expect(STATUS.internal_error).toBe(500);
   });
 
-  it('holds the task codes the contract documents, apart from the request codes', () => {
+  it('holds every documented task code, apart from the request codes', () => {
     expect(TASK_ERROR_CODES).toEqual(
       expect.arrayContaining(['source_unreachable', 'source_bad_response', 'source_changed', 'render_failed', 'storage_failed', 'template_invalid', 'export_too_large', 'internal_error']),
     );
