@@ -5,10 +5,11 @@ import { keys } from '../domain/staging/keys.js';
 import { sweep } from '../domain/tasks/admission.js';
 import { dueForExpiry, markExpired } from '../domain/tasks/status.js';
 import type { ActivityDeps } from './deps.js';
+import { atBoundary } from './failure.js';
 
 export function createCleanupActivities(deps: ActivityDeps): Pick<Activities, 'expireFiles' | 'sweepAdmission'> {
   const { db, storage } = deps;
-  return {
+  return atBoundary({
     async sweepAdmission() {
       return sweep(deps);
     },
@@ -22,5 +23,5 @@ export function createCleanupActivities(deps: ActivityDeps): Pick<Activities, 'e
       }
       return { expired: due.length };
     },
-  };
+  });
 }

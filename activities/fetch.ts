@@ -1,10 +1,9 @@
 // probe + fetch: pages go to the store in pieces keyed by their page range (domain/staging/pieces.ts),
 // so a retried or resumed activity starts after a whole piece, and no row travels through history.
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure, msOptionalToNumber } from '@temporalio/common';
 import type { Activities, FetchPagesInput, FetchPagesOutput } from '../model/activities.js';
-import { permanent, type TaskErrorCode } from '../model/errors.js';
 import { pageCount, rowsInPages } from '../model/plan.js';
+import { DomainError } from '../domain/errors.js';
 import { settingsFor } from '../domain/projects/projects.js';
 import { sourceLimits, type Permit } from '../domain/source/limiter.js';
 import type { SourcePage } from '../domain/source/client.js';
@@ -17,6 +16,7 @@ import { sheetLabel, taskSheets } from '../domain/staging/sheets.js';
 import { requireTask } from '../domain/tasks/queries.js';
 import { recordProbe, setLaneProgress } from '../domain/tasks/status.js';
 import { type ActivityDeps, heartbeat } from './deps.js';
+import { atBoundary } from './failure.js';
 
 const PROGRESS_EVERY_MS = 500;
 
@@ -31,7 +31,7 @@ export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps
     return { task, limits: sourceLimits(await settingsFor(db, task.projectId)) };
   };
 
-  return {
+  return atBoundary({
     /**
      * page_size=1: total, template, header, footer (only this first answer's count). A workbook of
      * several sheets probes each sheet's source, in parallel within the politeness limits.
@@ -57,7 +57,7 @@ export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps
         const metas = probed.map((p) => (p as PromiseFulfilledResult<SourceMeta>).value);
         const total = metas.reduce((n, m) => n + m.total, 0);
         if (total > config.MAX_EXPORT_ROWS) {
-          throw permanent('export_too_large', `the sheets' sources report ${total} rows together; an export may have at most ${config.MAX_EXPORT_ROWS} (narrow the filters in their source_url)`);
+          throw new DomainError('export_too_large', `the sheets' sources report ${total} rows together; an export may have at most ${config.MAX_EXPORT_ROWS} (narrow the filters in their source_url)`);
         }
         for (const [i, meta] of metas.entries()) await writeMeta(storage, taskId, meta, i);
         const pagesTotal = metas.reduce((n, m) => n + pageCount(m.total, task.pageSize), 0);
@@ -147,16 +147,16 @@ export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps
       } catch (err) {
         // Cancelled (another lane failed): report the CancelledFailure, not the aborted request.
         if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason instanceof Error ? ctx.cancellationSignal.reason : err;
-        if (!(err instanceof ApplicationFailure) || err.nonRetryable) throw err;
+        if (!(err instanceof DomainError) || !err.retryable) throw err;
         // A transient source error: keep what was fetched, so only the failed page is asked again.
         await store();
         if (stored === attemptFrom) {
           const spent = ctx.info.attempt + (input.failedAttempts ?? 0);
-          if (spent >= (input.maxAttempts ?? Infinity)) throw permanent(err.type as TaskErrorCode, err.message);
+          if (spent >= (input.maxAttempts ?? Infinity)) throw new DomainError(err.code, err.message);
           throw err;
         }
         await progress(true);
-        return { pages: stored - input.fromPage, rows: rowsInPages(input.fromPage, stored, meta.total, meta.pageSize), nextPage: stored, retryAfterMs: msOptionalToNumber(err.nextRetryDelay ?? undefined) };
+        return { pages: stored - input.fromPage, rows: rowsInPages(input.fromPage, stored, meta.total, meta.pageSize), nextPage: stored, retryAfterMs: err.nextRetryDelayMs };
       } finally {
         clearInterval(beat);
         ahead.abort();
@@ -164,11 +164,10 @@ export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps
       }
       return { pages: input.toPage - input.fromPage, rows: rowsInPages(input.fromPage, input.toPage, meta.total, meta.pageSize) };
     },
-  };
+  });
 }
 
 /** A failure about one sheet of several says which: the same code, the sheet named first. */
 function inSheet(err: unknown, label: string): unknown {
-  if (!label || !(err instanceof ApplicationFailure)) return err;
-  return ApplicationFailure.create({ type: err.type ?? undefined, message: `${label}: ${err.message}`, nonRetryable: err.nonRetryable ?? false, nextRetryDelay: err.nextRetryDelay ?? undefined });
+  return err instanceof DomainError ? err.labelled(label) : err;
 }

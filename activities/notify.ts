@@ -14,11 +14,12 @@ import { getTask } from '../domain/tasks/queries.js';
 import { linkSigner, taskJson } from '../domain/tasks/view.js';
 import { metrics } from '../platform/metrics.js';
 import type { ActivityDeps } from './deps.js';
+import { atBoundary } from './failure.js';
 
 export function createNotifyActivities({ db, config, linkSecret }: ActivityDeps): Pick<Activities, 'deliverCallback'> {
   const signer = linkSigner(config, linkSecret);
 
-  return {
+  return atBoundary({
     async deliverCallback(input: DeliverInput) {
       const ctx = Context.current();
       const { attempt } = ctx.info;
@@ -67,5 +68,5 @@ export function createNotifyActivities({ db, config, linkSecret }: ActivityDeps)
         category: ApplicationFailureCategory.BENIGN,
       });
     },
-  };
+  });
 }

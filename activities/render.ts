@@ -6,6 +6,7 @@ import { renderCsv } from '../domain/staging/render-csv.js';
 import { renderXlsx } from '../domain/staging/render-xlsx.js';
 import { requireTask } from '../domain/tasks/queries.js';
 import { type ActivityDeps, heartbeat } from './deps.js';
+import { atBoundary } from './failure.js';
 
 export function createRenderActivities({ db, storage, config }: ActivityDeps): Pick<Activities, 'renderCsv' | 'renderXlsx'> {
   const job = async (taskId: string) => {
@@ -14,12 +15,12 @@ export function createRenderActivities({ db, storage, config }: ActivityDeps): P
     return { task, settings: await settingsFor(db, task.projectId), signal: ctx.cancellationSignal, onProgress: (done: number) => heartbeat(ctx, { done }) };
   };
   const deps = { storage, dataDir: config.DATA_DIR };
-  return {
+  return atBoundary({
     async renderCsv({ taskId }) {
       return { outputs: await renderCsv(deps, await job(taskId)) };
     },
     async renderXlsx({ taskId }) {
       return { outputs: await renderXlsx(deps, await job(taskId)) };
     },
-  };
+  });
 }

@@ -9,9 +9,10 @@ import { requireTask } from '../domain/tasks/queries.js';
 import { restartProgress } from '../domain/tasks/status.js';
 import { pageCount, rowsInPages } from '../model/plan.js';
 import type { ActivityDeps } from './deps.js';
+import { atBoundary } from './failure.js';
 
 export function createStagingActivities({ db, storage }: ActivityDeps): Pick<Activities, 'verifyStaged' | 'stagedGaps' | 'publishFiles' | 'discardStaged'> {
-  return {
+  return atBoundary({
     /** Every lane stored its pages in pieces; each sheet's merge is the chain of its pieces from page 0. */
     async verifyStaged({ taskId }) {
       const task = await requireTask(db, taskId);
@@ -56,5 +57,5 @@ export function createStagingActivities({ db, storage }: ActivityDeps): Pick<Act
       await discard(storage, taskId, { files });
       return { ok: true };
     },
-  };
+  });
 }

@@ -3,6 +3,7 @@
 // project's slot, so each of those dispatches the project's next waiting task at once.
 import { ApplicationFailure } from '@temporalio/common';
 import type { Activities, StageTiming } from '../model/activities.js';
+import { taskErrorCode } from '../model/errors.js';
 import { getProject } from '../domain/projects/projects.js';
 import { noteRunEnded } from '../domain/schedules/runs.js';
 import { dispatch } from '../domain/tasks/admission.js';
@@ -10,6 +11,7 @@ import { requireTask } from '../domain/tasks/queries.js';
 import { cancelActive, finishTask, pauseRunning, requeueRunning, setStage, startAdmitted } from '../domain/tasks/status.js';
 import type { ActivityDeps } from './deps.js';
 import { observeRun } from './observe.js';
+import { atBoundary } from './failure.js';
 
 type TaskStateActivities = Pick<Activities, 'startTask' | 'setStage' | 'completeTask' | 'failTask' | 'markCancelled' | 'pauseTask' | 'requeueTask'>;
 
@@ -30,7 +32,7 @@ export function createTaskStateActivities(deps: ActivityDeps): TaskStateActiviti
     return { ok };
   };
 
-  return {
+  return atBoundary({
     /**
      * queued → running; the slot was reserved by admission before the run started. A run started
      * before admission existed may get here first: it waits (retried) until admission reaches it.
@@ -62,7 +64,9 @@ export function createTaskStateActivities(deps: ActivityDeps): TaskStateActiviti
     },
 
     async failTask({ taskId, code, message, stages }) {
-      return next(taskId, await finishTask(db, taskId, { status: 'failed', errorCode: code, errorMessage: message }), 'failed', stages);
+      // Checked again here: a failTask scheduled by an older run's code may carry any type.
+      const errorCode = taskErrorCode(code);
+      return next(taskId, await finishTask(db, taskId, { status: 'failed', errorCode, errorMessage: message }), 'failed', stages);
     },
 
     /** A run cancelled from outside the API (Temporal UI or CLI) still ends as a cancelled task. */
@@ -82,5 +86,5 @@ export function createTaskStateActivities(deps: ActivityDeps): TaskStateActiviti
     async pauseTask({ taskId, stages }) {
       return next(taskId, await pauseRunning(db, taskId), 'paused', stages);
     },
-  };
+  });
 }

@@ -4,9 +4,11 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { DomainError } from '../domain/errors.js';
+import type { ApiErrorCode } from '../model/errors.js';
 import { RateLimitedError, type RateState } from '../domain/tasks/rate.js';
 
-const STATUS: Record<string, ContentfulStatusCode> = {
+/** Every code's status; a Record over the whole vocabulary, so a code without one does not compile. */
+export const STATUS: Record<ApiErrorCode, ContentfulStatusCode> = {
   malformed_json: 400,
   bad_request: 400,
   unauthorized: 401,
@@ -30,20 +32,27 @@ const STATUS: Record<string, ContentfulStatusCode> = {
   source_host_not_allowed: 422,
   callback_host_not_allowed: 422,
   idempotency_key_reused: 422,
-  // A failed export's codes that are not the source's transport (sync and preview answer with them):
-  // the source's own template is bad; the source's total is over MAX_EXPORT_ROWS.
-  template_invalid: 502,
-  export_too_large: 422,
   upgrade_required: 426,
   rate_limited: 429,
   temporal_unavailable: 503,
   too_many_connections: 503,
   shutting_down: 503,
   console_not_built: 503,
+  // A failed export's codes (the sync export and the preview answer with them): a bad gateway when
+  // the source is at fault (its own template included), 422 when the export is over
+  // MAX_EXPORT_ROWS, an internal error when the fault is ours.
+  source_unreachable: 502,
+  source_bad_response: 502,
+  source_changed: 502,
+  template_invalid: 502,
+  export_too_large: 422,
+  render_failed: 500,
+  storage_failed: 500,
+  internal_error: 500,
 };
 
 /** Headers an answer with this code always carries. */
-const HEADERS: Record<string, Record<string, string>> = {
+const HEADERS: Partial<Record<ApiErrorCode, Record<string, string>>> = {
   unauthorized: { 'WWW-Authenticate': 'Bearer' },
   upgrade_required: { Upgrade: 'websocket' },
 };
@@ -53,15 +62,11 @@ export function rateLimitHeaders(rate: RateState): Record<string, string> {
   return { 'RateLimit-Policy': `"submit";q=${rate.limit};w=60`, RateLimit: `"submit";r=${rate.remaining};t=${rate.resetSeconds}` };
 }
 
-/**
- * The status of a code. A failed export's own code (the sync endpoint answers with it) is a bad
- * gateway when the source is at fault, an internal error otherwise.
- */
-export function statusOf(code: string): ContentfulStatusCode {
-  return STATUS[code] ?? (code.startsWith('source_') ? 502 : 500);
+export function statusOf(code: ApiErrorCode): ContentfulStatusCode {
+  return STATUS[code];
 }
 
-function body(c: Context, code: string, message: string, details?: unknown) {
+function body(c: Context, code: ApiErrorCode, message: string, details?: unknown) {
   const request_id = (c.get('requestId' as never) as string | undefined) ?? null;
   return { error: { code, message, request_id, ...(details ? { details } : {}) } };
 }

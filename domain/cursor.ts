@@ -7,6 +7,7 @@ export function decodeCursor(s: string): [Date, string] {
   try {
     const [at, id] = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as [string, string];
     const d = new Date(at);
+    // Caught just below, as a malformed one is: both become the caller's validation_failed.
     if (Number.isNaN(d.getTime()) || typeof id !== 'string') throw new Error();
     return [d, id];
   } catch {

@@ -1,6 +1,7 @@
 // The activity contract: one input and one output object per activity. Workflows proxy this
 // interface and activities/ implements it, so neither imports the other. Only keys, counts and
 // checksums cross it: rows never travel through workflow history.
+import type { TaskErrorCode } from './errors.js';
 import type { SubmitRunInput, SubmitRunOutput } from './schedule.js';
 import type { StoredFile, TaskStage, TaskStatus } from './task.js';
 
@@ -98,7 +99,7 @@ export interface Activities {
   startTask(input: TaskRef): Promise<{ proceed: boolean; status?: TaskStatus }>;
   setStage(input: TaskRef & { stage: TaskStage }): Promise<Ok>;
   completeTask(input: TaskRef & StageTiming & { files: StoredFile[] }): Promise<Ok>;
-  failTask(input: TaskRef & StageTiming & { code: string; message: string }): Promise<Ok>;
+  failTask(input: TaskRef & StageTiming & { code: TaskErrorCode; message: string }): Promise<Ok>;
   markCancelled(input: TaskRef & StageTiming): Promise<Ok>;
   /** running → paused, the slot freed for the project's next task. */
   pauseTask(input: TaskRef & StageTiming): Promise<Ok>;

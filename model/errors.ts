@@ -1,30 +1,78 @@
-// Failure types shared by activities (which throw them) and workflows (which decide on them).
-import { ApplicationFailure } from '@temporalio/common';
+// The service's one error vocabulary (docs/adr/0023-one-error-vocabulary.md). The API answers with
+// these codes, a failed task carries one of TASK_ERROR_CODES as error.code, and an activity's
+// ApplicationFailure type is that code. It lives in model/ because workflows may import only model/.
 
-/** Error codes a failed task can carry (CONTRACT §4); the ApplicationFailure type is the code. */
-export type TaskErrorCode =
-  | 'source_unreachable'
-  | 'source_bad_response'
-  | 'source_changed'
-  | 'render_failed'
-  | 'storage_failed'
-  | 'template_invalid'
-  | 'export_too_large'
-  | 'internal_error';
+/** Codes a failed task can carry as error.code; a failure of any other kind is reported as internal_error. */
+export const TASK_ERROR_CODES = [
+  'source_unreachable',
+  'source_bad_response',
+  'source_changed',
+  'source_host_not_allowed',
+  'render_failed',
+  'storage_failed',
+  'template_invalid',
+  'export_too_large',
+  'internal_error',
+] as const;
+
+export type TaskErrorCode = (typeof TASK_ERROR_CODES)[number];
+
+/** Codes only a request's answer carries (a refused or impossible request, not a failed export). */
+export const REQUEST_ERROR_CODES = [
+  'malformed_json',
+  'bad_request',
+  'unauthorized',
+  'forbidden',
+  'invalid_signature',
+  'not_found',
+  'not_ready',
+  'task_finished',
+  'task_not_retryable',
+  'task_still_stopping',
+  'task_cancelled',
+  'task_not_pausable',
+  'task_not_paused',
+  'task_duplicate_live',
+  'schedule_limit_reached',
+  'conflict',
+  'expired',
+  'link_expired',
+  'payload_too_large',
+  'validation_failed',
+  'callback_host_not_allowed',
+  'idempotency_key_reused',
+  'upgrade_required',
+  'rate_limited',
+  'temporal_unavailable',
+  'too_many_connections',
+  'shutting_down',
+  'console_not_built',
+] as const;
+
+/**
+ * Every code an API error answer can carry: the request's own, and a failed export's (the sync
+ * export and the preview answer with the code the export failed with).
+ */
+export const API_ERROR_CODES = [...REQUEST_ERROR_CODES, ...TASK_ERROR_CODES] as const;
+
+export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
+
+/** The code of a DomainError: what went wrong, whoever reports it. */
+export type ErrorCode = ApiErrorCode | TaskErrorCode;
+
+const taskCodes: ReadonlySet<string> = new Set(TASK_ERROR_CODES);
+
+export function isTaskErrorCode(code: unknown): code is TaskErrorCode {
+  return typeof code === 'string' && taskCodes.has(code);
+}
+
+/** A failure's type as a task's error.code: a type outside the vocabulary (say "Error") is internal_error. */
+export function taskErrorCode(type: string | null | undefined): TaskErrorCode {
+  return isTaskErrorCode(type) ? type : 'internal_error';
+}
 
 /** Source failures that no retry can fix: the workflow does not retry them. */
 export const SOURCE_ERRORS_PERMANENT: TaskErrorCode[] = ['source_bad_response', 'source_changed', 'template_invalid'];
 
 /** Failure types that end a callback delivery for good (activities/notify.ts throws them). */
 export const CALLBACK_STOP_TYPES = ['callback_rejected', 'callback_gave_up', 'callback_host_not_allowed'];
-
-export const permanent = (code: TaskErrorCode, message: string): ApplicationFailure =>
-  ApplicationFailure.create({ type: code, message, nonRetryable: true });
-
-export const transient = (code: TaskErrorCode, message: string, nextRetryDelayMs?: number): ApplicationFailure =>
-  ApplicationFailure.create({
-    type: code,
-    message,
-    nonRetryable: false,
-    ...(nextRetryDelayMs ? { nextRetryDelay: nextRetryDelayMs } : {}),
-  });

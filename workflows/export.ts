@@ -3,6 +3,7 @@
 import { CancellationScope, isCancellation, ParentClosePolicy, patched, proxyActivities, proxyLocalActivities, startChild } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities, CallbackEvent } from '../model/activities.js';
+import { taskErrorCode } from '../model/errors.js';
 import type { ExportType } from '../model/task.js';
 import { PAGES_PER_ACTIVITY, PAGES_PER_CHUNK } from '../model/plan.js';
 import { callbackWorkflow } from './callback.js';
@@ -129,7 +130,11 @@ export async function endWithError(err: unknown, input: ExportInput, { state, wo
     ui.setStatus('cancelled');
     throw err;
   }
-  const { code, message } = describe(err);
+  const failure = describe(err);
+  // Only the vocabulary's codes reach the task: a raw Error's type ("Error"), a timeout, a failure
+  // type from an older worker all become internal_error (the message still says what happened).
+  const code = taskErrorCode(failure.code);
+  const message = code === failure.code ? failure.message : `${failure.code}: ${failure.message}`;
   // files too: a step after publishing may have failed, and a failed task keeps no files.
   await work.discardStaged({ taskId, files: true });
   const { ok } = await state.failTask({ taskId, code, message, stages: ui.timings() });

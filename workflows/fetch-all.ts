@@ -113,7 +113,10 @@ async function fetchLane(taskId: string, lane: Lane, { source, resume }: FetchPr
   }
 }
 
-/** The error code and sentence a failure carries (an activity's ApplicationFailure type is the code). */
+/**
+ * The failure type and sentence a failure carries (an activity's ApplicationFailure type is a task's
+ * error code, or a step's own signal such as waiting_for_slot); anything else is internal_error.
+ */
 export function describe(err: unknown): { code: string; message: string } {
   let e: unknown = err;
   while (e instanceof ActivityFailure && e.cause) e = e.cause;

@@ -9,6 +9,7 @@ import { DomainError } from '../../domain/errors.js';
 import { getTask } from '../../domain/tasks/queries.js';
 import { submitTask } from '../../domain/tasks/submit.js';
 import { taskJson } from '../../domain/tasks/view.js';
+import { taskErrorCode } from '../../model/errors.js';
 import { isTerminal } from '../../model/task.js';
 import { primaryFile, sendFile } from '../download.js';
 import { auth, errors, file, json, keyed, openApiApp, type Responses } from '../openapi.js';
@@ -121,7 +122,8 @@ export function syncApp(ctx: ApiContext) {
     }
     // A failed export answers with its own code: 502 when the source is at fault (api/errors.ts).
     if (task.status === 'failed') {
-      const code = task.errorCode ?? 'internal_error';
+      // A row failed before the vocabulary was enforced may hold another type ("Error").
+      const code = taskErrorCode(task.errorCode);
       throw new DomainError(code, `the export failed (task ${task.id}): ${task.errorMessage ?? code}`);
     }
     if (task.status === 'expired') throw new DomainError('expired', `the files of task ${task.id} have expired and were removed`);

@@ -1,7 +1,7 @@
 // What an Excel export is laid out by: the template (the source's first answer's, else the task's)
 // and the header and footer areas, each checked once at the probe so a bad one fails the task
 // before any page is fetched.
-import { permanent } from '../../model/errors.js';
+import { DomainError } from '../errors.js';
 import { type Area, parseArea, storedArea } from './template/areas.js';
 import { describeIssues, parseTemplate, type Template } from './template/template.js';
 
@@ -9,7 +9,7 @@ import { describeIssues, parseTemplate, type Template } from './template/templat
 export function templateOf(raw: unknown): Template | null {
   if (raw === undefined || raw === null) return null;
   const t = parseTemplate(raw);
-  if (!t.ok) throw permanent('template_invalid', `the template is not valid: ${describeIssues(t.issues)}`);
+  if (!t.ok) throw new DomainError('template_invalid', `the template is not valid: ${describeIssues(t.issues)}`);
   return t.template;
 }
 
@@ -17,12 +17,12 @@ export function templateOf(raw: unknown): Template | null {
 export function areaOf(which: 'header' | 'footer', fromSource: unknown, fromTask: unknown): Area | undefined {
   if (fromSource !== undefined && fromSource !== null) {
     const a = parseArea(fromSource);
-    if (!a.ok) throw permanent('source_bad_response', `the source's ${which} is not valid: ${a.message}`);
+    if (!a.ok) throw new DomainError('source_bad_response', `the source's ${which} is not valid: ${a.message}`);
     return a.area;
   }
   if (fromTask === undefined || fromTask === null) return undefined;
   const stored = storedArea.safeParse(fromTask);
-  if (!stored.success) throw permanent('template_invalid', `the task's ${which} is not valid`);
+  if (!stored.success) throw new DomainError('template_invalid', `the task's ${which} is not valid`);
   return stored.data;
 }
 

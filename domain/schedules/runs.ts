@@ -15,16 +15,6 @@ import { getSchedule, pauseSchedule, type ScheduleDeps } from './schedules.js';
 
 export type RunDeps = SubmitDeps & ScheduleDeps;
 
-/** Thrown for a run to be tried again later (Temporal retries the activity), e.g. a full submit quota. */
-export class RunLater extends Error {
-  constructor(
-    message: string,
-    readonly afterMs: number,
-  ) {
-    super(message);
-  }
-}
-
 // Per run, not per due time: two runs due in the same millisecond (a trigger meeting a due run) are
 // two runs, one of which the overlap rule skips; runs recorded before `run` existed use the due time.
 const runKey = (scheduleId: string, scheduledAt: string, run?: string) => `schedule:${scheduleId}:${run ?? scheduledAt}`;
@@ -62,7 +52,7 @@ export async function submitRun(deps: RunDeps, { scheduleId, scheduledAt, run }:
     await deps.temporal.schedule.getHandle(scheduleId).delete().catch(() => {});
     return { outcome: 'gone' };
   }
-  if (!(await lease(deps, scheduleId))) throw new RunLater('another run of this schedule is submitting its task', 1000);
+  if (!(await lease(deps, scheduleId))) throw DomainError.transient('conflict', 'another run of this schedule is submitting its task', 1000);
   try {
     return await submitLeased(deps, schedule, project, scheduledAt, run);
   } finally {
@@ -93,7 +83,8 @@ async function submitLeased(deps: RunDeps, schedule: ScheduleRow, project: Proje
     return { outcome: 'submitted', taskId: task.id };
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
-    if (err.code === 'rate_limited' || err.code === 'temporal_unavailable') throw new RunLater(err.message, (err.retryAfter ?? 5) * 1000);
+    // To be tried again later (Temporal retries the activity): a full submit quota, Temporal away.
+    if (err.code === 'rate_limited' || err.code === 'temporal_unavailable') throw DomainError.transient(err.code, err.message, (err.retryAfter ?? 5) * 1000);
     // Refused for good (the body no longer passes the project's allow-lists): every later run would be too.
     const reason = `${err.code}: ${err.message}`;
     await record(deps, scheduleId, 'refused', null);

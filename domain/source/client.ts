@@ -3,7 +3,7 @@
 // Retry-After); 4xx, malformed JSON and a wrong shape are permanent and fail the task at once.
 import { Agent, type Dispatcher } from 'undici';
 import { guardedLookup } from './hosts.js';
-import { permanent, transient } from '../../model/errors.js';
+import { DomainError } from '../errors.js';
 import { parseRetryAfter } from '../../platform/http.js';
 
 export interface SourcePage {
@@ -121,7 +121,7 @@ export async function getPageBytes(
   const translate = (err: unknown, fallback: () => unknown): unknown => {
     if (signal?.aborted) return signal.reason ?? err;
     if (deadline.signal.aborted) {
-      return transient('source_unreachable', `source did not finish answering ${where} within ${opts.deadlineMs} ms (SOURCE_REQUEST_DEADLINE_MS)`);
+      return DomainError.transient('source_unreachable', `source did not finish answering ${where} within ${opts.deadlineMs} ms (SOURCE_REQUEST_DEADLINE_MS)`);
     }
     return fallback();
   };
@@ -141,18 +141,18 @@ export async function getPageBytes(
     } catch (err) {
       throw translate(err, () => {
         const e = err as NodeJS.ErrnoException;
-        if (e.code === 'EBLOCKED') return permanent('source_unreachable', `source refused: ${e.message}`);
-        return transient('source_unreachable', `source did not answer ${where}: ${e.code ?? e.message}`);
+        if (e.code === 'EBLOCKED') return new DomainError('source_unreachable', `source refused: ${e.message}`);
+        return DomainError.transient('source_unreachable', `source did not answer ${where}: ${e.code ?? e.message}`);
       });
     }
     const { statusCode } = res;
     if (statusCode >= 500 || statusCode === 429 || statusCode === 408) {
       await res.body.dump({ limit: 128 * 1024, signal: both }).catch(() => {});
-      throw transient('source_unreachable', `source answered HTTP ${statusCode} for ${where}`, parseRetryAfter(res.headers['retry-after'], MAX_RETRY_AFTER_MS));
+      throw DomainError.transient('source_unreachable', `source answered HTTP ${statusCode} for ${where}`, parseRetryAfter(res.headers['retry-after'], MAX_RETRY_AFTER_MS));
     }
     if (statusCode !== 200) {
       await res.body.dump({ limit: 128 * 1024, signal: both }).catch(() => {});
-      throw permanent('source_bad_response', `source answered HTTP ${statusCode} for ${where}; expected 200 with JSON`);
+      throw new DomainError('source_bad_response', `source answered HTTP ${statusCode} for ${where}; expected 200 with JSON`);
     }
     return await readLimited(res.body, opts.maxBytes, where).catch((err: unknown) => {
       throw translate(err, () => err);
@@ -168,7 +168,7 @@ export function parsePage(body: Buffer, where: string): SourcePage {
   try {
     json = JSON.parse(body.toString('utf8'));
   } catch {
-    throw permanent('source_bad_response', `source answered malformed JSON for ${where}`);
+    throw new DomainError('source_bad_response', `source answered malformed JSON for ${where}`);
   }
   return checkShape(json, where);
 }
@@ -181,30 +181,30 @@ async function readLimited(body: AsyncIterable<Buffer> & { destroy(): void }, ma
       size += chunk.length;
       if (size > maxBytes) {
         body.destroy();
-        throw permanent('source_bad_response', `source answer for ${where} is larger than ${maxBytes} bytes`);
+        throw new DomainError('source_bad_response', `source answer for ${where} is larger than ${maxBytes} bytes`);
       }
       chunks.push(chunk);
     }
   } catch (err) {
-    if (err instanceof Error && err.name === 'ApplicationFailure') throw err;
-    throw transient('source_unreachable', `source connection broke while reading ${where}: ${(err as Error).message}`);
+    if (err instanceof DomainError) throw err;
+    throw DomainError.transient('source_unreachable', `source connection broke while reading ${where}: ${(err as Error).message}`);
   }
   return Buffer.concat(chunks, size);
 }
 
 function checkShape(json: unknown, where: string): SourcePage {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    throw permanent('source_bad_response', `source answer for ${where} is not a JSON object`);
+    throw new DomainError('source_bad_response', `source answer for ${where} is not a JSON object`);
   }
   const o = json as Record<string, unknown>;
   if (typeof o.total !== 'number' || !Number.isSafeInteger(o.total) || o.total < 0) {
-    throw permanent('source_bad_response', `source answer for ${where} has no valid "total" (a whole number ≥ 0)`);
+    throw new DomainError('source_bad_response', `source answer for ${where} has no valid "total" (a whole number ≥ 0)`);
   }
   if (!Array.isArray(o.data)) {
-    throw permanent('source_bad_response', `source answer for ${where} has no "data" array`);
+    throw new DomainError('source_bad_response', `source answer for ${where} has no "data" array`);
   }
   const bad = o.data.findIndex((r) => typeof r !== 'object' || r === null);
-  if (bad >= 0) throw permanent('source_bad_response', `source answer for ${where}: data[${bad}] is not an object or array`);
+  if (bad >= 0) throw new DomainError('source_bad_response', `source answer for ${where}: data[${bad}] is not an object or array`);
   return { total: o.total, data: o.data, template: o.template, header: o.header, footer: o.footer };
 }
 

@@ -1,6 +1,6 @@
 // Requests to a project's source under its politeness limits (limiter.ts): every GET takes a slot,
 // or runs under a lane's lease when the lane holds one for a whole chunk of pages.
-import { permanent } from '../../model/errors.js';
+import { DomainError } from '../errors.js';
 import { expectedRows } from '../../model/plan.js';
 import { metrics } from '../../platform/metrics.js';
 import { errorKind, getPage, getPageBytes, type SourceClientOptions, type SourcePage } from './client.js';
@@ -79,10 +79,10 @@ export class PoliteSource {
 /** The design's consistency rule: every page must agree with the probe's total. */
 export function checkPage(total: number, rows: number, page: number, probed: { total: number; pageSize: number }): void {
   if (total !== probed.total) {
-    throw permanent('source_changed', `the source's total changed from ${probed.total} to ${total} (seen on page ${page})`);
+    throw new DomainError('source_changed', `the source's total changed from ${probed.total} to ${total} (seen on page ${page})`);
   }
   const want = expectedRows(page, probed.total, probed.pageSize);
   if (rows !== want) {
-    throw permanent('source_changed', `page ${page} returned ${rows} rows where ${want} were expected for a total of ${probed.total}`);
+    throw new DomainError('source_changed', `page ${page} returned ${rows} rows where ${want} were expected for a total of ${probed.total}`);
   }
 }

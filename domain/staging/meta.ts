@@ -1,6 +1,6 @@
 // What the probe learned about the source, kept in the store beside the pages (never in workflow
 // history): the total, the columns, and the layout the first answer brought.
-import { permanent } from '../../model/errors.js';
+import { DomainError } from '../errors.js';
 import type { TaskRow } from '../../db/schema.js';
 import type { Storage } from '../../platform/storage/index.js';
 import { rowColumns, templateColumns, type Column } from '../formats/columns.js';
@@ -27,14 +27,14 @@ export interface ProbedSheet {
 /** The meta of the probe's answer (page_size=1), or the failure that ends the task before any fetch. */
 export function metaFromProbe(first: SourcePage, task: ProbedSheet, maxRows: number): SourceMeta {
   if (first.total > maxRows) {
-    throw permanent('export_too_large', `the source reports ${first.total} rows; an export may have at most ${maxRows} (narrow the filters in source_url)`);
+    throw new DomainError('export_too_large', `the source reports ${first.total} rows; an export may have at most ${maxRows} (narrow the filters in source_url)`);
   }
   const template = first.template ?? task.options.template;
   // A bad template or header fails the task now, before any page is fetched.
   if (task.type === 'excel') checkExcelLayout(template, first, task.options);
   const columns = templateColumns(template) ?? rowColumns(first.data[0]);
   if (first.total > 0 && columns.length === 0) {
-    throw permanent('source_bad_response', 'the source reported rows but its first answer has neither a template nor a row to take columns from');
+    throw new DomainError('source_bad_response', 'the source reported rows but its first answer has neither a template nor a row to take columns from');
   }
   return { total: first.total, pageSize: task.pageSize, columns, template, header: first.header, footer: first.footer };
 }

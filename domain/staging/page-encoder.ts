@@ -4,9 +4,8 @@
 // when idle). Off by default (SOURCE_DECODE_THREADS=0): measured on 2 cores, a thread cost more
 // CPU than it freed (the bytes cross twice, a second heap collects); it is for workers with cores
 // to spare.
-import { ApplicationFailure } from '@temporalio/common';
 import type { Piscina } from 'piscina';
-import { permanent, type TaskErrorCode } from '../../model/errors.js';
+import { DomainError } from '../errors.js';
 import type { Column } from '../formats/columns.js';
 import { pageWhere } from '../source/client.js';
 import encodeHere, { type EncodeResult, type EncodeTask } from './page-encoder.worker.js';
@@ -25,7 +24,7 @@ export class PageEncoder {
     const task: EncodeTask = { body, page, where: pageWhere(page, pageSize), probed, columns };
     const result: EncodeResult = this.threads > 0 ? await this.run(task) : encodeHere(task);
     if (!result.ok) {
-      throw result.nonRetryable ? permanent(result.type as TaskErrorCode, result.message) : ApplicationFailure.create({ type: result.type, message: result.message });
+      throw new DomainError(result.code, result.message, { retryable: result.retryable });
     }
     return Buffer.from(result.staged.buffer, result.staged.byteOffset, result.staged.byteLength);
   }

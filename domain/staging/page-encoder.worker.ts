@@ -1,7 +1,8 @@
 // The thread side of page-encoder.ts: one page's body in (bytes, transferred), its staged CSV bytes
-// out (transferred). Failures come back as data, because a thrown ApplicationFailure would lose its
-// type and retry flag crossing threads.
-import { ApplicationFailure } from '@temporalio/common';
+// out (transferred). Failures come back as data, because a thrown DomainError would lose its code
+// and retry flag crossing threads.
+import type { TaskErrorCode } from '../../model/errors.js';
+import { DomainError } from '../errors.js';
 import { parsePage } from '../source/client.js';
 import { checkPage } from '../source/polite.js';
 import type { Column } from '../formats/columns.js';
@@ -16,7 +17,7 @@ export interface EncodeTask {
   columns: Column[];
 }
 
-export type EncodeResult = { ok: true; staged: Uint8Array } | { ok: false; type: string; message: string; nonRetryable: boolean };
+export type EncodeResult = { ok: true; staged: Uint8Array } | { ok: false; code: TaskErrorCode; message: string; retryable: boolean };
 
 export default function encodePage(task: EncodeTask): EncodeResult {
   try {
@@ -31,7 +32,8 @@ export default function encodePage(task: EncodeTask): EncodeResult {
     checkPage(page.total, page.data.length, task.page, task.probed);
     return { ok: true, staged: encodeStaged('csv', page.data, task.columns) };
   } catch (err) {
-    if (err instanceof ApplicationFailure) return { ok: false, type: err.type ?? 'source_bad_response', message: err.message, nonRetryable: err.nonRetryable === true };
-    return { ok: false, type: 'source_bad_response', message: (err as Error).message, nonRetryable: true };
+    // The checks above throw only task codes; anything else thrown here is the page's fault.
+    if (err instanceof DomainError) return { ok: false, code: err.code as TaskErrorCode, message: err.message, retryable: err.retryable };
+    return { ok: false, code: 'source_bad_response', message: (err as Error).message, retryable: false };
   }
 }

@@ -4,7 +4,7 @@
 // boundaries, so a retried attempt resumes at the end of a stored piece and nothing is appended
 // to or half-written. The merge is a chain of pieces from page 0 to the last page.
 import type { Storage } from '../../platform/storage/index.js';
-import { permanent } from '../../model/errors.js';
+import { DomainError } from '../errors.js';
 import type { ExportType } from '../../model/task.js';
 import type { Column } from '../formats/columns.js';
 import { encodeCsvRows } from '../formats/csv/encode.js';
@@ -97,7 +97,7 @@ export async function orderedPieces(storage: Storage, taskId: string, pages: num
   const chain = pieceChain(pieces, pages);
   if (!chain) {
     const present = new Set(pieces.flatMap((p) => Array.from({ length: Math.min(p.to, pages) - p.from }, (_, i) => p.from + i))).size;
-    throw permanent('storage_failed', `staged data is incomplete: ${present} of ${pages} pages present`);
+    throw new DomainError('storage_failed', `staged data is incomplete: ${present} of ${pages} pages present`);
   }
   return chain;
 }

@@ -1,7 +1,7 @@
 // Publishing: rendered outputs move from the task's staging prefix to files/<task_id>/ only once
 // all of them exist, so a partial export is never presented as complete.
 import type { RenderedFile } from '../../model/activities.js';
-import { permanent } from '../../model/errors.js';
+import { DomainError } from '../errors.js';
 import type { StoredFile } from '../../model/task.js';
 import type { Storage } from '../../platform/storage/index.js';
 import { keys } from './keys.js';
@@ -13,7 +13,7 @@ export async function publish(storage: Storage, taskId: string, outputs: Rendere
     // A retry after a crash may find the move already done.
     if ((await storage.size(o.key)) !== null) await storage.move(o.key, dest);
     const size = await storage.size(dest);
-    if (size !== o.bytes) throw permanent('storage_failed', `stored ${o.name} has ${size ?? 'no'} bytes where ${o.bytes} were written`);
+    if (size !== o.bytes) throw new DomainError('storage_failed', `stored ${o.name} has ${size ?? 'no'} bytes where ${o.bytes} were written`);
     files.push({ name: o.name, key: dest, bytes: o.bytes, rows: o.rows, sha256: o.sha256 });
   }
   await storage.deletePrefix(keys.staging(taskId));

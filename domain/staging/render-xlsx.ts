@@ -2,7 +2,7 @@
 // parts and a zip), the sheets one after another. A retried attempt renders again from the staged
 // pages; nothing of a failed one is kept.
 import type { RenderedFile } from '../../model/activities.js';
-import { permanent } from '../../model/errors.js';
+import { DomainError } from '../errors.js';
 import { pageCount } from '../../model/plan.js';
 import type { Storage } from '../../platform/storage/index.js';
 import { areaOf, templateOf } from '../formats/excel-layout.js';
@@ -64,7 +64,7 @@ function* rowsIn(bytes: Buffer, from: number, to: number, key: string): Generato
       try {
         row = JSON.parse(bytes.toString('utf8', at, nl));
       } catch {
-        throw permanent('render_failed', `staged piece ${key.split('/').pop()} is not valid JSON lines`);
+        throw new DomainError('render_failed', `staged piece ${key.split('/').pop()} is not valid JSON lines`);
       }
       yield row;
     }

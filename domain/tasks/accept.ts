@@ -6,6 +6,7 @@
 import { sql } from 'drizzle-orm';
 import { type Db, rowsOf, runsOneAtATime } from '../../db/client.js';
 import type { TaskRow } from '../../db/schema.js';
+import { DomainError } from '../errors.js';
 import { lockAdmission } from './admission.js';
 import { type RateState, refusal, state, WINDOW_MS } from './rate.js';
 import { noRunYet } from './status.js';
@@ -96,7 +97,7 @@ export async function acceptSubmission(db: Db, v: NewTaskValues, outsideQueue = 
 
 /** What the statement's answer means (a throw inside the transaction rolls it back). */
 function answer(v: NewTaskValues, admittedAt: Date, a: Answer | undefined): Acceptance {
-  if (!a || a.limit === null) throw new Error(`project ${v.projectId} not found`);
+  if (!a || a.limit === null) throw DomainError.notFound(`project ${v.projectId}`);
   if (a.dup_id !== null) return { kind: 'duplicate', taskId: a.dup_id, requestHash: a.dup_hash! };
   if (a.tat === null) throw refusal(a.limit, a.old_tat ?? 0, a.now_ms);
   // The quota was taken but an identical request won the insert: give the quota back (only

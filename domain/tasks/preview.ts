@@ -2,7 +2,6 @@
 // would render them. The pages it needs (the probe, then the first pages at the task's page_size,
 // as the export fetches them) are staged in a store that lives only in memory, and the same
 // renderers as the export's turn them into the file; no task row, no stored object, no workflow.
-import { ApplicationFailure, msOptionalToNumber } from '@temporalio/common';
 import type { ProjectRow, TaskRow } from '../../db/schema.js';
 import { pageCount } from '../../model/plan.js';
 import type { Config } from '../../platform/config.js';
@@ -90,11 +89,9 @@ async function stageSheet(deps: PreviewDeps, { task, spec, sheet, rows, limits, 
   return meta.total;
 }
 
-/** What the export would fail with becomes the answer: the same code, the same sentence. */
-function asDomainError(err: unknown, label: string): unknown {
-  if (!(err instanceof ApplicationFailure)) return err;
-  const retryAfterMs = msOptionalToNumber(err.nextRetryDelay ?? undefined);
-  return new DomainError(err.type ?? 'internal_error', label ? `${label}: ${err.message}` : err.message, retryAfterMs ? { retryAfter: Math.ceil(retryAfterMs / 1000) } : {});
+/** What the export would fail with is the answer: the same code, the same sentence, its sheet named. */
+function inSheet(err: unknown, label: string): unknown {
+  return err instanceof DomainError ? err.labelled(label) : err;
 }
 
 export async function previewTask(deps: PreviewDeps, project: ProjectRow, input: SubmitInput & { rows: number }, signal: AbortSignal): Promise<Preview> {
@@ -108,15 +105,10 @@ export async function previewTask(deps: PreviewDeps, project: ProjectRow, input:
   const limits = sourceLimits(settings);
   const staged = await Promise.allSettled(sheets.map((spec, sheet) => stageSheet(deps, { task, spec, sheet, rows: input.rows, limits, store, signal })));
   const failed = staged.findIndex((s) => s.status === 'rejected');
-  if (failed >= 0) throw asDomainError((staged[failed] as PromiseRejectedResult).reason, sheetLabel(sheets, failed));
+  if (failed >= 0) throw inSheet((staged[failed] as PromiseRejectedResult).reason, sheetLabel(sheets, failed));
   const sourceTotal = staged.reduce((n, s) => n + (s as PromiseFulfilledResult<number>).value, 0);
   const render = task.type === 'excel' ? renderXlsx : renderCsv;
-  let outputs;
-  try {
-    outputs = await render({ storage: store, dataDir: deps.config.DATA_DIR }, { task, settings, signal, onProgress: () => {}, rowsPerSheet: input.rows });
-  } catch (err) {
-    throw asDomainError(err, '');
-  }
+  const outputs = await render({ storage: store, dataDir: deps.config.DATA_DIR }, { task, settings, signal, onProgress: () => {}, rowsPerSheet: input.rows });
   // Split by a tiny max_file_rows, the export would be parts and a zip; the zip is what it serves.
   const file = outputs.length === 1 ? outputs[0]! : outputs.find((o) => o.name.endsWith('.zip'))!;
   return { name: file.name, body: await store.getBuffer(file.key), rows: file.rows, sourceTotal, rate };

@@ -13,7 +13,7 @@ export async function getTask(db: Db, taskId: string): Promise<TaskRow | undefin
 
 export async function requireTask(db: Db, taskId: string): Promise<TaskRow> {
   const row = await getTask(db, taskId);
-  if (!row) throw new Error(`task ${taskId} not found`);
+  if (!row) throw DomainError.notFound(`task ${taskId}`);
   return row;
 }
 

@@ -5,6 +5,7 @@ import { and, asc, count, eq, inArray, isNotNull, lt, ne, or, sql } from 'drizzl
 import { type Db, rowsOf } from '../../db/client.js';
 import { projects, type TaskRow, tasks } from '../../db/schema.js';
 import { ACTIVE_STATUSES, type LaneProgress, RETRYABLE_STATUSES, RUNNABLE_STATUSES, type StoredFile, type TaskStage } from '../../model/task.js';
+import type { TaskErrorCode } from '../../model/errors.js';
 import { DomainError } from '../errors.js';
 
 /** Removes a task whose workflow could not be started (nothing ran, nothing was stored). */
@@ -23,7 +24,7 @@ export async function startAdmitted(db: Db, taskId: string): Promise<StartOutcom
   // when it matched nothing, in one call with kept plans.
   const now = new Date().toISOString();
   const [row] = rowsOf<{ outcome: StartOutcome | null }>(await db.execute(sql`select dc_start_task(${taskId}, ${now}::timestamptz) as outcome`));
-  if (!row?.outcome) throw new Error(`task ${taskId} not found`);
+  if (!row?.outcome) throw DomainError.notFound(`task ${taskId}`);
   return row.outcome;
 }
 
@@ -91,7 +92,7 @@ export async function restartProgress(db: Db, taskId: string, staged: LaneProgre
     .where(and(eq(tasks.id, taskId), eq(tasks.status, 'running')));
 }
 
-export type Outcome = { status: 'succeeded'; files: StoredFile[]; expiresAt: Date } | { status: 'failed'; errorCode: string; errorMessage: string };
+export type Outcome = { status: 'succeeded'; files: StoredFile[]; expiresAt: Date } | { status: 'failed'; errorCode: TaskErrorCode; errorMessage: string };
 
 /** queued or running → succeeded or failed; false when the task had already ended (cancelled). */
 export async function finishTask(db: Db, taskId: string, outcome: Outcome): Promise<boolean> {

@@ -1,4 +1,5 @@
 import type { TaskRow } from '../../db/schema.js';
+import { taskErrorCode } from '../../model/errors.js';
 import type { Config } from '../../platform/config.js';
 import { type DirectLinks, directLink, directLinks, signLink } from '../../platform/links.js';
 import { taskSheets } from '../staging/sheets.js';
@@ -67,7 +68,8 @@ export function taskJson(t: TaskRow, signer: LinkSigner) {
     stage: t.status === 'running' ? t.stage : null,
     progress: progress(t),
     files,
-    error: t.errorCode ? { code: t.errorCode, message: t.errorMessage ?? '' } : null,
+    // A row failed before the vocabulary was enforced may hold another type ("Error"): shown as internal_error.
+    error: t.errorCode ? { code: taskErrorCode(t.errorCode), message: t.errorMessage ?? '' } : null,
     created_at: t.createdAt.toISOString(),
     started_at: t.startedAt?.toISOString() ?? null,
     finished_at: t.finishedAt?.toISOString() ?? null,

@@ -1,7 +1,7 @@
 // CSV pages parsed and encoded on a thread (domain/staging/page-encoder.ts) give the same bytes
 // and the same failures as on the calling thread.
-import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, describe, expect, it } from 'vitest';
+import { DomainError } from '../../domain/errors.js';
 import { encodeCsvRows } from '../../domain/formats/csv/encode.js';
 import { PageEncoder } from '../../domain/staging/page-encoder.js';
 
@@ -21,13 +21,13 @@ const threaded = new PageEncoder(1);
 const inline = new PageEncoder(0);
 afterAll(() => threaded.close());
 
-async function failure(p: Promise<unknown>): Promise<ApplicationFailure> {
+async function failure(p: Promise<unknown>): Promise<DomainError> {
   const err = await p.then(
     () => null,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(ApplicationFailure);
-  return err as ApplicationFailure;
+  expect(err).toBeInstanceOf(DomainError);
+  return err as DomainError;
 }
 
 describe.each([
@@ -42,14 +42,14 @@ describe.each([
 
   it('fails malformed JSON permanently, naming the page', async () => {
     const err = await failure(encoder.encode(Buffer.from('{"total": 3, "data": ['), 4, 3, probed, columns));
-    expect(err.type).toBe('source_bad_response');
-    expect(err.nonRetryable).toBe(true);
+    expect(err.code).toBe('source_bad_response');
+    expect(err.retryable).toBe(false);
     expect(err.message).toBe('source answered malformed JSON for page 4 (page_size 3)');
   });
 
   it('fails a page that disagrees with the probe with source_changed', async () => {
     const err = await failure(encoder.encode(body({ total: 5, data: rows }), 0, 3, probed, columns));
-    expect(err.type).toBe('source_changed');
+    expect(err.code).toBe('source_changed');
     expect(err.message).toContain('from 3 to 5');
     const short = await failure(encoder.encode(body({ total: 3, data: rows.slice(0, 2) }), 0, 3, probed, columns));
     expect(short.message).toContain('returned 2 rows where 3 were expected');

@@ -3,7 +3,7 @@
 // fails within it, a slow first answer within the limits succeeds), and the probe heartbeats while
 // it waits. Real HTTP servers that record the raw request line; the probe in a mock activity context.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApplicationFailure } from '@temporalio/common';
+import { DomainError } from '../../domain/errors.js';
 import { getPage, pageTarget, pageUrl } from '../../domain/source/client.js';
 import { ConfigError, loadConfig } from '../../platform/config.js';
 import { type FetchHarness, runActivity, startFetchHarness } from '../support/activity-env.js';
@@ -23,13 +23,13 @@ afterAll(async () => {
 
 const opts = { timeoutMs: 2000, deadlineMs: 4000, maxBytes: 1 << 20 };
 
-async function failure(p: Promise<unknown>): Promise<ApplicationFailure> {
+async function failure(p: Promise<unknown>): Promise<DomainError> {
   const err = await p.then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(ApplicationFailure);
-  return err as ApplicationFailure;
+  expect(err).toBeInstanceOf(DomainError);
+  return err as DomainError;
 }
 
 describe('pageTarget: the source URL byte for byte, plus page and page_size', () => {
@@ -67,8 +67,8 @@ describe('deadline: headers and body together', () => {
     const started = Date.now();
     const err = await failure(getPage(src.url, 0, 50, { timeoutMs: 500, deadlineMs: 1500, maxBytes: 1 << 20 }));
     const took = Date.now() - started;
-    expect(err.type).toBe('source_unreachable');
-    expect(err.nonRetryable).toBe(false);
+    expect(err.code).toBe('source_unreachable');
+    expect(err.retryable).toBe(true);
     expect(err.message).toBe('source did not finish answering page 0 (page_size 50) within 1500 ms (SOURCE_REQUEST_DEADLINE_MS)');
     // the idle limit (500 ms) never fired: a byte came every 100 ms; the deadline did, on time
     expect(took).toBeGreaterThanOrEqual(1450);
@@ -92,7 +92,7 @@ describe('deadline: headers and body together', () => {
     const src = await source({ total: 50, trickle: () => ({ bytes: 5, intervalMs: 3000 }) });
     const started = Date.now();
     const err = await failure(getPage(src.url, 0, 50, { timeoutMs: 500, deadlineMs: 10_000, maxBytes: 1 << 20 }));
-    expect(err.type).toBe('source_unreachable');
+    expect(err.code).toBe('source_unreachable');
     expect(err.message).not.toContain('SOURCE_REQUEST_DEADLINE_MS');
     expect(Date.now() - started).toBeLessThan(3000);
   });

@@ -231,3 +231,22 @@ describe('a transient error after stored pages', () => {
     expect(virtual).toBeGreaterThanOrEqual(30_000);
   });
 });
+
+describe('a failure outside the error vocabulary', () => {
+  it('ends the task with internal_error, not the raw error\'s type, and says what it was', async () => {
+    const rec = recorder();
+    const taskId = `t-${randomUUID()}`;
+    const result = await runExport(
+      fakes(rec, probeOf(250), {
+        // What a fake (or a worker from before the boundary) throws unclassified: the type is "Error".
+        renderCsv: async () => {
+          throw Object.assign(new Error("ENAMETOOLONG: name too long, open '/data/staging/x.csv'"), { code: 'ENAMETOOLONG' });
+        },
+      }),
+      taskId,
+    );
+
+    expect(result).toEqual({ status: 'failed', errorCode: 'internal_error' });
+    expect(rec.of('failTask')[0]!.input).toMatchObject({ taskId, code: 'internal_error', message: expect.stringContaining('ENAMETOOLONG') });
+  });
+});

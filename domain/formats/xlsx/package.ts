@@ -112,6 +112,7 @@ export class XlsxPackage {
 
   /** Starts the next worksheet (the one before must have been ended). */
   startSheet(name: string): void {
+    // A programmer's error (the renderer ends each sheet first), not a failure to report: a plain Error.
     if (this.sheet) throw new Error('the previous worksheet is still open');
     const sheet = new PassThrough({ highWaterMark: CHUNK });
     this.names.push(name);

@@ -87,6 +87,7 @@ export class StyleSheet {
     const xml = align ? `<xf ${attrs}>${align}</xf>` : `<xf ${attrs}/>`;
     const before = this.xfs.items.length;
     const id = this.xfs.id(xml);
+    // An invariant of the writer (every style is registered before styles.xml), not a failure to report.
     if (this.written && this.xfs.items.length !== before) throw new Error('a cell style was registered after styles.xml was written');
     return id;
   }

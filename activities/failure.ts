@@ -1,0 +1,51 @@
+// Where domain errors become Temporal failures (docs/adr/0023-one-error-vocabulary.md): domain code
+// throws DomainError, a workflow sees an ApplicationFailure whose type is a task's error code.
+import { CompleteAsyncError } from '@temporalio/activity';
+import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
+import { DomainError } from '../domain/errors.js';
+import { isTaskErrorCode } from '../model/errors.js';
+
+/**
+ * What an activity's failure looks like to its workflow:
+ * - a DomainError with a task's code: an ApplicationFailure of that type, retried only if the
+ *   error says a retry may help (and then after its delay, when it names one);
+ * - Temporal's own failures (an activity's deliberate ApplicationFailure such as waiting_for_slot,
+ *   a cancellation), an AbortError and CompleteAsyncError: as they are, the worker reads them;
+ * - anything else (a DomainError with a request's code, a file system or database error):
+ *   internal_error, still retryable, because the activity's retry policy is what decides for an
+ *   error nobody classified (a database that blinked comes back).
+ */
+export function toActivityFailure(err: unknown): unknown {
+  if (err instanceof TemporalFailure || err instanceof CompleteAsyncError) return err;
+  if (err instanceof Error && err.name === 'AbortError') return err;
+  if (err instanceof DomainError && isTaskErrorCode(err.code)) {
+    const failure = ApplicationFailure.create({
+      type: err.code,
+      message: err.message,
+      nonRetryable: !err.retryable,
+      ...(err.retryable && err.nextRetryDelayMs ? { nextRetryDelay: err.nextRetryDelayMs } : {}),
+    });
+    // The stack of where the domain threw, not of this translation: that is what a log reader needs.
+    if (err.stack) failure.stack = err.stack;
+    return failure;
+  }
+  const message = err instanceof DomainError ? `${err.code}: ${err.message}` : err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return ApplicationFailure.create({ type: 'internal_error', message, nonRetryable: false, ...(err instanceof Error ? { cause: err } : {}) });
+}
+
+type AsyncFn = (...args: never[]) => Promise<unknown>;
+
+/** An activity factory's functions, each translating what it throws (the one place per factory). */
+export function atBoundary<T extends Record<string, AsyncFn>>(activities: T): T {
+  const wrapped: Record<string, AsyncFn> = {};
+  for (const [name, fn] of Object.entries(activities)) {
+    wrapped[name] = async (...args: never[]) => {
+      try {
+        return await fn(...args);
+      } catch (err) {
+        throw toActivityFailure(err);
+      }
+    };
+  }
+  return wrapped as T;
+}
