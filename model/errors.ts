@@ -6,6 +6,7 @@ export type TaskErrorCode =
   | 'source_unreachable'
   | 'source_bad_response'
   | 'source_changed'
+  | 'source_host_not_allowed'
   | 'render_failed'
   | 'storage_failed'
   | 'template_invalid'
@@ -13,7 +14,7 @@ export type TaskErrorCode =
   | 'internal_error';
 
 /** Source failures that no retry can fix: the workflow does not retry them. */
-export const SOURCE_ERRORS_PERMANENT: TaskErrorCode[] = ['source_bad_response', 'source_changed', 'template_invalid'];
+export const SOURCE_ERRORS_PERMANENT: TaskErrorCode[] = ['source_bad_response', 'source_changed', 'source_host_not_allowed', 'template_invalid'];
 
 /** Failure types that end a callback delivery for good (activities/notify.ts throws them). */
 export const CALLBACK_STOP_TYPES = ['callback_rejected', 'callback_gave_up', 'callback_host_not_allowed'];
