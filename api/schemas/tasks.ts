@@ -25,15 +25,18 @@ const layoutFields = {
   footer: areaSchema.optional(),
 };
 
-const sheetSchema = z.object({
+const sheetSchema = z.strictObject({
   source_url: sourceUrl,
   // Excel's rules for a sheet name: the forbidden characters become spaces, the length is refused.
   name: z.string().max(31, 'at most 31 characters (Excel)').transform((s) => sheetName(s, '')).pipe(z.string().min(1, 'has no usable characters')).optional(),
   ...layoutFields,
 });
 
-/** The fields of POST /v1/tasks; the preview and schedules add theirs to these (withSheets). */
-export const submitFields = z.object({
+/**
+ * The fields of POST /v1/tasks; the preview and schedules add theirs to these (withSheets). Strict:
+ * a misspelt option (`page_sise`) is a 422 naming it, not a silently ignored default.
+ */
+export const submitFields = z.strictObject({
   source_url: sourceUrl,
   operator_id: z.string().trim().min(1).max(128),
   type: z.enum(['csv', 'excel', 'xlsx']).default('csv').transform((t) => (t === 'xlsx' ? 'excel' : t)),

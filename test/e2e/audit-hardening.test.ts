@@ -1,5 +1,6 @@
-// Bad input found by an outside audit answers a 4xx with a code, never a 500: forged list cursors on
-// every paged list (a NUL in the id, a date Postgres cannot store, a shape this API never returned).
+// Bad input found by an outside audit answers a 4xx with a code, never a 500 or a silent default:
+// forged list cursors on every paged list (a NUL in the id, a date Postgres cannot store, a shape
+// this API never returned), and a misspelt option in any body the API accepts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, startTestEnv, type TestEnv } from '../support/env.js';
 
@@ -51,5 +52,36 @@ describe('forged list cursors', () => {
       const next = await env.api('GET', `${path}?limit=1&cursor=${made}`, { token });
       expect(next.status, JSON.stringify(next.json)).toBe(200);
     }
+  });
+});
+
+describe('misspelt options', () => {
+  const task = { source_url: 'http://127.0.0.1:9/x', operator_id: 'op' };
+  const cases: Array<[string, string, 'project' | 'admin', Record<string, unknown>, string]> = [
+    ['POST', '/v1/tasks', 'project', { ...task, page_sise: 100, typ: 'excel' }, 'page_sise'],
+    ['POST', '/v1/tasks/sync', 'project', { ...task, page_sise: 100 }, 'page_sise'],
+    ['POST', '/v1/tasks/preview', 'project', { ...task, row: 5 }, 'row'],
+    ['POST', '/v1/tasks', 'project', { ...task, type: 'excel', sheets: [{ source_url: task.source_url, nam: 'x' }] }, 'sheets.0.nam'],
+    ['POST', '/v1/schedules', 'project', { ...task, every: '1h', time_zone: 'UTC' }, 'time_zone'],
+    ['POST', '/v1/projects', 'admin', { name: 'x', source_hosts: ['127.0.0.1'], max_runing_tasks: 50 }, 'max_runing_tasks'],
+  ];
+
+  it.each(cases)('%s %s refuses an unknown field with 422 naming it', async (method, path, who, body, field) => {
+    const res = await env.api(method, path, { token: who === 'admin' ? ADMIN : key, body });
+    expect(res.status, JSON.stringify(res.json)).toBe(422);
+    expect(res.json.error.code).toBe('validation_failed');
+    expect(res.json.error.details).toContainEqual({ field, message: 'is not a field of this request' });
+  });
+
+  it('refuses one on the project settings and a schedule note too', async () => {
+    const created = await env.api('POST', '/v1/projects', { token: ADMIN, body: { name: 'strict', source_hosts: ['127.0.0.1'] } });
+    const patch = await env.api('PATCH', `/v1/projects/${created.json.project_id}`, { token: ADMIN, body: { retention_hour: 5 } });
+    expect(patch.status).toBe(422);
+    expect(patch.json.error.details).toContainEqual({ field: 'retention_hour', message: 'is not a field of this request' });
+    const sched = await env.api('POST', '/v1/schedules', { token: key, body: { ...task, every: '1h' } });
+    expect(sched.status, JSON.stringify(sched.json)).toBe(201);
+    const paused = await env.api('POST', `/v1/schedules/${sched.json.schedule_id}/pause`, { token: key, body: { note: 'x', notes: 'y' } });
+    expect(paused.status).toBe(422);
+    expect(paused.json.error.details).toContainEqual({ field: 'notes', message: 'is not a field of this request' });
   });
 });
