@@ -1,6 +1,7 @@
 // Bad input found by an outside audit answers a 4xx with a code, never a 500 or a silent default:
 // forged list cursors on every paged list (a NUL in the id, a date Postgres cannot store, a shape
-// this API never returned), and a misspelt option in any body the API accepts.
+// this API never returned), a misspelt option in any body the API accepts, and file names that are
+// long in characters or in bytes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, startTestEnv, type TestEnv } from '../support/env.js';
 
@@ -83,5 +84,35 @@ describe('misspelt options', () => {
     const paused = await env.api('POST', `/v1/schedules/${sched.json.schedule_id}/pause`, { token: key, body: { note: 'x', notes: 'y' } });
     expect(paused.status).toBe(422);
     expect(paused.json.error.details).toContainEqual({ field: 'notes', message: 'is not a field of this request' });
+  });
+});
+
+describe('long file names', () => {
+  const task = { source_url: 'http://127.0.0.1:9/x', operator_id: 'op' };
+  const emojiTail = `${'a'.repeat(119)}👍🏽`; // 121 code points: the clip must not split the emoji
+
+  it('clips a name by characters and bytes without splitting a character', async () => {
+    const res = await env.api('POST', '/v1/tasks', { token: key, body: { ...task, file_name: emojiTail } });
+    expect(res.status, JSON.stringify(res.json)).toBe(202);
+    expect(res.json.file_name).toBe('a'.repeat(119));
+    const cjk = await env.api('POST', '/v1/tasks', { token: key, body: { ...task, file_name: '订'.repeat(100) } });
+    expect(cjk.json.file_name).toBe('订'.repeat(80)); // 240 bytes
+  });
+
+  it('passes the schedule and the preview on to their real work, never a 500', async () => {
+    const sched = await env.api('POST', '/v1/schedules', { token: key, body: { ...task, every: '1h', file_name: `${'b'.repeat(119)}😀😀` } });
+    expect(sched.status, JSON.stringify(sched.json)).toBe(201);
+    const preview = await env.api('POST', '/v1/tasks/preview', { token: key, body: { ...task, file_name: emojiTail } });
+    // The name is fine; what is left is the source (nothing listens at port 9).
+    expect(preview.status, JSON.stringify(preview.json)).toBe(502);
+    expect(preview.json.error.code).toBe('source_unreachable');
+  });
+
+  it('counts the limit in characters as the document does (code points)', async () => {
+    const ok = await env.api('POST', '/v1/tasks', { token: key, body: { ...task, file_name: '😀'.repeat(200) } });
+    expect(ok.status, JSON.stringify(ok.json)).toBe(202);
+    const over = await env.api('POST', '/v1/tasks', { token: key, body: { ...task, file_name: '😀'.repeat(201) } });
+    expect(over.status).toBe(422);
+    expect(over.json.error.details).toContainEqual({ field: 'file_name', message: 'at most 200 characters' });
   });
 });

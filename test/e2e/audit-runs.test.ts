@@ -1,8 +1,9 @@
-// The project's source_hosts as they are now decide every contact with a source, not the list at
-// submission: a retry or a resume of a task whose host an admin removed answers 422
-// source_host_not_allowed, and a queued task admitted after the removal fails with that code
-// without asking the source.
+// Runs as an outside audit tried them. The project's source_hosts as they are now decide every
+// contact with a source, not the list at submission: a retry or a resume of a task whose host an
+// admin removed answers 422 source_host_not_allowed, and a queued task admitted after the removal
+// fails with that code without asking the source. A name long in bytes exports like any other.
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { parse } from 'csv-parse/sync';
 import { ADMIN, startTestEnv, type TestEnv } from '../support/env.js';
 import { sourcePool } from '../support/source-server.js';
 
@@ -58,4 +59,20 @@ it('refuses to resume a paused task, and fails a queued task admitted after the 
   expect(late.status).toBe('failed');
   expect(late.error.code).toBe('source_host_not_allowed');
   expect(other.requests.length).toBe(0);
+});
+
+it('exports under a name of 100 CJK characters, split into parts and zipped, the name only on the download', async () => {
+  const src = await source({ total: 300 });
+  const { api_key } = await env.createProject({ source_hosts: [src.host] });
+  const name = '订'.repeat(100);
+  const sub = await env.api('POST', '/v1/tasks', { token: api_key, body: { source_url: src.url, operator_id: 'op', page_size: 100, file_name: name, max_file_rows: 100 } });
+  expect(sub.status, JSON.stringify(sub.json)).toBe(202);
+  const task = await env.waitForTask(sub.json.task_id, api_key);
+  expect(task.status, JSON.stringify(task.error)).toBe('succeeded');
+  const kept = '订'.repeat(80);
+  expect(task.files.map((f: any) => f.name)).toEqual([1, 2, 3].map((n) => `${kept}-part-${n}.csv`).concat(`${kept}.zip`));
+  const first = await fetch(task.files[0].url);
+  expect(first.headers.get('content-disposition')).toContain(encodeURIComponent(`${kept}-part-1.csv`));
+  const rows = parse(Buffer.from(await first.arrayBuffer()).toString('utf8').slice(1)) as string[][];
+  expect(rows.length).toBe(101);
 });
