@@ -4,7 +4,7 @@ import { Context } from '@temporalio/activity';
 import type { Activities, FetchPagesInput, FetchPagesOutput } from '../model/activities.js';
 import { pageCount, rowsInPages } from '../model/plan.js';
 import { DomainError } from '../domain/errors.js';
-import { settingsFor } from '../domain/projects/projects.js';
+import { getProject, settingsOf } from '../domain/projects/projects.js';
 import { sourceLimits, type Permit } from '../domain/source/limiter.js';
 import type { SourcePage } from '../domain/source/client.js';
 import { checkPage, PoliteSource } from '../domain/source/polite.js';
@@ -14,6 +14,7 @@ import { PageEncoder } from '../domain/staging/page-encoder.js';
 import { encodeStaged, PieceBuffer, stagedExt } from '../domain/staging/pieces.js';
 import { sheetLabel, taskSheets } from '../domain/staging/sheets.js';
 import { requireTask } from '../domain/tasks/queries.js';
+import { checkTaskSources } from '../domain/tasks/submit.js';
 import { recordProbe, setLaneProgress } from '../domain/tasks/status.js';
 import { type ActivityDeps, heartbeat } from './deps.js';
 import { atBoundary } from './failure.js';
@@ -26,9 +27,14 @@ export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps
     databaseUrl: config.DATABASE_URL,
   });
   const encoder = new PageEncoder(config.SOURCE_DECODE_THREADS);
+  // Every attempt (first run, retry, resume, a later chunk) reads the project afresh: a host an
+  // admin removed from source_hosts is not asked again, whatever was allowed at submission.
   const load = async (taskId: string) => {
     const task = await requireTask(db, taskId);
-    return { task, limits: sourceLimits(await settingsFor(db, task.projectId)) };
+    const project = await getProject(db, task.projectId);
+    if (!project) throw new DomainError('internal_error', `the task's project ${task.projectId} is gone`);
+    checkTaskSources(project, task); // source_host_not_allowed, permanent
+    return { task, limits: sourceLimits(settingsOf(project)) };
   };
 
   return atBoundary({

@@ -39,6 +39,8 @@ export type AppEnv = {
   Variables: {
     requestId: string;
     principal: Principal;
+    /** Whether the credential this request authenticated with still opens it (sockets re-ask). */
+    recheck: () => Promise<boolean>;
     project: ProjectRow;
     task: TaskRow;
     /** Set by a submission handler: what dc_task_submissions_total counts it as (middleware/submissions.ts). */

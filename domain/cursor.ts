@@ -3,12 +3,18 @@ import { DomainError } from './errors.js';
 
 export const encodeCursor = (last: { createdAt: Date; id: string }): string => Buffer.from(JSON.stringify([last.createdAt.toISOString(), last.id])).toString('base64url');
 
+// What an id this API returned looks like (prefix_random); anything else never reaches SQL, where a
+// NUL byte or a year Postgres cannot store would fail the query instead of the request.
+const ID = /^[a-z]{2,8}_[A-Za-z0-9_-]{1,64}$/;
+const EARLIEST = Date.UTC(2000, 0, 1);
+const LATEST = Date.UTC(9999, 11, 31);
+
 export function decodeCursor(s: string): [Date, string] {
   try {
-    const [at, id] = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as [string, string];
-    const d = new Date(at);
-    // Caught just below, as a malformed one is: both become the caller's validation_failed.
-    if (Number.isNaN(d.getTime()) || typeof id !== 'string') throw new Error();
+    const [at, id] = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as [unknown, unknown];
+    const d = new Date(typeof at === 'string' ? at : Number.NaN);
+    const t = d.getTime();
+    if (!(t >= EARLIEST && t <= LATEST) || typeof id !== 'string' || !ID.test(id)) throw new Error();
     return [d, id];
   } catch {
     throw DomainError.invalid('cursor', 'invalid cursor', 'cursor is not one this API returned');

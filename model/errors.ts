@@ -72,7 +72,7 @@ export function taskErrorCode(type: string | null | undefined): TaskErrorCode {
 }
 
 /** Source failures that no retry can fix: the workflow does not retry them. */
-export const SOURCE_ERRORS_PERMANENT: TaskErrorCode[] = ['source_bad_response', 'source_changed', 'template_invalid'];
+export const SOURCE_ERRORS_PERMANENT: TaskErrorCode[] = ['source_bad_response', 'source_changed', 'source_host_not_allowed', 'template_invalid'];
 
 /** Failure types that end a callback delivery for good (activities/notify.ts throws them). */
 export const CALLBACK_STOP_TYPES = ['callback_rejected', 'callback_gave_up', 'callback_host_not_allowed'];

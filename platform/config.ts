@@ -77,6 +77,9 @@ const schema = z.object({
   WS_MAX_SUBSCRIPTIONS: positiveInt.default(100),
   WS_IDLE_MS: positiveInt.default(60_000),
   WS_PING_MS: positiveInt.default(30_000),
+  // How often an open socket's key is checked again (also at once on any key change): a key past
+  // its rotation grace or revoked closes its sockets within this time.
+  WS_AUTH_RECHECK_MS: positiveInt.default(5_000),
   // WebSockets one API process holds at once (503 at the upgrade beyond), and how much unread data
   // a client may have before progress frames wait (coalesced) and a final event closes it (1013).
   WS_MAX_CONNECTIONS: positiveInt.default(10_000),

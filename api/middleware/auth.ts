@@ -22,12 +22,14 @@ export function authenticate(deps: ApiDeps, opts: { allowQueryToken?: boolean } 
     // At the upgrade, the subprotocol keeps the key out of URLs (and so out of proxies' access logs).
     if (!token && opts.allowQueryToken) token = protocolToken(c.req.header('sec-websocket-protocol')) ?? c.req.query('access_token');
     if (!token) throw new DomainError('unauthorized', 'send Authorization: Bearer <api_key>');
-    c.set('principal', await resolve(deps, token));
+    c.set('principal', await resolvePrincipal(deps, token));
+    // A WebSocket outlives this request: it checks the same credential again while it is open.
+    c.set('recheck', () => resolvePrincipal(deps, token).then(() => true, () => false));
     await next();
   });
 }
 
-async function resolve(deps: ApiDeps, token: string): Promise<Principal> {
+export async function resolvePrincipal(deps: ApiDeps, token: string): Promise<Principal> {
   if (safeEqual(token, deps.secrets.adminToken)) return { kind: 'admin' };
   const project = await cachedProjectByApiKey(deps.database, token);
   if (!project) throw new DomainError('unauthorized', 'the API key is not valid');

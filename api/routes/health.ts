@@ -1,8 +1,9 @@
-// /healthz: liveness with the dependencies' state (CONTRACT §1). /readyz: whether this process
+// /healthz: liveness with the dependencies' state. /readyz: whether this process
 // takes work; 503 from the moment a shutdown begins (platform/lifecycle.ts), while /healthz and
 // every other route still answer until the server closes.
 import { createRoute } from '@hono/zod-openapi';
 import { lifecycle } from '../../platform/lifecycle.js';
+import { logger } from '../../platform/logger.js';
 import { auth, json, openApiApp, type Responses } from '../openapi.js';
 import { healthSchema, readySchema } from '../schemas/responses.js';
 import type { ApiDeps, AppEnv } from '../types.js';
@@ -27,12 +28,23 @@ const ready = createRoute({
   responses: { 200: json(readySchema, 'Accepting work.'), 503: json(readySchema, 'Shutting down.') } as Responses,
 });
 
-async function check(fn: () => Promise<unknown>): Promise<string> {
+const TIMED_OUT = 'timed out after 3s';
+
+/**
+ * The answer names the dependency and whether it timed out, never the driver's message: this route
+ * is unauthenticated and such messages carry internal addresses. The detail goes to the log.
+ */
+async function check(name: string, fn: () => Promise<unknown>): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([fn(), new Promise((_, reject) => setTimeout(() => reject(new Error('timed out after 3s')), 3000))]);
+    await Promise.race([fn(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(TIMED_OUT)), 3000)))]);
     return 'ok';
   } catch (err) {
-    return `error: ${(err as Error).message}`;
+    const message = (err as Error).message;
+    logger('api').warn({ dependency: name, err: message }, 'health check failed');
+    return message === TIMED_OUT ? `error: ${TIMED_OUT}` : 'error: unreachable';
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -40,9 +52,9 @@ export function healthApp(deps: ApiDeps) {
   const app = openApiApp<AppEnv>();
   app.openapi(health, async (c) => {
     const [database, temporal, storage] = await Promise.all([
-      check(() => deps.database.ping()),
-      check(() => deps.temporal.workflowService.getSystemInfo({})),
-      check(() => deps.storage.ping()),
+      check('database', () => deps.database.ping()),
+      check('temporal', () => deps.temporal.workflowService.getSystemInfo({})),
+      check('storage', () => deps.storage.ping()),
     ]);
     const ok = database === 'ok' && temporal === 'ok' && storage === 'ok';
     return c.json({ status: ok ? 'ok' : 'unavailable', checks: { database, temporal, storage } }, ok ? 200 : 503);

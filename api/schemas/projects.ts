@@ -9,11 +9,13 @@ const hostList = (max: number) =>
     .transform((hosts) => [...new Set(hosts.map((h) => h.toLowerCase()))]);
 
 /** POST /v1/projects: a name, the allow-lists, and the settings (model/project-settings.ts). */
-export const createProjectSchema = projectSettingsSchema.extend({
-  name: z.string().trim().min(1).max(100),
-  source_hosts: hostList(50).refine((h) => h.length > 0, 'list at least one host the sources live on'),
-  callback_hosts: hostList(50).default([]),
-});
+export const createProjectSchema = projectSettingsSchema
+  .extend({
+    name: z.string().trim().min(1).max(100),
+    source_hosts: hostList(50).refine((h) => h.length > 0, 'list at least one host the sources live on'),
+    callback_hosts: hostList(50).default([]),
+  })
+  .strict();
 
 /**
  * PATCH /v1/projects/:id: the creation schema with every field optional and no defaults (a field

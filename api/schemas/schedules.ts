@@ -61,4 +61,4 @@ export const scheduleListSchema = z.object({
 });
 
 /** pause / resume: an optional note, shown on the schedule (and in the Temporal UI). */
-export const noteSchema = z.object({ note: z.string().trim().min(1).max(500).optional() });
+export const noteSchema = z.strictObject({ note: z.string().trim().min(1).max(500).optional() });

@@ -1,6 +1,7 @@
 // The task requests as zod schemas: what the handlers validate with, and what the API reference
 // (/openapi.json) and the client's types are generated from.
-import { z } from 'zod';
+import { z } from '@hono/zod-openapi';
+import { sanitizeFileName } from '../../domain/formats/file-name.js';
 import { taskSplitFields } from '../../domain/formats/split.js';
 import { areaSchema } from '../../domain/formats/template/areas.js';
 import { templateField } from '../../domain/formats/template/template.js';
@@ -11,9 +12,12 @@ import { TASK_STAGES, TASK_STATUSES } from '../../model/task.js';
 /** Worksheets one Excel task may have (each one more source to fetch). */
 export const MAX_SHEETS = 20;
 
-// Keeps what a file system, a shell or a Content-Disposition header could trip on out of names.
-const sanitizeFileName = (s: string) =>
-  s.normalize('NFC').replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, '_').replace(/^[.\s]+|[.\s]+$/g, '').slice(0, 120);
+/** At most `max` characters as JSON Schema counts them (code points), not UTF-16 units as zod's max does. */
+export const maxChars = (max: number) =>
+  z
+    .string()
+    .refine((s) => [...s].length <= max, `at most ${max} characters`)
+    .openapi({ maxLength: max });
 
 const sourceUrl = z.string().max(4096).url('must be an http(s) URL');
 /** What a worksheet is laid out by; a task's own, or each entry of `sheets`. */
@@ -25,19 +29,22 @@ const layoutFields = {
   footer: areaSchema.optional(),
 };
 
-const sheetSchema = z.object({
+const sheetSchema = z.strictObject({
   source_url: sourceUrl,
   // Excel's rules for a sheet name: the forbidden characters become spaces, the length is refused.
   name: z.string().max(31, 'at most 31 characters (Excel)').transform((s) => sheetName(s, '')).pipe(z.string().min(1, 'has no usable characters')).optional(),
   ...layoutFields,
 });
 
-/** The fields of POST /v1/tasks; the preview and schedules add theirs to these (withSheets). */
-export const submitFields = z.object({
+/**
+ * The fields of POST /v1/tasks; the preview and schedules add theirs to these (withSheets). Strict:
+ * a misspelt option (`page_sise`) is a 422 naming it, not a silently ignored default.
+ */
+export const submitFields = z.strictObject({
   source_url: sourceUrl,
   operator_id: z.string().trim().min(1).max(128),
   type: z.enum(['csv', 'excel', 'xlsx']).default('csv').transform((t) => (t === 'xlsx' ? 'excel' : t)),
-  file_name: z.string().max(200).transform(sanitizeFileName).pipe(z.string().min(1, 'has no usable characters')).optional(),
+  file_name: maxChars(200).transform(sanitizeFileName).pipe(z.string().min(1, 'has no usable characters')).optional(),
   ...layoutFields,
   sheets: z.array(sheetSchema).min(1).max(MAX_SHEETS).optional(),
   ...taskSplitFields,

@@ -6,6 +6,7 @@ import type { TLSSocket } from 'node:tls';
 import { createNodeWebSocket } from '@hono/node-ws';
 import { type Context, Hono } from 'hono';
 import { createMiddleware } from 'hono/factory';
+import { onProjectsChanged } from '../../domain/projects/key-cache.js';
 import type { TaskEvents } from '../../domain/tasks/events.js';
 import { DomainError } from '../../domain/errors.js';
 import { type Config, normalizeOrigin } from '../../platform/config.js';
@@ -34,6 +35,10 @@ export function createRealtime(deps: ApiContext, root: Hono<AppEnv>): Realtime {
   nodeWs.wss.options.handleProtocols = (offered: Set<string>) => [...offered].find((p) => !p.startsWith(BEARER_PROTOCOL)) ?? false;
   const sessions = new Set<Session>();
   let closing = false;
+  // A rotation or revocation anywhere reaches every open socket at once, not at its next timer.
+  const unwatch = onProjectsChanged(deps.database.db, () => {
+    for (const s of sessions) void s.checkCredential();
+  });
 
   /** Full or shutting down: a clear 503 at the upgrade, never a reset connection. */
   const capacity = createMiddleware<AppEnv>(async (_c, next) => {
@@ -61,10 +66,11 @@ export function createRealtime(deps: ApiContext, root: Hono<AppEnv>): Realtime {
     projectOnly,
     nodeWs.upgradeWebSocket((c) => {
       const project = c.get('project');
+      const recheck = c.get('recheck');
       let session: Session | undefined;
       return {
         onOpen(_evt, ws) {
-          session = new Session(ws.raw!, project, { db: deps.database.db, hub, signer, config });
+          session = new Session(ws.raw!, project, { db: deps.database.db, hub, signer, config, recheck });
           sessions.add(session);
           metrics.wsConnections.inc();
         },
@@ -98,7 +104,10 @@ export function createRealtime(deps: ApiContext, root: Hono<AppEnv>): Realtime {
         }, 1000).unref();
         return close(cb);
       }) as typeof server.close;
-      server.once('close', () => void hub.close());
+      server.once('close', () => {
+        unwatch();
+        void hub.close();
+      });
     },
   };
 }

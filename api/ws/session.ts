@@ -1,5 +1,5 @@
-// One WebSocket connection of a project (CONTRACT §5): its subscriptions, its limits, and the
-// events it is sent. Messages are small JSON objects; anything else counts as a strike.
+// One WebSocket connection of a project: its subscriptions, its limits, its credential checked
+// again while it is open, and the events it is sent. Messages are small JSON objects; anything else counts as a strike.
 import type { WebSocket } from 'ws';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
@@ -21,6 +21,8 @@ export interface SessionDeps {
   hub: TaskEvents;
   signer: LinkSigner;
   config: Config;
+  /** Whether the key the socket opened with is still valid (rotation grace over, revoked …). */
+  recheck: () => Promise<boolean>;
 }
 
 // Abuse limits that need no tuning: a client that keeps sending garbage or floods is cut off.
@@ -32,7 +34,8 @@ const SENT_AT_KEEP_MS = 10 * 60_000;
 // How often progress held back from a slow reader is looked at again.
 const DRAIN_CHECK_MS = 250;
 
-export const CLOSE = { normal: 1000, goingAway: 1001, policy: 1008, tryAgainLater: 1013 } as const;
+/** 4401: the credential no longer opens the project (the HTTP API answers 401 for it now). */
+export const CLOSE = { normal: 1000, goingAway: 1001, policy: 1008, tryAgainLater: 1013, unauthorized: 4401 } as const;
 
 export class Session {
   private readonly subs = new Map<string, () => void>();
@@ -43,6 +46,8 @@ export class Session {
   private window = { start: Date.now(), count: 0 };
   private idleTimer: NodeJS.Timeout | undefined;
   private readonly pingTimer: NodeJS.Timeout;
+  private readonly authTimer: NodeJS.Timeout;
+  private checking = false;
   private alive = true;
   private disposed = false;
   /** Progress held back while the client reads slowly: only the latest per task is kept. */
@@ -63,7 +68,19 @@ export class Session {
       this.alive = false;
       ws.ping();
     }, deps.config.WS_PING_MS);
+    this.authTimer = setInterval(() => void this.checkCredential(), deps.config.WS_AUTH_RECHECK_MS);
     this.armIdle();
+  }
+
+  /** Closes the socket with 4401 once its key stops opening the project; nothing more is sent. */
+  async checkCredential(): Promise<void> {
+    if (this.checking || this.disposed) return;
+    this.checking = true;
+    try {
+      if (!(await this.deps.recheck())) this.close(CLOSE.unauthorized, 'the API key is no longer valid');
+    } finally {
+      this.checking = false;
+    }
   }
 
   message(data: string | ArrayBuffer): Promise<void> {
@@ -98,6 +115,7 @@ export class Session {
   dispose(): void {
     this.disposed = true;
     clearInterval(this.pingTimer);
+    clearInterval(this.authTimer);
     clearTimeout(this.idleTimer);
     clearInterval(this.drainTimer);
     this.heldBack.clear();

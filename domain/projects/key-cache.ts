@@ -23,9 +23,12 @@ class KeyCache {
   readonly byHash = new Map<string, Entry>();
   /** Bumped by every forget: a lookup that began before one must not store what it read. */
   generation = 0;
+  /** Told of every forget: holders of long-lived credentials (WebSockets) check theirs again. */
+  readonly watchers = new Set<() => void>();
   forget(): void {
     this.byHash.clear();
     this.generation++;
+    for (const w of this.watchers) w();
   }
   listening: Promise<unknown> | undefined;
 }
@@ -63,6 +66,13 @@ export async function cachedProjectByApiKey(database: Database, apiKey: string):
     cache.byHash.set(hash, { project, until: Math.min(now + KEY_CACHE_TTL_MS, expiry) });
   }
   return project;
+}
+
+/** Calls fn whenever a project's keys or settings may have changed (in this process or another). */
+export function onProjectsChanged(db: Db, fn: () => void): () => void {
+  const cache = cacheOf(db);
+  cache.watchers.add(fn);
+  return () => cache.watchers.delete(fn);
 }
 
 /** After a project changed: this process forgets at once, the others when the notice reaches them. */

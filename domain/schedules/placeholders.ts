@@ -3,6 +3,8 @@
 // time as a calendar date in the schedule's time zone. Nothing else is touched: a placeholder
 // elsewhere would be sent as it stands, so it is refused when the schedule is created.
 
+import { sanitizeFileName } from '../formats/file-name.js';
+
 const NAMES = ['date', 'yesterday', 'month', 'last_month', 'year'] as const;
 type Name = (typeof NAMES)[number];
 const PLACEHOLDER = /\{\{\s*([a-z_]+)\s*\}\}/g;
@@ -63,7 +65,8 @@ export function fillBody<T extends Body>(body: T, at: Date, timeZone: string): T
   return {
     ...body,
     source_url: fillQuery(body.source_url, v),
-    ...(body.file_name !== undefined ? { file_name: fill(body.file_name, v) } : {}),
+    // A filled placeholder can be longer than itself ({{date}} → 2026-11-24): clipped again.
+    ...(body.file_name !== undefined ? { file_name: sanitizeFileName(fill(body.file_name, v)) } : {}),
     ...(body.sheets ? { sheets: body.sheets.map((s) => ({ ...s, source_url: fillQuery(s.source_url, v) })) } : {}),
   };
 }

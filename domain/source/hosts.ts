@@ -28,15 +28,30 @@ function defaultPort(url: URL): string {
   return url.port || (url.protocol === 'https:' ? '443' : '80');
 }
 
+/** A pattern split into its host (IPv6 without brackets, in the URL parser's canonical form) and port. */
+function parsePattern(raw: string): { name: string; port: string | undefined } {
+  const p = raw.toLowerCase();
+  const v6 = /^\[([0-9a-f:.]+)\](?::(\d+))?$/.exec(p);
+  if (v6) return { name: canonicalV6(v6[1] ?? ''), port: v6[2] };
+  const m = /^(.*?)(?::(\d+))?$/.exec(p);
+  return { name: m?.[1] ?? '', port: m?.[2] };
+}
+
+/** `[0:0::1]` and `[::1]` are one host: compare the forms the URL parser gives. */
+function canonicalV6(addr: string): string {
+  try {
+    return new URL(`http://[${addr}]/`).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return addr;
+  }
+}
+
 export function hostAllowed(url: URL, patterns: readonly string[]): boolean {
-  const host = url.hostname.toLowerCase();
+  const bare = url.hostname.toLowerCase().replace(/^\[|\]$/g, '');
   const port = defaultPort(url);
   return patterns.some((raw) => {
-    const p = raw.toLowerCase();
-    const m = /^(.*?)(?::(\d+))?$/.exec(p.startsWith('[') ? p.replace(/^\[(.*)\]/, '$1') : p);
-    const [, name = '', pport] = m ?? [];
+    const { name, port: pport } = parsePattern(raw);
     if (pport && pport !== port) return false;
-    const bare = host.replace(/^\[|\]$/g, '');
     if (name.startsWith('*.')) return bare.endsWith(name.slice(1)) && bare.length > name.length - 1;
     return bare === name;
   });

@@ -12,6 +12,8 @@ import { keys } from './keys.js';
 import { tempPath } from './tmp.js';
 
 export const partName = (base: string, ext: string, n: number, of: number) => (of === 1 ? `${base}.${ext}` : `${base}-part-${n}.${ext}`);
+/** Where a part is stored: its number, not its name (docs name the download; paths stay short). */
+const storedName = (ext: string, n: number) => `${n}.${ext}`;
 
 /** Zips local files (already-compressed .xlsx are stored, text is deflated), streaming. */
 async function zipFiles(entries: { path: string; name: string }[], out: string, compress: boolean, mtime: Date): Promise<{ bytes: number; sha256: string }> {
@@ -36,17 +38,17 @@ export interface StorePartsInput {
 
 /** Moves the parts (and, when split, their zip) into the task's staging outputs. */
 export async function storeParts({ storage, dataDir, taskId, fileName, ext, parts, mtime }: StorePartsInput): Promise<RenderedFile[]> {
-  const named = parts.map((p, i) => ({ ...p, name: partName(fileName, ext, i + 1, parts.length) }));
+  const named = parts.map((p, i) => ({ ...p, name: partName(fileName, ext, i + 1, parts.length), stored: storedName(ext, i + 1) }));
   const outputs: RenderedFile[] = [];
   try {
     if (named.length > 1) {
       const name = `${fileName}.zip`;
-      const zipPath = tempPath(dataDir, taskId, name);
+      const zipPath = tempPath(dataDir, taskId, 'all.zip');
       const z = await zipFiles(named, zipPath, ext !== 'xlsx', mtime);
-      named.push({ path: zipPath, name, rows: parts.reduce((s, p) => s + p.rows, 0), ...z });
+      named.push({ path: zipPath, name, stored: 'all.zip', rows: parts.reduce((s, p) => s + p.rows, 0), ...z });
     }
     for (const p of named) {
-      const key = keys.output(taskId, p.name);
+      const key = keys.output(taskId, p.stored);
       await storage.putFile(key, p.path);
       outputs.push({ name: p.name, key, bytes: p.bytes, rows: p.rows, sha256: p.sha256 });
     }

@@ -9,7 +9,7 @@ import { keys } from './keys.js';
 export async function publish(storage: Storage, taskId: string, outputs: RenderedFile[]): Promise<StoredFile[]> {
   const files: StoredFile[] = [];
   for (const o of outputs) {
-    const dest = keys.file(taskId, o.name);
+    const dest = keys.file(taskId, o.key.slice(o.key.lastIndexOf('/') + 1));
     // A retry after a crash may find the move already done.
     if ((await storage.size(o.key)) !== null) await storage.move(o.key, dest);
     const size = await storage.size(dest);

@@ -8,9 +8,10 @@ import { logger } from '../../platform/logger.js';
 import { pauseUpdate } from '../../workflows/pause.js';
 import { DomainError } from '../errors.js';
 import { dispatch } from './admission.js';
+import { getProject } from '../projects/projects.js';
 import { getTask } from './queries.js';
 import { cancelActive, finishTask, pauseQueued, resetForRetry, resumePaused } from './status.js';
-import type { SubmitDeps } from './submit.js';
+import { checkTaskSources, type SubmitDeps } from './submit.js';
 
 // A stopping run cleans up (stops its fetches, removes or keeps staged data) before it closes; a
 // retry or resume waits this long for that before it asks the caller to try again.
@@ -35,6 +36,7 @@ export async function retryTask(deps: SubmitDeps, task: TaskRow): Promise<TaskRo
   if (!(RETRYABLE_STATUSES as readonly string[]).includes(task.status)) {
     throw new DomainError('task_not_retryable', `the task is ${task.status}; only a failed or cancelled task can be retried`);
   }
+  await sourcesStillAllowed(deps, task);
   await previousRunClosed(deps, task.id);
   const row = await resetForRetry(deps.db, task.id);
   if (!row) throw new DomainError('task_not_retryable', 'the task changed meanwhile; fetch it and try again');
@@ -71,12 +73,19 @@ export async function pauseTask(deps: SubmitDeps, task: TaskRow): Promise<TaskRo
 /** paused → queued in its old place; its next run continues from the staged pages. */
 export async function resumeTask(deps: SubmitDeps, task: TaskRow): Promise<TaskRow> {
   if (task.status !== 'paused') throw new DomainError('task_not_paused', `the task is ${task.status}; only a paused task can be resumed`);
+  await sourcesStillAllowed(deps, task);
   // The paused run marks the row before it closes: a new run must not attach to it (USE_EXISTING).
   await previousRunClosed(deps, task.id);
   const row = await resumePaused(deps.db, task.id);
   if (!row) throw new DomainError('task_not_paused', 'the task changed meanwhile; fetch it and try again');
   await dispatch(deps, row.projectId);
   return (await getTask(deps.db, row.id)) ?? row;
+}
+
+/** A retry or resume asks the source again: the project's list as it is now decides. */
+async function sourcesStillAllowed(deps: SubmitDeps, task: TaskRow): Promise<void> {
+  const project = await getProject(deps.db, task.projectId);
+  if (project) checkTaskSources(project, task);
 }
 
 /** Waits (a little) for the task's last run to close; task_still_stopping if it does not. */

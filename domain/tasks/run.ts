@@ -6,6 +6,7 @@ import type { Db } from '../../db/client.js';
 import type { TaskRow } from '../../db/schema.js';
 import { DC_EXPORT_TYPE, DC_OPERATOR_ID, DC_PROJECT_ID, DC_ROWS, DC_STATUS } from '../../model/search-attributes.js';
 import type { Config } from '../../platform/config.js';
+import { markdownText } from '../../platform/markdown.js';
 import { metrics } from '../../platform/metrics.js';
 import { exportWorkflow, type ExportInput } from '../../workflows/export.js';
 import { syncExportWorkflow } from '../../workflows/sync-export.js';
@@ -87,9 +88,12 @@ async function runOptions(deps: RunDeps, task: TaskRow, projectName?: string) {
   };
 }
 
-/** One line: project, operator, type and file name (markdown, shown in the UI's run list and header). */
+/**
+ * One line: project, operator, type and file name (markdown, shown in the UI's run list and header).
+ * Every part is a caller's text, escaped: a link or an image planted in a name would render there.
+ */
 export function runSummary(task: Pick<TaskRow, 'operatorId' | 'type' | 'fileName'>, projectName: string): string {
-  return `${projectName} · ${task.operatorId} · ${task.type} · ${task.fileName}`.replace(/\s+/g, ' ');
+  return [projectName, task.operatorId, task.type, task.fileName].map(markdownText).join(' · ');
 }
 
 /** A few lines an operator needs beside the summary; never the source's query string (it may hold filters of a person). */
@@ -105,7 +109,7 @@ export function runDetails(task: Pick<TaskRow, 'id' | 'sourceUrl' | 'pageSize' |
     ? `${leafCount(template.ceil)} columns${template.row ? ' with row headers' : ''}, from the request`
     : "none in the request (the source's template, or the first row's keys)";
   return [
-    `**Source host:** ${host}`,
+    `**Source host:** ${markdownText(host)}`,
     `**Page size:** ${task.pageSize} · **priority:** ${task.priority}`,
     `**Template:** ${columns}`,
     `**Task:** ${publicBaseUrl.replace(/\/$/, '')}/v1/tasks/${task.id}`,

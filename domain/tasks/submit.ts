@@ -6,7 +6,7 @@ import { type ProjectRow, type TaskRow, tasks } from '../../db/schema.js';
 import { ACTIVE_STATUSES, type ExportType } from '../../model/task.js';
 import { newId, randomToken, sha256Hex } from '../../platform/crypto.js';
 import { DomainError } from '../errors.js';
-import type { StoredSheet } from '../staging/sheets.js';
+import { type StoredSheet, taskSheets } from '../staging/sheets.js';
 import { checkOutgoingUrl } from '../source/hosts.js';
 import { acceptSubmission } from './accept.js';
 import { type AdmissionDeps, dispatch, startAll } from './admission.js';
@@ -61,6 +61,14 @@ function checkHost(field: string, url: string, hosts: readonly string[], list: s
   const why = check.reason === 'blocked' ? 'points at a refused address (cloud metadata or link-local)' : `has a host that is not on the project's ${list}`;
   const message = `${field} ${why}`;
   throw DomainError.invalid(field, message, message, field === 'callback' ? 'callback_host_not_allowed' : 'source_host_not_allowed');
+}
+
+/**
+ * An accepted task's sources against the project's list as it is now: an admin's removal applies
+ * to retries, resumes and every later run, not only to new submissions.
+ */
+export function checkTaskSources(project: Pick<ProjectRow, 'sourceHosts'>, task: Pick<TaskRow, 'sourceUrl' | 'options'>): void {
+  taskSheets(task).forEach((s, i, all) => checkHost(all.length > 1 ? `sheets.${i}.source_url` : 'source_url', s.sourceUrl, project.sourceHosts, 'source_hosts'));
 }
 
 export function checkHosts(project: ProjectRow, input: SubmitInput): void {

@@ -45,7 +45,8 @@ describe('with the S3 store', () => {
     const [file] = task.files;
     const url = new URL(file.url);
     expect(url.origin).toBe(env.config.s3!.endpoint);
-    expect(url.pathname).toBe(`/${env.config.s3!.bucket}/files/${task.task_id}/${encodeURIComponent('订单 2026-11.csv')}`);
+    // Stored by part number; the name travels in the answer's Content-Disposition.
+    expect(url.pathname).toBe(`/${env.config.s3!.bucket}/files/${task.task_id}/1.csv`);
     expect(url.searchParams.get('X-Amz-Signature')).toMatch(/^[0-9a-f]{64}$/);
     const res = await download(file.url);
     expect(res.status).toBe(200);

@@ -209,7 +209,7 @@ it('two APIs and three workers from dist/ survive a killed worker, a killed API 
     const ids = lines.map((l) => Number(l.slice(0, l.indexOf(','))));
     expect(ids).toEqual(Array.from({ length: totalOf(i) }, (_, r) => r + 1));
     // no file doubled, nothing left staged
-    expect(await storage.list(`files/${task.task_id}`)).toEqual([`files/${task.task_id}/${file.name}`]);
+    expect(await storage.list(`files/${task.task_id}`)).toEqual([`files/${task.task_id}/1.csv`]);
     expect(await storage.list(`staging/${task.task_id}`)).toEqual([]);
   }
   expect(await storage.list('files')).toHaveLength(EXPORTS);

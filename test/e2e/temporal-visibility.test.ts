@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DC_EXPORT_TYPE, DC_OPERATOR_ID, DC_PROJECT_ID, DC_ROWS, DC_STATUS } from '../../model/search-attributes.js';
 import { startTestEnv, type TestEnv } from '../support/env.js';
 import { type SourceServer, startSource } from '../support/source-server.js';
+import { markdownText } from '../../platform/markdown.js';
 
 let env: TestEnv;
 let src: SourceServer;
@@ -51,7 +52,7 @@ it('sets the search attributes, summary and details at start and keeps DcStatus 
   expect([sa.get(DC_PROJECT_ID), sa.get(DC_OPERATOR_ID), sa.get(DC_EXPORT_TYPE), sa.get(DC_STATUS), sa.get(DC_ROWS)]).toEqual([project.project_id, 'u42', 'excel', 'succeeded', 1234]);
   expect(await d.staticSummary()).toBe('merchant-platform · u42 · excel · orders-2026-11');
   const details = await d.staticDetails();
-  expect(details).toContain(`**Source host:** ${src.host}`);
+  expect(details).toContain(`**Source host:** ${markdownText(src.host)}`);
   expect(details).toContain('**Page size:** 500');
   expect(details).toContain(`/v1/tasks/${id}`);
   expect(details).not.toContain('page=');

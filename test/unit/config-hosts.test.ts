@@ -29,6 +29,16 @@ describe('outgoing host checks', () => {
     expect(hostAllowed(new URL('http://127.0.0.1:9999/x'), list)).toBe(true);
   });
 
+  it('matches IPv6 literals with and without a port, in any spelling', () => {
+    expect(hostAllowed(new URL('http://[::1]:8080/x'), ['[::1]'])).toBe(true);
+    expect(hostAllowed(new URL('http://[::1]/x'), ['[::1]'])).toBe(true);
+    expect(hostAllowed(new URL('http://[::1]:8080/x'), ['[::1]:8080'])).toBe(true);
+    expect(hostAllowed(new URL('http://[::1]:9090/x'), ['[::1]:8080'])).toBe(false);
+    expect(hostAllowed(new URL('http://[0:0::1]/x'), ['[0:0:0:0:0:0:0:1]'])).toBe(true);
+    expect(hostAllowed(new URL('http://[2001:db8::2]/x'), ['[2001:db8::1]'])).toBe(false);
+    expect(hostAllowed(new URL('http://[::1]/x'), ['127.0.0.1'])).toBe(false);
+  });
+
   it('refuses metadata and link-local addresses whatever the list says', () => {
     expect(isBlockedAddress('169.254.169.254')).toBe(true);
     expect(isBlockedAddress('::ffff:169.254.169.254')).toBe(true);

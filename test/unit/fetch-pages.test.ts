@@ -5,7 +5,7 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { parse } from 'csv-parse/sync';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { tasks } from '../../db/schema.js';
+import { projects, tasks } from '../../db/schema.js';
 import { chainOf, type FetchHarness, runActivity, startFetchHarness } from '../support/activity-env.js';
 import { defaultRow, type SourceRequest, sourcePool } from '../support/source-server.js';
 
@@ -171,5 +171,24 @@ describe('probeSource', () => {
     expect(err).toMatchObject({ type: 'export_too_large', nonRetryable: true });
     expect(src.requests.map((r) => [r.page, r.pageSize])).toEqual([[0, 1]]);
     expect(await h.storage.list(`staging/${taskId}`)).toEqual([]);
+  });
+});
+
+describe('the source allow-list at every attempt', () => {
+  it('fails a later attempt with source_host_not_allowed once the host is off the list, asking the source nothing', async () => {
+    const src = await source({ total: TOTAL });
+    const taskId = await h.newTask(src.url);
+    const asked = src.requests.length;
+    await h.database.db.update(projects).set({ sourceHosts: ['127.0.0.1:1'] }).where(eq(projects.id, h.projectId));
+    try {
+      const fetchErr = await caught(runActivity({}, () => h.activities.fetchPages({ taskId, lane: 0, laneFromPage: 0, fromPage: 0, toPage: PAGES })).result);
+      expect(fetchErr).toBeInstanceOf(ApplicationFailure);
+      expect(fetchErr).toMatchObject({ type: 'source_host_not_allowed', nonRetryable: true });
+      const probeErr = await caught(runActivity({}, () => h.activities.probeSource({ taskId })).result);
+      expect(probeErr).toMatchObject({ type: 'source_host_not_allowed', nonRetryable: true });
+      expect(src.requests.length).toBe(asked);
+    } finally {
+      await h.database.db.update(projects).set({ sourceHosts: ['127.0.0.1'] }).where(eq(projects.id, h.projectId));
+    }
   });
 });

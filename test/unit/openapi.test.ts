@@ -30,6 +30,15 @@ describe('the OpenAPI document', () => {
     expect(submit.responses['422'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
     expect(submit.requestBody.content['application/json'].schema.required).toEqual(['source_url', 'operator_id']);
     expect(submit.security).toEqual([{ projectKey: [] }]);
+    // Every JSON body the API accepts refuses fields it does not know, and says so.
+    const bodies = Object.entries(doc.paths).flatMap(([path, ops]: [string, any]) =>
+      Object.entries(ops).flatMap(([method, op]: [string, any]) => {
+        const schema = op.requestBody?.content?.['application/json']?.schema;
+        return schema ? [{ at: `${method.toUpperCase()} ${path}`, schema: schema.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema }] : [];
+      }),
+    );
+    expect(bodies.length).toBeGreaterThanOrEqual(8);
+    for (const { at, schema } of bodies) expect(schema.additionalProperties, at).toBe(false);
     const ws = doc.paths['/v1/ws'].get;
     expect(ws.description).toContain('{"subscribe": "*"}');
     expect(ws['x-websocket'].server[0]).toEqual({ $ref: '#/components/schemas/TaskEvent' });
