@@ -4,6 +4,7 @@
 // every tarball comes from npm's cache (which the repository's `npm ci` filled) and the install
 // needs no registry: a fresh CI machine and an offline one install the same way.
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { projectRoot } from '../../platform/paths.js';
@@ -48,9 +49,9 @@ function closure(packages: Record<string, LockEntry>, deps: Record<string, strin
 
 /** An empty project in `dir` with the packed client installed; returns the client's package.json. */
 export function installClient(dir: string, tarball: string): { dependencies: Record<string, string> } {
-  const pkg = JSON.parse(execFileSync('tar', ['-xzOf', join(dir, tarball), 'package/package.json'], { encoding: 'utf8' })) as { name: string; version: string; dependencies: Record<string, string> };
+  const pkg = JSON.parse(readFileSync(join(projectRoot, 'client', 'package.json'), 'utf8')) as { name: string; version: string; dependencies: Record<string, string> };
   const rootLock = JSON.parse(readFileSync(join(projectRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
-  const integrity = `sha512-${execFileSync('openssl', ['dgst', '-sha512', '-binary', join(dir, tarball)]).toString('base64')}`;
+  const integrity = `sha512-${createHash('sha512').update(readFileSync(join(dir, tarball))).digest('base64')}`;
   const spec = `file:${tarball}`;
   const project = { name: 'integrator', version: '1.0.0', private: true, type: 'module', dependencies: { [pkg.name]: spec } };
   const lock = {
