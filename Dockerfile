@@ -28,7 +28,12 @@ RUN npm run build
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+COPY scripts/prune-runtime-deps.mjs scripts/
+# The production tree, then only this platform's Temporal core-bridge binary (the package ships five):
+# ~230 MB, measured in CI by scripts/measure-runtime-deps.mjs (docs/adr/0025-runtime-weight.md).
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+    && node scripts/prune-runtime-deps.mjs node_modules \
+    && npm cache clean --force
 
 FROM ${NODE_IMAGE}
 # As npm start runs: MALLOC_ARENA_MAX caps glibc's per-thread malloc arenas at two (~30 MB less

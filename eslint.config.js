@@ -11,7 +11,7 @@ const banned = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.tools/', 'data/', 'dist/', 'console/dist/', '.scratch/', 'db/migrations/', '.bench/'] },
+  { ignores: ['node_modules/', '.tools/', 'data/', 'dist/', 'console/dist/', 'client/dist/', '.scratch/', 'db/migrations/', '.bench/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

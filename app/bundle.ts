@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { WorkflowBundlePath } from '@temporalio/worker';
-import { projectRoot } from '../platform/temporal-server.js';
+import { projectRoot } from '../platform/paths.js';
 
 /** Running from dist/ (compiled JavaScript) rather than from the TypeScript sources through tsx. */
 const compiled = import.meta.url.endsWith('.js');

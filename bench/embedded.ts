@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { projectRoot } from '../platform/temporal-server.js';
+import { projectRoot } from '../platform/paths.js';
 import { freePort, type NodeChild, rssMb, spawnNode, workflowClosed } from './measure.js';
 
 export const BENCH_ADMIN = 'bench-admin-token-0123456789';

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
-import { projectRoot } from '../platform/temporal-server.js';
+import { projectRoot } from '../platform/paths.js';
 
 export const freePort = () =>
   new Promise<number>((resolve) => {

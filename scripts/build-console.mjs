@@ -1,10 +1,13 @@
 // Builds the web console (console/, Preact) into console/dist/ with esbuild: one minified script
 // and one stylesheet, named by their content hash (served as immutable), and index.html naming them
-// (served with no-store, so a new build is picked up at the next load). Run by `npm install`
-// (postinstall, after the tools), by `npm run build` and by the console's browser test.
-// `node scripts/build-console.mjs` prints the sizes.
+// (served with no-store, so a new build is picked up at the next load). Beside it, in
+// console/dist/docs/, the API reference page of GET /docs: Scalar's HTML and its one prebuilt
+// browser script, copied here so the image needs none of Scalar's packages at run time
+// (docs/adr/0025-runtime-weight.md). Run by `npm install` (postinstall, after the tools), by
+// `npm run build` and by the console's browser test. `node scripts/build-console.mjs` prints the sizes.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { Buffer } from 'node:buffer';
 import { gzipSync } from 'node:zlib';
@@ -43,8 +46,24 @@ export async function buildConsole({ outDir = consoleOut } = {}) {
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
   for (const a of assets) writeFileSync(join(outDir, a.name), a.body);
+  await buildDocsPage(join(outDir, 'docs'));
   writeFileSync(join(outDir, 'index.html'), html);
   return [...assets, { name: 'index.html', body: html }].map((a) => ({ name: a.name, bytes: typeof a.body === 'string' ? Buffer.byteLength(a.body) : a.body.length, gzip: gzipSync(a.body).length }));
+}
+
+/**
+ * GET /docs: Scalar's page for /openapi.json, rendered once here by its Hono middleware (its theme
+ * and markup), loading its script from /docs/scalar.js and no web fonts, so nothing comes from
+ * another host.
+ */
+async function buildDocsPage(dir) {
+  const { Scalar } = await import('@scalar/hono-api-reference');
+  const config = { url: '/openapi.json', cdn: '/docs/scalar.js', pageTitle: 'Download Center API', withDefaultFonts: false };
+  // The middleware answers through the context's html(); that is all it uses of it.
+  const page = await Scalar(config)({ html: (body) => body });
+  mkdirSync(dir, { recursive: true });
+  copyFileSync(createRequire(import.meta.url).resolve('@scalar/api-reference/browser/standalone.js'), join(dir, 'scalar.js'));
+  writeFileSync(join(dir, 'index.html'), page);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -6,7 +6,9 @@
 //   2. it keeps our rules (deploy/compose-policy.schema.json): persistence, health checks, start-up
 //      order, pinned images, a scalable worker;
 //   3. every ${VAR} it reads is in .env.example, every file it mounts exists, no image is :latest;
-//   4. hadolint on the Dockerfile, shellcheck on the scripts the stack and CI run.
+//   4. hadolint on the Dockerfile, shellcheck on the scripts the stack and CI run;
+//   5. the image's runtime node_modules stays under its budget (scripts/measure-runtime-deps.mjs,
+//      which installs the production tree from npm's cache into a temporary folder).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
@@ -62,6 +64,12 @@ if (hadolint) run('Dockerfile: hadolint', hadolint, ['Dockerfile']);
 const shellcheck = tool('shellcheck', 'shellcheck');
 const scripts = [...readdirSync(join(root, 'deploy', 'temporal')).filter((f) => f.endsWith('.sh')).map((f) => `deploy/temporal/${f}`), '.ci/run'];
 if (shellcheck) run(`shellcheck: ${scripts.join(' ')}`, shellcheck, scripts);
+
+// 5: the weight of the image's node_modules, installed and pruned as the Dockerfile does.
+const weight = spawnSync(process.execPath, [join(root, 'scripts', 'measure-runtime-deps.mjs')], { cwd: root, encoding: 'utf8' });
+const figure = `${weight.stdout ?? ''}${weight.stderr ?? ''}`.trim();
+if (weight.status === 0) console.log(`ok    ${figure.replace(/\n/g, '\n      ')}`);
+else failures.push(`the image's runtime dependencies (scripts/measure-runtime-deps.mjs)\n${figure || weight.error?.message}`);
 
 if (failures.length) {
   console.error(`\ncheck:deploy failed:\n\n${failures.join('\n\n')}`);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { Hono } from 'hono';
 import { DomainError } from '../../domain/errors.js';
-import { projectRoot } from '../../platform/temporal-server.js';
+import { projectRoot } from '../../platform/paths.js';
 import type { AppEnv } from '../types.js';
 import { bodyOf } from '../download.js';
 

@@ -4,7 +4,8 @@ import { createRoute } from '@hono/zod-openapi';
 import { DomainError } from '../../domain/errors.js';
 import { listProjects, rotateApiKey, rotateWebhookSecret } from '../../domain/projects/admin.js';
 import { createProject, projectJson, requireProject } from '../../domain/projects/projects.js';
-import { changeProject } from '../../domain/tasks/project-settings.js';
+import { changeProject } from '../../domain/projects/settings.js';
+import { dispatch } from '../../domain/tasks/admission.js';
 import { adminOnly } from '../middleware/auth.js';
 import { auth, errors, json, keyed, openApiApp, projectIdParam, type Responses } from '../openapi.js';
 import { keyRotated, projectCreated, projectPage, projectSchema, secretRotated } from '../schemas/responses.js';
@@ -80,7 +81,7 @@ export function projectsApp(deps: ApiDeps) {
     responses: { 200: json(projectSchema, 'The project as changed.'), ...errors(400, ...keyed, 404, 413) } as Responses,
   });
   app.openapi(patch, async (c) => {
-    const row = await changeProject({ db, temporal: deps.temporal, config: deps.config }, c.req.param('project_id'), c.req.valid('json'));
+    const row = await changeProject(db, c.req.param('project_id'), c.req.valid('json'), (id) => dispatch({ db, temporal: deps.temporal, config: deps.config }, id));
     return c.json(projectJson(row));
   });
 

@@ -3,10 +3,10 @@
 // browser can set and which no address bar, history or access log shows; `?access_token=` is not used.
 // A dropped connection is opened again with backoff; on reconnect the server sends the current
 // state of every active task, and the page re-reads its list so nothing that ended meanwhile is missed.
-import type { Task } from './types.js';
+import type { Task, TaskEvent } from './types.js';
 
 export interface LiveHandlers {
-  onTask(task: Task, event: string): void;
+  onTask(task: Task, event: TaskEvent['event']): void;
   onState(open: boolean): void;
   onReconnect(): void;
 }
@@ -29,7 +29,8 @@ export function connectLive(key: string, h: LiveHandlers): () => void {
       ws?.send(JSON.stringify({ subscribe: '*' }));
     };
     ws.onmessage = (m) => {
-      const msg = JSON.parse(String(m.data)) as { event?: string; task?: Task };
+      // Besides task events the server answers (un)subscriptions and errors, which carry no task.
+      const msg = JSON.parse(String(m.data)) as Partial<TaskEvent>;
       if (msg.event && msg.task) h.onTask(msg.task, msg.event);
     };
     ws.onclose = () => {

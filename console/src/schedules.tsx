@@ -4,7 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { del, getJson, post } from './api.js';
 import { dateTime } from './format.js';
 import { useWords } from './i18n.js';
-import type { Page, Schedule } from './types.js';
+import type { Schedule, SchedulePage } from './types.js';
 
 export function SchedulesPage() {
   const w = useWords();
@@ -16,7 +16,7 @@ export function SchedulesPage() {
 
   const load = async (after: string | null = null) => {
     try {
-      const page = await getJson<Page<Schedule>>(`/v1/schedules?limit=50${after ? `&cursor=${encodeURIComponent(after)}` : ''}`);
+      const page = await getJson<SchedulePage>(`/v1/schedules?limit=50${after ? `&cursor=${encodeURIComponent(after)}` : ''}`);
       setItems((old) => (after ? [...old, ...page.items] : page.items));
       setCursor(page.next_cursor);
     } catch (err) {

@@ -7,7 +7,7 @@ import { useWords } from './i18n.js';
 import { connectLive } from './live.js';
 import { SubmitPanel } from './submit.js';
 import { TaskRow } from './task-row.js';
-import type { Page, Task, TaskFilters } from './types.js';
+import type { Task, TaskFilters, TaskPage } from './types.js';
 
 /** Whether a task pushed by the WebSocket belongs in the list as filtered. */
 function matches(t: Task, f: TaskFilters): boolean {
@@ -44,7 +44,7 @@ export function TasksPage({ apiKey, onUnauthorized }: { apiKey: string; onUnauth
     setLoading(true);
     setError(null);
     try {
-      const page = await getJson<Page<Task>>(`/v1/tasks?${taskQuery(f, after)}`);
+      const page = await getJson<TaskPage>(`/v1/tasks?${taskQuery(f, after)}`);
       if (id !== latest.current) return;
       setTasks((old) => (after ? [...old, ...page.items.filter((t) => !old.some((o) => o.task_id === t.task_id))] : page.items));
       setCursor(page.next_cursor);

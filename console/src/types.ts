@@ -1,45 +1,24 @@
-// The shapes the console reads from the API (CONTRACT §4, §9); only the fields it shows.
-import type { TaskStatus } from '../../model/task.js';
+// The API's shapes as the console reads them: the types generated from the OpenAPI document
+// (client/src/schema.d.ts, `npm run client:generate`), so a change of an answer breaks the
+// console's type check rather than its pages. Only the console's own form state is declared here.
+import type { components, paths } from '../../client/src/schema.js';
 
-export interface TaskFile {
-  name: string;
-  bytes: number;
-  rows: number;
-  url: string;
-  expires_at: string;
-}
+type Schemas = components['schemas'];
 
-export interface Task {
-  task_id: string;
-  operator_id: string;
-  type: 'csv' | 'excel';
-  file_name: string;
-  status: TaskStatus;
-  stage: string | null;
-  progress: { total_rows: number | null; fetched_rows: number; percent: number; eta_seconds: number | null };
-  files: TaskFile[];
-  error: { code: string; message: string } | null;
-  schedule_id: string | null;
-  created_at: string;
-  finished_at: string | null;
-}
+export type Task = Schemas['Task'];
+export type TaskFile = Task['files'][number];
+export type TaskPage = Schemas['TaskPage'];
+export type TaskEvent = Schemas['TaskEvent'];
+export type SubmitBody = paths['/v1/tasks']['post']['requestBody']['content']['application/json'];
 
-export interface Schedule {
-  schedule_id: string;
-  cron: string | null;
-  every: string | null;
-  timezone: string;
-  paused: boolean;
-  note: string | null;
-  task: { source_url: string; operator_id: string; type?: string; file_name?: string };
-  last_run: { at: string; outcome: string; task_id: string | null } | null;
-}
+/**
+ * The document leaves a schedule's task free-form (its placeholders are kept as written, so the
+ * submit body's own types do not hold); the console reads the fields every such body has.
+ */
+export type Schedule = Omit<Schemas['Schedule'], 'task'> & { task: Pick<SubmitBody, 'source_url' | 'operator_id' | 'type' | 'file_name'> };
+export type SchedulePage = Omit<Schemas['SchedulePage'], 'items'> & { items: Schedule[] };
 
-export interface Page<T> {
-  items: T[];
-  next_cursor: string | null;
-}
-
+/** The task list's filter form, as typed (strings, empty for "any"). */
 export interface TaskFilters {
   operator_id: string;
   status: string;

@@ -4,7 +4,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import yazl from 'yazl';
-import { Meter } from '../formats/xlsx/package.js';
+import { Meter } from '../formats/meter.js';
 import type { Storage } from '../../platform/storage/index.js';
 import type { RenderedFile } from '../../model/activities.js';
 import type { WrittenPart } from '../formats/part.js';

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { healthApp } from '../../api/routes/health.js';
 import { loadConfig } from '../../platform/config.js';
 import { openCore } from '../../app/runtime.js';
-import { projectRoot } from '../../platform/temporal-server.js';
+import { projectRoot } from '../../platform/paths.js';
 import { createDatabase, dropDatabase } from '../support/env.js';
 import { freePort } from '../support/ports.js';
 

@@ -1,7 +1,7 @@
 // `npm run api` as a child process on the test's database and task queue: a second API process
 // (races between processes) or one the test kills.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { projectRoot } from '../../platform/temporal-server.js';
+import { projectRoot } from '../../platform/paths.js';
 import type { TestEnv } from './env.js';
 import { freePort } from './ports.js';
 

@@ -3,7 +3,7 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { projectRoot } from '../../platform/temporal-server.js';
+import { projectRoot } from '../../platform/paths.js';
 
 export const distDir = join(projectRoot, 'dist');
 

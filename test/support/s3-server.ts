@@ -4,7 +4,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { projectRoot } from '../../platform/temporal-server.js';
+import { projectRoot } from '../../platform/paths.js';
 import { freePort } from './ports.js';
 
 export interface S3Server {

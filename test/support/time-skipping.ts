@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { IllegalStateError } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { projectRoot } from '../../platform/temporal-server.js';
+import { projectRoot } from '../../platform/paths.js';
 
 export const bundledTestServer = join(projectRoot, '.tools', 'temporal-test-server', 'bin', 'temporal-test-server');
 

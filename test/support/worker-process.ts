@@ -2,7 +2,7 @@
 // pointed at the test's Temporal, database, task queue and store, so a test can SIGKILL it.
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Config } from '../../platform/config.js';
-import { projectRoot } from '../../platform/temporal-server.js';
+import { projectRoot } from '../../platform/paths.js';
 
 export interface WorkerProcess {
   child: ChildProcess;

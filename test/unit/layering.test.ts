@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { projectRoot } from '../../platform/temporal-server.js';
+import { projectRoot } from '../../platform/paths.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'dc-layers-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -53,16 +53,20 @@ it('rejects a workflow importing the domain, a room importing one above it, and 
   expect(r.out).toMatch(/error no-circular: model\/x\.ts →/);
 });
 
-it('lets the browser console import model/ only, never server code', () => {
+it('lets the browser console import model/ and the generated API types only, never server code', () => {
   tree({
-    'console/src/ok.ts': "import { x } from '../../model/x.js';\nexport const ok = x;\n",
+    'console/src/ok.ts': "import { x } from '../../model/x.js';\nimport type { paths } from '../../client/src/schema.js';\nexport const ok = x as unknown as paths;\n",
     'console/src/bad.tsx': "import { s } from '../../api/s.js';\nexport const bad = s;\n",
+    'console/src/client.ts': "import { c } from '../../client/src/index.js';\nexport const d = c;\n",
+    'client/src/index.ts': 'export const c = 1;\n',
+    'client/src/schema.d.ts': 'export interface paths { a: 1 }\n',
     'api/s.ts': 'export const s = 1;\n',
     'model/x.ts': 'export const x = 1;\n',
   });
   const r = depcruise();
   expect(r.status).not.toBe(0);
   expect(r.out).toMatch(/error console: console\/src\/bad\.tsx → api\/s\.ts/);
+  expect(r.out).toMatch(/error console: console\/src\/client\.ts → client\/src\/index\.ts/);
   expect(r.out).not.toMatch(/ok\.ts/);
 });
 

@@ -2,7 +2,7 @@
 // (a pseudo-terminal from util-linux `script`), at LOG_LEVEL.
 import { execFileSync } from 'node:child_process';
 import { expect, it } from 'vitest';
-import { projectRoot } from '../../platform/temporal-server.js';
+import { projectRoot } from '../../platform/paths.js';
 
 const program = (level: string) =>
   `const { configureLogging, log } = await import('./platform/logger.ts'); configureLogging('${level}'); ` +

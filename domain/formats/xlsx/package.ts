@@ -3,12 +3,12 @@
 // zlib's window whatever the row count. The workbook, its relationships and the content types name
 // the worksheets, which are known only once the part is full (a byte limit can cut a sheet
 // anywhere), so they are written last: readers find zip entries through the central directory.
-import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
-import { PassThrough, Transform } from 'node:stream';
+import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import yazl from 'yazl';
+import { Meter } from '../meter.js';
 import { esc, NS_MAIN, NS_REL, XML_HEAD } from './xml.js';
 
 // Small chunks keep the XML not yet compressed small, which bounds how far a part can overshoot.
@@ -44,21 +44,6 @@ const workbook = (names: string[]) =>
  * escaped), and every entry's local header, data descriptor and central directory record.
  */
 export const trailerBytes = (sheets: number) => 2048 + 768 * sheets;
-
-/** Counts and hashes the bytes on their way to the file: the part's size and sha256 without a re-read. */
-export class Meter extends Transform {
-  bytes = 0;
-  private readonly hash = createHash('sha256');
-  override _transform(chunk: Buffer, _enc: BufferEncoding, cb: () => void): void {
-    this.bytes += chunk.length;
-    this.hash.update(chunk);
-    this.push(chunk);
-    cb();
-  }
-  digest(): string {
-    return this.hash.digest('hex');
-  }
-}
 
 export interface PackageOptions {
   path: string;
