@@ -92,7 +92,7 @@ describe('an export on the S3 store', () => {
     const res = await env.api('POST', '/v1/tasks', { token: key, body: { source_url: src.url, operator_id: 'op', page_size: 100 } });
     const task = await env.waitForTask(res.json.task_id, key);
     expect(task.status).toBe('succeeded');
-    expect(await env.core.storage.list(`files/${task.task_id}`)).toEqual([`files/${task.task_id}/${task.files[0].name}`]);
+    expect(await env.core.storage.list(`files/${task.task_id}`)).toEqual([`files/${task.task_id}/1.csv`]); // stored by part number, not by name
     expect(await env.core.storage.list(`staging/${task.task_id}`)).toEqual([]);
     expect(existsSync(join(env.config.DATA_DIR, 'store'))).toBe(false);
     const body = Buffer.from(await (await fetch(task.files[0].url)).arrayBuffer());
