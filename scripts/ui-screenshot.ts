@@ -59,6 +59,7 @@ try {
     `DcProjectId = "${merchant.project_id}"`,
     `DcOperatorId = "u42" AND StartTime > "${yesterday}"`,
     `DcStatus = "failed" AND StartTime > "${yesterday}"`,
+    `WorkflowType IN ("exportWorkflow", "syncExportWorkflow") AND ExecutionStatus = "Failed"`,
     `DcStatus IN ("running", "queued") AND DcRows > 100000`,
     `DcStatus = "paused"`,
     `DcExportType = "excel" AND ExecutionStatus = "Running"`,

@@ -1,7 +1,7 @@
 // One export, workflowId = task id. Deterministic orchestration only: every side effect is an
 // activity, and only keys, counts and checksums pass through history.
 import { CancellationScope, isCancellation, ParentClosePolicy, patched, proxyActivities, proxyLocalActivities, startChild } from '@temporalio/workflow';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { ApplicationFailure, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities, CallbackEvent } from '../model/activities.js';
 import { taskErrorCode } from '../model/errors.js';
 import type { ExportType } from '../model/task.js';
@@ -28,7 +28,11 @@ export interface ExportInput {
 }
 
 export interface ExportOutput {
-  /** `queued`: a sync export over the sync limit, back in its project's queue (workflows/sync-export.ts). */
+  /**
+   * `failed`: only where dc-failed-status is unpatched (a history recorded without it) or the task
+   * was cancelled as it failed; otherwise a failed task's run ends Failed. `queued`: a sync export
+   * over the sync limit, back in its project's queue (workflows/sync-export.ts).
+   */
   status: 'succeeded' | 'failed' | 'skipped' | 'cancelled' | 'paused' | 'queued';
   errorCode?: string;
 }
@@ -43,11 +47,18 @@ export const LEAN_STEPS_PATCH = 'dc-lean-steps';
 export const LEAN_PUBLISH_PATCH = 'dc-lean-publish';
 /** Runs started after this patch fetch up to PAGES_PER_CHUNK pages per activity (model/plan.ts). */
 export const LANE_CHUNKS_PATCH = 'dc-lane-chunks';
+/**
+ * A run that fails its task ends as Failed in Temporal (failure type = the task's error code), so
+ * the UI's Status column and `ExecutionStatus = "Failed"` find it. Histories that failed a task
+ * without this patch's marker completed with `{ status: 'failed' }` and replay so.
+ */
+export const FAILED_STATUS_PATCH = 'dc-failed-status';
 
 export async function exportWorkflow(input: ExportInput): Promise<ExportOutput> {
   const { taskId } = input;
   const heartbeat = input.heartbeatTimeoutMs ?? 10_000;
   const state = proxyActivities<Activities>(profiles.taskState);
+  // Patch retirement (these three and the one in endWithError): docs/adr/0024-workflow-patches-and-retirement.md
   const quick = patched(LEAN_STEPS_PATCH) ? proxyLocalActivities<Activities>(profiles.localTaskState) : undefined;
   const chunkPages = patched(LANE_CHUNKS_PATCH) ? PAGES_PER_CHUNK : PAGES_PER_ACTIVITY;
   const steps = quick ?? state;
@@ -140,7 +151,12 @@ export async function endWithError(err: unknown, input: ExportInput, { state, wo
   const { ok } = await state.failTask({ taskId, code, message, stages: ui.timings() });
   // Not ok: the task had already ended, cancelled through the API.
   ui.setStatus(ok ? 'failed' : 'cancelled');
-  if (ok) await notify(input, 'task.failed');
+  if (!ok) return { status: 'failed', errorCode: code };
+  await notify(input, 'task.failed');
+  // Last, once the task row and its callback say so: nothing after this runs. Non-retryable, and
+  // runs start with no retry policy (domain/tasks/run.ts): Temporal never runs the export again.
+  // Patch retirement: docs/adr/0024-workflow-patches-and-retirement.md
+  if (patched(FAILED_STATUS_PATCH)) throw ApplicationFailure.create({ type: code, message, nonRetryable: true });
   return { status: 'failed', errorCode: code };
 }
 

@@ -1,6 +1,8 @@
 // Operators in the Temporal UI (CONTRACT §8): every export run carries DcProjectId, DcOperatorId,
 // DcExportType, DcStatus (kept current) and DcRows, a one-line summary, static details and
-// current details with the stage and pages. Read back through the Temporal client, as the UI does.
+// current details with the stage and pages; a failed export's run ends Failed with the task's error
+// code as its failure type. Read back through the Temporal client, as the UI does.
+import { WorkflowFailedError } from '@temporalio/client';
 import { workflowMetadataQuery } from '@temporalio/workflow';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DC_EXPORT_TYPE, DC_OPERATOR_ID, DC_PROJECT_ID, DC_ROWS, DC_STATUS } from '../../model/search-attributes.js';
@@ -11,6 +13,7 @@ import { markdownText } from '../../platform/markdown.js';
 let env: TestEnv;
 let src: SourceServer;
 let slow: SourceServer;
+let bad: SourceServer;
 let project: { project_id: string; api_key: string };
 
 beforeAll(async () => {
@@ -18,11 +21,13 @@ beforeAll(async () => {
   src = await startSource({ total: 1234 });
   // 400 pages of 100 rows at 40 ms each, one lane in chunks of 200 pages: long enough to watch the run move.
   slow = await startSource({ total: 40_000, delayMs: (r) => (r.pageSize === 1 ? 0 : 40) });
-  project = await env.createProject({ name: 'merchant-platform', source_hosts: [src.host, slow.host], max_running_tasks: 4 });
+  // Its pages after the probe answer 404: a permanent source_bad_response.
+  bad = await startSource({ total: 300, intercept: (r) => (r.pageSize > 1 ? { status: 404, body: '{}' } : undefined) });
+  project = await env.createProject({ name: 'merchant-platform', source_hosts: [src.host, slow.host, bad.host], max_running_tasks: 4 });
 });
 
 afterAll(async () => {
-  await Promise.all([src?.close(), slow?.close()]);
+  await Promise.all([src?.close(), slow?.close(), bad?.close()]);
   await env?.close();
 });
 
@@ -74,6 +79,8 @@ it('shows a running export as running with its pages in the current details, the
   expect(paused.status).toBe(202);
   await expect.poll(() => find(`${p} AND DcStatus = "paused"`), { timeout: 10_000 }).toEqual([id]);
   expect((await handle.query(workflowMetadataQuery)).currentDetails).toBe('**paused** · 40000 rows');
+  // A paused task's run has ended (a resume starts a new one): Temporal shows it Completed.
+  await expect.poll(async () => (await handle.describe()).status.name, { timeout: 10_000 }).toBe('COMPLETED');
   const cancelled = await env.api('POST', `/v1/tasks/${id}/cancel`, { token: project.api_key });
   expect(cancelled.status).toBe(202);
 });
@@ -84,4 +91,30 @@ it('shows a cancelled run as cancelled', async () => {
   await expect.poll(() => find(`${p} AND DcStatus = "running"`), { timeout: 10_000 }).toEqual([id]);
   expect((await env.api('POST', `/v1/tasks/${id}/cancel`, { token: project.api_key })).status).toBe(202);
   await expect.poll(() => find(`${p} AND DcStatus = "cancelled"`), { timeout: 15_000 }).toEqual([id]);
+});
+
+it('ends a failed export as Failed with its error code, found by ExecutionStatus = "Failed", the sync export too', async () => {
+  const id = await submit({ source_url: bad.url, operator_id: 'u9', page_size: 100 });
+  expect(await env.waitForTask(id, project.api_key)).toMatchObject({ status: 'failed', error: { code: 'source_bad_response' } });
+  // A sync export of the same source still answers with the task's code (from the task row).
+  const res = await fetch(`${env.base}/v1/tasks/sync`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${project.api_key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ source_url: `${bad.url}?sync=1`, operator_id: 'u9', page_size: 100 }),
+  });
+  expect(res.status).toBe(502);
+  const body: any = await res.json();
+  expect(body.error.code).toBe('source_bad_response');
+  const syncId = /task (tsk_\w+)/.exec(body.error.message)![1]!;
+
+  const p = `DcProjectId = "${project.project_id}" AND DcOperatorId = "u9"`;
+  await expect.poll(() => find(`${p} AND ExecutionStatus = "Failed"`), { timeout: 10_000 }).toEqual([id, syncId].sort());
+  expect(await find(`${p} AND DcStatus = "failed"`)).toEqual([id, syncId].sort());
+  for (const wid of [id, syncId]) {
+    const handle = env.temporal.workflow.getHandle(wid);
+    expect((await handle.describe()).status.name).toBe('FAILED');
+    const err = await handle.result().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    expect((err as WorkflowFailedError).cause).toMatchObject({ type: 'source_bad_response', nonRetryable: true });
+  }
 });

@@ -54,6 +54,7 @@ async function record(name: string, workflowId: string, runId?: string): Promise
 
 const lastEventType = (h: any): string => h.events[h.events.length - 1].eventType;
 const typeOf = (h: any): string => h.events[0].workflowExecutionStartedEventAttributes.workflowType.name;
+const failureType = (h: any): string => h.events[h.events.length - 1].workflowExecutionFailedEventAttributes.failure.applicationFailureInfo.type;
 
 describe('record histories', () => {
   let csvTaskId = '';
@@ -78,12 +79,15 @@ describe('record histories', () => {
     return { status: res.status, taskId: res.headers.get('x-task-id') ?? res.headers.get('location')!.split('/').pop()! };
   };
 
-  it('sync-succeeded and sync-failed', async () => {
+  it('sync-succeeded', async () => {
     const ok = await syncExport({ source_url: (await source({ total: 250 })).url, page_size: 100 });
     expect(ok.status).toBe(200);
     const h = await record('sync-succeeded', ok.taskId);
     expect(typeOf(h)).toBe('syncExportWorkflow');
     expect(lastEventType(h)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
+  });
+
+  it('sync-failed', async () => {
     const bad = await source({ total: 250, intercept: (r) => (r.pageSize > 1 ? { status: 404, body: '{}' } : undefined) });
     const res = await fetch(`${env.base}/v1/tasks/sync`, {
       method: 'POST',
@@ -93,7 +97,9 @@ describe('record histories', () => {
     expect(res.status).toBe(502);
     const taskId = /task (tsk_\w+)/.exec(((await res.json()) as any).error.message)![1]!;
     const f = await record('sync-failed', taskId);
-    expect(lastEventType(f)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
+    // dc-failed-status: the run ends Failed, the task's error code its type
+    expect(lastEventType(f)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_FAILED');
+    expect(failureType(f)).toBe('source_bad_response');
   });
 
   it('sync-requeued', async () => {
@@ -142,12 +148,17 @@ describe('record histories', () => {
   });
 
   it('failed-bad-response', async () => {
+    // With a callback: the task.failed delivery starts before the run ends Failed.
+    const hook = await startReceiver(project.webhook_secret, () => ({ status: 204 }));
+    receivers.push(hook);
     const src = await source({ total: 500, intercept: (r) => (r.pageSize !== 1 && r.page === 2 ? { status: 404, body: '{}' } : undefined) });
-    const taskId = await submit({ source_url: src.url, page_size: 100 });
+    const taskId = await submit({ source_url: src.url, page_size: 100, callback: hook.url });
     expect(await env.waitForTask(taskId, project.api_key)).toMatchObject({ status: 'failed', error: { code: 'source_bad_response' } });
+    expect((await hook.waitFor(1))[0]!.payload!.event).toBe('task.failed');
     const h = await record('failed-bad-response', taskId);
-    // the workflow returns { status: 'failed' }: it completes
-    expect(lastEventType(h)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
+    expect(h.events.some((e: any) => e.eventType === 'EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED')).toBe(true);
+    expect(lastEventType(h)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_FAILED');
+    expect(failureType(h)).toBe('source_bad_response');
   });
 
   it('source-changed-restart', async () => {
@@ -178,7 +189,7 @@ describe('record histories', () => {
     expect(await env.waitForTask(taskId, project.api_key)).toMatchObject({ status: 'failed', error: { code: 'source_changed' } });
     expect(probes(src)).toHaveLength(2);
     const h = await record('source-changed-twice', taskId);
-    expect(lastEventType(h)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
+    expect(lastEventType(h)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_FAILED');
   });
 
   it('cancelled', async () => {
@@ -234,7 +245,7 @@ describe('record histories', () => {
     const src = await source({ total: 450, intercept: (r) => (!healthy && r.pageSize !== 1 && r.page === 2 ? { status: 404, body: '{}' } : undefined) });
     const taskId = await submit({ source_url: src.url, page_size: 100 });
     expect(await env.waitForTask(taskId, project.api_key)).toMatchObject({ status: 'failed', runs: 1 });
-    await expect.poll(() => workflowStatus(taskId), { timeout: 15_000 }).toBe('COMPLETED');
+    await expect.poll(() => workflowStatus(taskId), { timeout: 15_000 }).toBe('FAILED');
     const firstRun = (await env.temporal.workflow.getHandle(taskId).describe()).runId;
     healthy = true;
     const res = await env.api('POST', `/v1/tasks/${taskId}/retry`, { token: project.api_key });

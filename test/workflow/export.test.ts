@@ -80,7 +80,7 @@ describe('the restart-once rule', () => {
   it('fails with source_changed when the source changes again after the restart', async () => {
     const rec = recorder();
     const taskId = `t-${randomUUID()}`;
-    const result = await runExport(
+    const run = runExport(
       fakes(rec, probeOf(250), {
         fetchPages: async () => {
           throw changed();
@@ -89,7 +89,8 @@ describe('the restart-once rule', () => {
       taskId,
     );
 
-    expect(result).toEqual({ status: 'failed', errorCode: 'source_changed' });
+    // The run ends Failed with the task's code (test/workflow/failed-status.test.ts).
+    await expect(run).rejects.toMatchObject({ cause: { type: 'source_changed', nonRetryable: true } });
     expect(rec.of('probeSource')).toHaveLength(2);
     expect(rec.of('fetchPages')).toHaveLength(2);
     expect(rec.names()).toEqual(['startTask', 'probeSource', 'fetchPages', 'discardStaged', 'probeSource', 'fetchPages', 'discardStaged', 'failTask']);
@@ -114,7 +115,7 @@ describe('lanes are cancelled together', () => {
     const started = new Set<number>();
     let allStarted: () => void = () => {};
     const othersStarted = new Promise<void>((resolve) => (allStarted = resolve));
-    const result = await runExport(
+    const run = runExport(
       fakes(rec, probe, {
         fetchPages: async (i) => {
           const ctx = Context.current();
@@ -146,7 +147,7 @@ describe('lanes are cancelled together', () => {
       }),
     );
 
-    expect(result).toEqual({ status: 'failed', errorCode: 'source_bad_response' });
+    await expect(run).rejects.toMatchObject({ cause: { type: 'source_bad_response', nonRetryable: true } });
     // Each lane's first chunk ran once: a permanent error and a cancellation are not retried.
     expect(rec.of('fetchPages').map((c) => c.input.lane).sort()).toEqual([0, 1, 2, 3, 4]);
     // (A run started after the dc-lane-chunks patch takes up to PAGES_PER_CHUNK pages per activity: a lane of 120 is one.)

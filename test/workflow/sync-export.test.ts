@@ -47,14 +47,15 @@ describe('the sync export', () => {
 
   it('fails the task with the source step’s code, cleaning up, when the source fails for good', async () => {
     const rec = recorder();
-    const { result } = await runSync(
+    const run = runSync(
       fakes(rec, probeOf(250), {
         fetchPages: async () => {
           throw ApplicationFailure.create({ type: 'source_bad_response', nonRetryable: true, message: 'HTTP 404 on page 1' });
         },
       }),
     );
-    expect(result).toEqual({ status: 'failed', errorCode: 'source_bad_response' });
+    // Like the export's, the run ends Failed with the task's code (the API answers from the task row).
+    await expect(run).rejects.toMatchObject({ cause: { type: 'source_bad_response', nonRetryable: true } });
     expect(rec.of('failTask')[0]!.input).toMatchObject({ code: 'source_bad_response', message: 'HTTP 404 on page 1' });
     expect(rec.of('discardStaged')[0]!.input).toMatchObject({ files: true });
     expect(rec.of('completeTask')).toHaveLength(0);

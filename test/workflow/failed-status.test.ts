@@ -1,0 +1,91 @@
+// Temporal's own status of a failed export (the dc-failed-status patch): the run ends Failed with
+// the task's error code as the failure type, after the task row is failed and its callback is
+// started, and is not run again. On the time-skipping test server with fake activities.
+import { randomUUID } from 'node:crypto';
+import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { afterEach, beforeEach, expect, inject, it } from 'vitest';
+import type { DeliverInput } from '../../model/activities.js';
+import { exportWorkflow, FAILED_STATUS_PATCH } from '../../workflows/export.js';
+import { type ExportActivities, fakes, input, probeOf, recorder } from '../support/export-fakes.js';
+import { startTimeSkipping } from '../support/time-skipping.js';
+
+const taskQueue = `wf-failed-${randomUUID()}`;
+let env: TestWorkflowEnvironment;
+
+beforeEach(async () => {
+  env = await startTimeSkipping();
+});
+
+afterEach(async () => {
+  await env?.teardown();
+});
+
+const badResponse = () => ApplicationFailure.create({ type: 'source_bad_response', nonRetryable: true, message: 'HTTP 404 on page 1' });
+
+/** Runs one export with a callback to the end; what it threw (or returned), its status and history. */
+async function runFailing(activities: ExportActivities) {
+  const taskId = `t-${randomUUID()}`;
+  const delivered: DeliverInput[] = [];
+  const deliverCallback = async (i: DeliverInput) => {
+    delivered.push(i);
+    return { delivered: true, attempt: 1, statusCode: 204 };
+  };
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: { code: inject('workflowBundleCode') }, activities: { ...activities, deliverCallback } });
+  return worker.runUntil(async () => {
+    const handle = await env.client.workflow.start(exportWorkflow, { taskQueue, workflowId: taskId, args: [{ ...input(taskId), callback: true }] });
+    const outcome = await handle.result().catch((err: unknown) => err);
+    // The callback is an abandoned child: let it finish before the worker stops.
+    await env.client.workflow.getHandle(`${taskId}.callback.1`).result().catch(() => undefined);
+    const events = (await handle.fetchHistory()).events ?? [];
+    return { outcome, status: (await handle.describe()).status.name, events, delivered, handle };
+  });
+}
+
+it('ends a failed export as Failed, the error code its type, once the task is failed and its callback started', async () => {
+  const rec = recorder();
+  const { outcome, status, events, delivered } = await runFailing(
+    fakes(rec, probeOf(250), {
+      fetchPages: async () => {
+        throw badResponse();
+      },
+    }),
+  );
+
+  expect(outcome).toBeInstanceOf(WorkflowFailedError);
+  expect((outcome as WorkflowFailedError).cause).toMatchObject({ type: 'source_bad_response', nonRetryable: true, message: 'HTTP 404 on page 1' });
+  expect(status).toBe('FAILED');
+  expect(rec.of('failTask')[0]!.input).toMatchObject({ code: 'source_bad_response' });
+  expect(delivered).toEqual([expect.objectContaining({ event: 'task.failed', run: 1 })]);
+
+  const failedAt = events.findIndex((e) => e.workflowExecutionFailedEventAttributes);
+  const childAt = events.findIndex((e) => e.startChildWorkflowExecutionInitiatedEventAttributes);
+  expect(failedAt).toBe(events.length - 1);
+  expect(childAt).toBeGreaterThan(0);
+  expect(childAt).toBeLessThan(failedAt);
+  const failed = events[failedAt]!.workflowExecutionFailedEventAttributes!;
+  expect(failed.failure?.applicationFailureInfo).toMatchObject({ type: 'source_bad_response', nonRetryable: true });
+  // Not run again: no retry policy, so no next run.
+  expect(failed.newExecutionRunId ?? '').toBe('');
+  expect(events[0]!.workflowExecutionStartedEventAttributes?.retryPolicy ?? null).toBeNull();
+  const patches = events.map((e) => e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data).filter((d) => d !== undefined && d !== null);
+  expect(patches.map((d) => JSON.parse(Buffer.from(d).toString()).id)).toContain(FAILED_STATUS_PATCH);
+});
+
+it('completes the run when the task was cancelled as it failed (its status is the cancel’s)', async () => {
+  const rec = recorder();
+  const { outcome, status, delivered } = await runFailing(
+    fakes(rec, probeOf(250), {
+      fetchPages: async () => {
+        throw badResponse();
+      },
+      failTask: async () => ({ ok: false }),
+    }),
+  );
+
+  expect(outcome).toEqual({ status: 'failed', errorCode: 'source_bad_response' });
+  expect(status).toBe('COMPLETED');
+  expect(delivered).toEqual([]);
+});
