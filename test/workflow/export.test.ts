@@ -237,7 +237,7 @@ describe('a failure outside the error vocabulary', () => {
   it('ends the task with internal_error, not the raw error\'s type, and says what it was', async () => {
     const rec = recorder();
     const taskId = `t-${randomUUID()}`;
-    const result = await runExport(
+    const run = runExport(
       fakes(rec, probeOf(250), {
         // What a fake (or a worker from before the boundary) throws unclassified: the type is "Error".
         renderCsv: async () => {
@@ -247,7 +247,8 @@ describe('a failure outside the error vocabulary', () => {
       taskId,
     );
 
-    expect(result).toEqual({ status: 'failed', errorCode: 'internal_error' });
+    // The run ends Failed with the task's code as its failure type (dc-failed-status).
+    await expect(run).rejects.toMatchObject({ cause: { type: 'internal_error', nonRetryable: true } });
     expect(rec.of('failTask')[0]!.input).toMatchObject({ taskId, code: 'internal_error', message: expect.stringContaining('ENAMETOOLONG') });
   });
 });
