@@ -54,6 +54,7 @@ function previewRow(project: ProjectRow, input: SubmitInput): TaskRow {
     stage: 'probing',
     runs: 1,
     admittedAt: null,
+    startClaimedUntil: null,
     startedAt: now,
     updatedAt: now,
   };
