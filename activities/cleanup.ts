@@ -2,7 +2,7 @@
 // (CONTRACT §4); admission's sweep of what a crash left waiting.
 import type { Activities } from '../model/activities.js';
 import { keys } from '../domain/staging/keys.js';
-import { sweep } from '../domain/tasks/admission.js';
+import { sweep } from '../domain/tasks/admission/index.js';
 import { dueForExpiry, markExpired } from '../domain/tasks/status.js';
 import type { ActivityDeps } from './deps.js';
 import { atBoundary } from './failure.js';

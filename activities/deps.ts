@@ -10,7 +10,7 @@ export interface ActivityDeps {
   config: Config;
   /** Signs the file links in callback payloads (activities/notify.ts), as the API does. */
   linkSecret: string;
-  /** Starts the next waiting task when a run frees its slot (domain/tasks/admission.ts). */
+  /** Starts the next waiting task when a run frees its slot (domain/tasks/admission/). */
   temporal: Client;
 }
 

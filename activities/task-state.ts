@@ -6,7 +6,7 @@ import type { Activities, StageTiming } from '../model/activities.js';
 import { taskErrorCode } from '../model/errors.js';
 import { getProject } from '../domain/projects/projects.js';
 import { noteRunEnded } from '../domain/schedules/runs.js';
-import { dispatch } from '../domain/tasks/admission.js';
+import { dispatch } from '../domain/tasks/admission/index.js';
 import { requireTask } from '../domain/tasks/queries.js';
 import { cancelActive, finishTask, pauseRunning, requeueRunning, setStage, startAdmitted } from '../domain/tasks/status.js';
 import type { ActivityDeps } from './deps.js';

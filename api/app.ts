@@ -4,7 +4,7 @@ import { requestId } from 'hono/request-id';
 import { DomainError } from '../domain/errors.js';
 import { PoliteSource } from '../domain/source/polite.js';
 import { TaskEvents } from '../domain/tasks/events.js';
-import { RunStarter } from '../domain/tasks/starter.js';
+import { RunStarter } from '../domain/tasks/admission/index.js';
 import { linkSigner } from '../domain/tasks/view.js';
 import { onError } from './errors.js';
 import { openApiApp } from './openapi.js';

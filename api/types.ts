@@ -3,7 +3,7 @@ import type { Database } from '../db/client.js';
 import type { ProjectRow, TaskRow } from '../db/schema.js';
 import type { LinkSigner } from '../domain/tasks/view.js';
 import type { PoliteSource } from '../domain/source/polite.js';
-import type { RunStarter } from '../domain/tasks/starter.js';
+import type { RunStarter } from '../domain/tasks/admission/index.js';
 import type { TaskEvents } from '../domain/tasks/events.js';
 import type { Config } from '../platform/config.js';
 import type { Secrets } from '../platform/secrets.js';
@@ -26,7 +26,7 @@ export interface ApiDeps {
 /** What every route may use: the dependencies plus what the app builds once from them. */
 export interface ApiContext extends ApiDeps {
   hub: TaskEvents;
-  /** Starts the runs of accepted submissions after the answer (domain/tasks/starter.ts). */
+  /** Starts the runs of accepted submissions after the answer (domain/tasks/admission/starter.ts). */
   starter: RunStarter;
   signer: LinkSigner;
   /** Source requests of previews, under the same politeness limits as the exports'. */

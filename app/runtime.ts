@@ -10,7 +10,7 @@ import type { ApiDeps } from '../api/types.js';
 import { type Database, openDatabase } from '../db/client.js';
 import { cachedWorkflowBundle } from './bundle.js';
 import { createWorker } from './worker-setup.js';
-import { watchQueue } from '../domain/tasks/admission-watch.js';
+import { watchQueue } from '../domain/tasks/admission/index.js';
 import { type Config, loadConfig } from '../platform/config.js';
 import { lifecycle } from '../platform/lifecycle.js';
 import { configureLogging, log, type LogLevel, registerSecrets } from '../platform/logger.js';
@@ -143,7 +143,7 @@ export interface RunningWorker {
   worker: Worker;
   running: Promise<void>;
   connection: NativeConnection;
-  /** Stops watching the queue (domain/tasks/admission-watch.ts). */
+  /** Stops watching the queue (domain/tasks/admission/watch.ts). */
   unwatch(): Promise<void>;
 }
 

@@ -84,7 +84,7 @@ async function runsStarted(base: string): Promise<number> {
     .reduce((n, l) => n + Number(l.split(' ').at(-1)), 0);
 }
 
-/** Starts the export workflow as domain/tasks/run.ts does, on a queue nobody polls. */
+/** Starts the export workflow as domain/tasks/admission/run.ts does, on a queue nobody polls. */
 function rawStarter(client: Client, tag: string) {
   return async (i: number) => {
     const id = `raw-${tag}-${i}`;
@@ -163,7 +163,7 @@ export async function benchSubmit(): Promise<SubmitRow[]> {
     const raw = await rawRows(svc.temporalAddress, svc.temporalPid, 'raw StartWorkflow, the embedded dev server');
     const pids = { service: svc.pid, temporal: svc.temporalPid };
     const ours = [await measure('POST /v1/tasks, 1 caller', pids, 1, ONE.warmup, ONE.n, submit), await measure(`POST /v1/tasks, ${MANY.callers} callers`, pids, MANY.callers, MANY.warmup, MANY.n, submit)];
-    // The runs start after the answers (domain/tasks/starter.ts): how long after the last answer the last run started.
+    // The runs start after the answers (domain/tasks/admission/starter.ts): how long after the last answer the last run started.
     const t0 = performance.now();
     while ((await runsStarted(svc.base)) < serial) {
       if (performance.now() - t0 > 120_000) throw new Error(`the runs of ${serial} submissions had not all started 2 minutes after the last answer`);

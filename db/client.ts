@@ -25,11 +25,6 @@ export interface Database {
   close(): Promise<void>;
 }
 
-// PGlite runs one statement or transaction at a time on its single connection (every query waits
-// for an open transaction): one statement there is atomic and alone, with no lock beside it.
-const oneAtATime = new WeakSet<object>();
-export const runsOneAtATime = (db: Db): boolean => oneAtATime.has(db);
-
 /** The rows of db.execute: postgres.js answers an array, PGlite an object holding one. */
 export const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (result as { rows: T[] }).rows);
 
@@ -72,7 +67,6 @@ export async function openDatabase(opts: { url?: string; dataDir: string }): Pro
   }
   const client = await openPglite(join(opts.dataDir, 'pglite'));
   const db = drizzlePglite(client, { schema });
-  oneAtATime.add(db);
   return {
     db: db as unknown as Db,
     kind: 'pglite',

@@ -64,8 +64,11 @@ export const tasks = pgTable(
     runs: integer('runs').notNull().default(1),
     // The schedule whose run submitted this task (domain/schedules); kept after the schedule is deleted.
     scheduleId: text('schedule_id'),
-    // When admission reserved one of the project's slots for this queued task (domain/tasks/admission.ts).
+    // When admission reserved one of the project's slots for this queued task (domain/tasks/admission/).
     admittedAt: timestamp('admitted_at', { withTimezone: true }),
+    // Until when a starter holds the start of this admitted task's run; the sweep starts it only
+    // once the claim has lapsed (docs/adr/0022-admission-one-owner.md).
+    startClaimedUntil: timestamp('start_claimed_until', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     startedAt: timestamp('started_at', { withTimezone: true }),
     finishedAt: timestamp('finished_at', { withTimezone: true }),

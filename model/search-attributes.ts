@@ -1,6 +1,6 @@
 // The custom search attributes every export workflow carries (CONTRACT §8), so operators find
 // exports in the Temporal UI by project, operator, type, status and size. Pure: the workflow
-// upserts them, domain/tasks/run.ts sets them at start, platform/ registers them.
+// upserts them, domain/tasks/admission/run.ts sets them at start, platform/ registers them.
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
 export const DC_PROJECT_ID = defineSearchAttributeKey('DcProjectId', SearchAttributeType.KEYWORD);

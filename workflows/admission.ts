@@ -1,4 +1,4 @@
-// Run by a Temporal Schedule (app/schedules.ts): starts what a crash left waiting (domain/tasks/admission.ts).
+// Run by a Temporal Schedule (app/schedules.ts): starts what a crash left waiting (domain/tasks/admission/sweep.ts).
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../model/activities.js';
 

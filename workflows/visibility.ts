@@ -19,7 +19,7 @@ export class Visibility {
   private since = Date.now();
 
   constructor() {
-    // Only a run started with our attributes (domain/tasks/run.ts) upserts them: then the server
+    // Only a run started with our attributes (domain/tasks/admission/run.ts) upserts them: then the server
     // knows them. Runs started otherwise (old code, the workflow tests) keep the details text only.
     const started = workflowInfo().typedSearchAttributes.get(DC_PROJECT_ID) !== undefined;
     // Patch retirement: docs/adr/0024-workflow-patches-and-retirement.md

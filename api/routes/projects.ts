@@ -5,7 +5,7 @@ import { DomainError } from '../../domain/errors.js';
 import { listProjects, rotateApiKey, rotateWebhookSecret } from '../../domain/projects/admin.js';
 import { createProject, projectJson, requireProject } from '../../domain/projects/projects.js';
 import { changeProject } from '../../domain/projects/settings.js';
-import { dispatch } from '../../domain/tasks/admission.js';
+import { dispatch } from '../../domain/tasks/admission/index.js';
 import { adminOnly } from '../middleware/auth.js';
 import { auth, errors, json, keyed, openApiApp, projectIdParam, type Responses } from '../openapi.js';
 import { keyRotated, projectCreated, projectPage, projectSchema, secretRotated } from '../schemas/responses.js';

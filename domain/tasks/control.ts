@@ -7,7 +7,7 @@ import { RETRYABLE_STATUSES } from '../../model/task.js';
 import { logger } from '../../platform/logger.js';
 import { pauseUpdate } from '../../workflows/pause.js';
 import { DomainError } from '../errors.js';
-import { dispatch } from './admission.js';
+import { dispatch } from './admission/index.js';
 import { getProject } from '../projects/projects.js';
 import { getTask } from './queries.js';
 import { cancelActive, finishTask, pauseQueued, resetForRetry, resumePaused } from './status.js';

@@ -53,6 +53,7 @@ function previewRow(project: ProjectRow, input: SubmitInput): TaskRow {
     stage: 'probing',
     runs: 1,
     admittedAt: null,
+    startClaimedUntil: null,
     startedAt: now,
     updatedAt: now,
   };

@@ -1,12 +1,13 @@
 // The task row's state machine: every change of status or stage, and the progress the workflow
 // reports, goes through this module. Each change is one conditional UPDATE, so two writers (the
 // API cancelling, the workflow finishing) cannot both win, and a cancelled task is never revived.
-import { and, asc, count, eq, inArray, isNotNull, lt, ne, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, lt, sql } from 'drizzle-orm';
 import { type Db, rowsOf } from '../../db/client.js';
-import { projects, type TaskRow, tasks } from '../../db/schema.js';
+import { type TaskRow, tasks } from '../../db/schema.js';
 import { ACTIVE_STATUSES, type LaneProgress, RETRYABLE_STATUSES, RUNNABLE_STATUSES, type StoredFile, type TaskStage } from '../../model/task.js';
 import type { TaskErrorCode } from '../../model/errors.js';
 import { DomainError } from '../errors.js';
+import { claimMs } from './admission/claim.js';
 
 /** Removes a task whose workflow could not be started (nothing ran, nothing was stored). */
 export async function deleteUnstarted(db: Db, taskId: string): Promise<void> {
@@ -16,7 +17,7 @@ export async function deleteUnstarted(db: Db, taskId: string): Promise<void> {
 export type StartOutcome = 'started' | 'not_queued' | 'not_admitted';
 
 /**
- * queued → running, once admission has reserved a slot for the task (admission.ts). A task not
+ * queued → running, once admission has reserved a slot for the task (admission/). A task not
  * admitted yet is left queued: only a run started before admission existed can ask that early.
  */
 export async function startAdmitted(db: Db, taskId: string): Promise<StartOutcome> {
@@ -32,26 +33,12 @@ export async function startAdmitted(db: Db, taskId: string): Promise<StartOutcom
  * A sync export over the sync row limit goes back to its project's queue (running → queued) in
  * its original place; its probe's totals stay, so the caller is told the size. Admitted at once
  * when the project has a free slot, the sync run continuing as the export; otherwise it waits
- * like any queued task.
+ * like any queued task. The slot is admission's to decide: dc_requeue_task
+ * (db/migrations/0007_admission_one_owner.sql) counts it under the admission lock.
  */
 export async function requeueRunning(db: Db, taskId: string): Promise<{ requeued: boolean; admitted: boolean }> {
-  return db.transaction(async (tx) => {
-    const [task] = await tx.select({ projectId: tasks.projectId }).from(tasks).where(eq(tasks.id, taskId));
-    if (!task) return { requeued: false, admitted: false };
-    // The admitter's lock (admission.ts): a slot counted here is not given to another task meanwhile.
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`admit:${task.projectId}`}))`);
-    const [project] = await tx.select({ max: projects.maxRunningTasks }).from(projects).where(eq(projects.id, task.projectId));
-    const holding = or(eq(tasks.status, 'running'), and(eq(tasks.status, 'queued'), isNotNull(tasks.admittedAt)));
-    const [held] = await tx.select({ n: count() }).from(tasks).where(and(eq(tasks.projectId, task.projectId), holding, ne(tasks.id, taskId)));
-    const admitted = (held?.n ?? 0) < (project?.max ?? 0);
-    const now = new Date();
-    const rows = await tx
-      .update(tasks)
-      .set({ status: 'queued', stage: null, startedAt: null, admittedAt: admitted ? now : null, updatedAt: now })
-      .where(and(eq(tasks.id, taskId), eq(tasks.status, 'running')))
-      .returning({ id: tasks.id });
-    return { requeued: rows.length > 0, admitted: rows.length > 0 && admitted };
-  });
+  const [row] = rowsOf<{ requeued: boolean; admitted: boolean }>(await db.execute(sql`select * from dc_requeue_task(${taskId}, ${claimMs()})`));
+  return { requeued: row?.requeued ?? false, admitted: row?.admitted ?? false };
 }
 
 /** Updates a task that is still running; a task cancelled meanwhile is left as it is. */

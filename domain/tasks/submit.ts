@@ -1,20 +1,15 @@
 // Accepting a task: allow-lists, submit rate, de-duplication, then the row and its workflow.
-import { and, eq, inArray } from 'drizzle-orm';
-import type { Client } from '@temporalio/client';
-import type { Db } from '../../db/client.js';
-import { type ProjectRow, type TaskRow, tasks } from '../../db/schema.js';
-import { ACTIVE_STATUSES, type ExportType } from '../../model/task.js';
+import type { ProjectRow, TaskRow } from '../../db/schema.js';
+import type { ExportType } from '../../model/task.js';
 import { newId, randomToken, sha256Hex } from '../../platform/crypto.js';
 import { DomainError } from '../errors.js';
 import { type StoredSheet, taskSheets } from '../staging/sheets.js';
 import { checkOutgoingUrl } from '../source/hosts.js';
-import { acceptSubmission } from './accept.js';
-import { type AdmissionDeps, dispatch, startAll } from './admission.js';
+import { acceptSubmission, type AdmissionDeps, findDuplicate, startSubmitted, type SubmitOrigin } from './admission/index.js';
 import { getTask } from './queries.js';
 import type { RateState } from './rate.js';
-import { startSyncRun } from './run.js';
-import type { RunStarter } from './starter.js';
-import { deleteUnstarted } from './status.js';
+
+export type { SubmitOrigin } from './admission/index.js';
 
 export interface SubmitInput {
   source_url: string;
@@ -84,23 +79,6 @@ export interface Submitted {
   rate?: RateState;
 }
 
-/** Who submits besides the caller: a schedule's run (domain/schedules/runs.ts). */
-export interface SubmitOrigin {
-  scheduleId?: string | undefined;
-  /**
-   * POST /v1/tasks/sync with a sync slot held: the task is inserted admitted, outside its
-   * project's queue, and its run is the sync export (startSyncRun; `eager` as there). It holds a
-   * project slot while it runs but never waits for one: the API's sync slots bound it instead
-   * (docs/adr/0017-lean-sync-exports.md).
-   */
-  sync?: { eager?: Client | undefined; inserted?: () => void; started?: (eagerly: boolean) => void };
-  /**
-   * The API's starter: the run starts after the answer (starter.ts, ADR 0020). Without it (a
-   * schedule's run) the submission waits for the start, and a start Temporal refuses removes it.
-   */
-  starter?: RunStarter | undefined;
-}
-
 export async function submitTask(deps: SubmitDeps, project: ProjectRow, input: SubmitInput, idempotencyKey: string | undefined, origin: SubmitOrigin = {}): Promise<Submitted> {
   checkHosts(project, input);
   const requestHash = sha256Hex(canonical(input));
@@ -108,14 +86,12 @@ export async function submitTask(deps: SubmitDeps, project: ProjectRow, input: S
   for (let attempt = 0; ; attempt++) {
     const a = await acceptSubmission(deps.db, newTask(project, input, requestHash, idempotencyKey, origin), origin.sync !== undefined);
     if (a.kind === 'inserted') {
-      origin.sync?.inserted?.();
-      if (origin.sync) await startSyncOrRemove(deps, project, a.task, origin.sync);
-      else if (origin.starter) startLater(origin.starter, project, a.task, a.dispatch);
-      else await admitOrRemove(deps, project, a.task, a.dispatch);
+      await startSubmitted(deps, project, a.task, a.dispatch, origin);
       return { task: a.task, created: true, rate: a.rate };
     }
-    if (a.kind === 'duplicate' && a.requestHash !== requestHash) throw keyReused();
-    const existing = a.kind === 'duplicate' ? await getTask(deps.db, a.taskId) : await findDuplicate(deps.db, project.id, requestHash, idempotencyKey);
+    const dup = a.kind === 'duplicate' ? a : await findDuplicate(deps.db, project.id, requestHash, idempotencyKey ?? null);
+    if (dup && dup.requestHash !== requestHash) throw keyReused();
+    const existing = dup && (await getTask(deps.db, dup.taskId));
     if (existing) return { task: existing, created: false };
     if (a.kind === 'lost' && idempotencyKey) throw keyReused();
     if (attempt === 2) throw new DomainError('temporal_unavailable', 'the task could not be recorded: an identical one kept appearing and vanishing');
@@ -156,47 +132,3 @@ const keyReused = () => {
   const message = 'this Idempotency-Key was used with a different request body';
   return DomainError.invalid('Idempotency-Key', message, message, 'idempotency_key_reused');
 };
-
-async function findDuplicate(db: Db, projectId: string, requestHash: string, key: string | undefined): Promise<TaskRow | undefined> {
-  if (key) {
-    const [byKey] = await db.select().from(tasks).where(and(eq(tasks.projectId, projectId), eq(tasks.idempotencyKey, key)));
-    if (byKey && byKey.requestHash !== requestHash) throw keyReused();
-    return byKey;
-  }
-  const [active] = await db
-    .select()
-    .from(tasks)
-    .where(and(eq(tasks.projectId, projectId), eq(tasks.requestHash, requestHash), inArray(tasks.status, [...ACTIVE_STATUSES])))
-    .limit(1);
-  return active;
-}
-
-/** The API's way (ADR 0020): the run, or the project's dispatch, after the answer. */
-function startLater(starter: RunStarter, project: ProjectRow, task: TaskRow, mustDispatch: boolean): void {
-  if (task.admittedAt) starter.start(task, project.name);
-  else if (mustDispatch) starter.dispatch(project.id);
-}
-
-/**
- * Starts the new task's run when it was recorded admitted, or dispatches the project when others
- * wait beside free slots. When Temporal cannot take the new task's run, the task is removed and
- * the caller told (nothing ran, nothing was stored); a crash here leaves the task queued or
- * admitted, and admission's listener or sweep starts it (admission.ts).
- */
-async function admitOrRemove(deps: SubmitDeps, project: ProjectRow, task: TaskRow, mustDispatch: boolean): Promise<void> {
-  const { failed } = task.admittedAt ? await startAll(deps, [task], project.name) : mustDispatch ? await dispatch(deps, task.projectId) : { failed: new Map<string, Error>() };
-  const err = failed.get(task.id);
-  if (!err) return;
-  await deleteUnstarted(deps.db, task.id);
-  throw new DomainError('temporal_unavailable', `the task could not be scheduled: ${err.message}`);
-}
-
-async function startSyncOrRemove(deps: SubmitDeps, project: ProjectRow, task: TaskRow, sync: NonNullable<SubmitOrigin['sync']>): Promise<void> {
-  try {
-    const { eagerlyStarted } = await startSyncRun(deps, task, sync.eager, project.name);
-    sync.started?.(eagerlyStarted);
-  } catch (err) {
-    await deleteUnstarted(deps.db, task.id);
-    throw new DomainError('temporal_unavailable', `the task could not be scheduled: ${(err as Error).message}`);
-  }
-}

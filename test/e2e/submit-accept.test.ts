@@ -1,4 +1,4 @@
-// The one-statement acceptance of a submission (domain/tasks/accept.ts) on both databases it runs
+// The one-statement acceptance of a submission (domain/tasks/admission/accept.ts) on both databases it runs
 // on, real Postgres (concurrent connections) and PGlite (the embedded default): de-duplication,
 // the submit rate and admission's slot decision stay exact under concurrent submissions, and the
 // row the statement reports is the row it stored.
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../db/client.js';
 import { type ProjectRow, tasks } from '../../db/schema.js';
 import { createProject } from '../../domain/projects/projects.js';
-import { type Acceptance, acceptSubmission } from '../../domain/tasks/accept.js';
+import { type Acceptance, acceptSubmission } from '../../domain/tasks/admission/index.js';
 import { RateLimitedError } from '../../domain/tasks/rate.js';
 import { newTask, type SubmitInput } from '../../domain/tasks/submit.js';
 import { createDatabase, dropDatabase } from '../support/env.js';

@@ -1,13 +1,13 @@
-// Submissions under pressure (CONTRACT §7): identical requests racing through two API processes,
-// the submit rate across processes with a true Retry-After, and an API killed between recording a
-// task and starting its run.
+// Submissions under pressure: identical requests racing through two API processes, the submit
+// rate across processes with a true Retry-After, an API killed between recording a task and
+// starting its run, and two processes sweeping the same starts (docs/adr/0022-admission-one-owner.md).
 import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
 import { eq } from 'drizzle-orm';
-import { WorkflowNotFoundError } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { openDatabase } from '../../db/client.js';
 import { tasks } from '../../db/schema.js';
-import { sweepProject } from '../../domain/tasks/admission.js';
-import { oweStart, startPaid } from '../../domain/tasks/owed-starts.js';
+import { sweepProject } from '../../domain/tasks/admission/index.js';
 import { newId } from '../../platform/crypto.js';
 import { type ApiProcess, startApiProcess } from '../support/api-process.js';
 import { startTestEnv, type TestEnv } from '../support/env.js';
@@ -127,49 +127,56 @@ it('an API killed between recording a task and starting its run leaves no stuck 
   }
 }, 90_000);
 
-it('the sweep leaves a run this process still owes to its starter, and starts one nobody owes', async () => {
+/** A Temporal client that notes every run it starts, as a process of its own would. */
+function countingClient(client: Client, started: string[]): Client {
+  const workflow = new Proxy(client.workflow, {
+    get(target, key) {
+      if (key === 'start') return (fn: unknown, options: { workflowId: string }) => (started.push(options.workflowId), target.start(fn as never, options as never));
+      const value = Reflect.get(target, key) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return new Proxy(client, { get: (target, key) => (key === 'workflow' ? workflow : Reflect.get(target, key)) });
+}
+
+it('a start claimed by a live starter is left to it; a lapsed one is started once, by one of two processes', async () => {
   const { project_id, api_key } = await env.createProject();
   const src = await source({ total: 10 });
-  // Two tasks admitted 30 s ago whose runs never started (a burst's backlog, or a crashed API).
+  // Two tasks admitted 30 s ago whose runs have not started: one whose starter still renews its
+  // claim (a burst's backlog), one whose claim lapsed (its API died).
   const admittedAt = new Date(Date.now() - 30_000);
-  const row = (n: number) => ({
+  const row = (n: number, startClaimedUntil: Date) => ({
     id: newId('tsk'),
     projectId: project_id,
     operatorId: 'op-r',
     type: 'csv' as const,
-    fileName: `owed-${n}`,
+    fileName: `claimed-${n}`,
     sourceUrl: `${src.url}?n=${n}`,
     pageSize: 100,
     priority: 3,
     options: {},
-    requestHash: `owed-${n}-${Date.now()}`,
+    requestHash: `claimed-${n}-${Date.now()}`,
     status: 'queued' as const,
     admittedAt,
+    startClaimedUntil,
   });
-  const [owed, orphan] = [row(1), row(2)];
-  await env.core.database.db.insert(tasks).values([owed, orphan]);
-  const deps = { db: env.core.database.db, temporal: env.temporal, config: env.config };
-  const exists = (id: string) =>
-    env.temporal.workflow
-      .getHandle(id)
-      .describe()
-      .then(
-        () => true,
-        (err) => (err instanceof WorkflowNotFoundError ? false : Promise.reject(err)),
-      );
-  oweStart(owed.id);
+  const [held, lapsed] = [row(1, new Date(Date.now() + 60_000)), row(2, new Date(Date.now() - 1000))];
+  const { db } = env.core.database;
+  await db.insert(tasks).values([held, lapsed]);
+  // Two processes: each its own database pool and Temporal client, sweeping at the same moment.
+  const other = await openDatabase({ url: env.databaseUrl, dataDir: '' });
+  const started: string[] = [];
+  const deps = [db, other.db].map((d) => ({ db: d, temporal: countingClient(env.temporal, started), config: env.config }));
   try {
-    expect(await sweepProject(deps, project_id)).toEqual({ started: 1 });
-    expect(await exists(orphan.id)).toBe(true);
-    expect(await exists(owed.id), 'the sweep started a run its starter still owed').toBe(false);
+    const answers = await Promise.all(deps.map((d) => sweepProject(d, project_id)));
+    expect(answers.map((a) => a.started).sort()).toEqual([0, 1]);
+    expect(started, 'the lapsed start was made once, the held one not at all').toEqual([lapsed.id]);
+    // Once the holder's claim lapses too (it died), the next sweep starts that run.
+    await db.update(tasks).set({ startClaimedUntil: new Date(Date.now() - 1) }).where(eq(tasks.id, held.id));
+    expect((await sweepProject(deps[1]!, project_id)).started).toBe(1);
+    expect(started).toEqual([lapsed.id, held.id]);
   } finally {
-    startPaid(owed.id);
+    await other.close();
   }
-  // Once the starter has let it go (started, or handed back), a stale one is the sweep's again.
-  // (The orphan's run first leaves the queue, or the sweep would count it again: it is idempotent.)
-  const statusOf = async (id: string) => (await env.core.database.db.select({ status: tasks.status }).from(tasks).where(eq(tasks.id, id)))[0]?.status;
-  while ((await statusOf(orphan.id)) === 'queued') await sleep(20);
-  expect(await sweepProject(deps, project_id)).toEqual({ started: 1 });
-  expect(await exists(owed.id)).toBe(true);
-  for (const id of [owed.id, orphan.id]) expect(await env.waitForTask(id, api_key)).toMatchObject({ status: 'succeeded', files: [{ rows: 10 }] });
+  for (const id of [held.id, lapsed.id]) expect(await env.waitForTask(id, api_key)).toMatchObject({ status: 'succeeded', files: [{ rows: 10 }] });
 });

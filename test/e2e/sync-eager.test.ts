@@ -75,7 +75,7 @@ describe('POST /v1/tasks/sync on a worker sharing the API connection', () => {
     expect(res.status).toBe(202);
     const done = await env.waitForTask(res.json.task_id as string, project.api_key);
     expect(done).toMatchObject({ status: 'succeeded', progress: { total_rows: 120 } });
-    // Started after the answer (domain/tasks/starter.ts), on this process's worker.
+    // Started after the answer (domain/tasks/admission/starter.ts), on this process's worker.
     const metrics = await (await fetch(`${env.base}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } })).text();
     expect(metrics).toMatch(/^dc_run_starts_total\{how="eager"\} [1-9]/m);
   });

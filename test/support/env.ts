@@ -12,7 +12,7 @@ import { type Config, loadConfig } from '../../platform/config.js';
 import { randomToken } from '../../platform/crypto.js';
 import { type Core, installTemporalRuntime, openCore, drainStarts, startApi } from '../../app/runtime.js';
 import { createWorker } from '../../app/worker-setup.js';
-import { watchQueue } from '../../domain/tasks/admission-watch.js';
+import { watchQueue } from '../../domain/tasks/admission/index.js';
 import { configureLogging } from '../../platform/logger.js';
 import { freePort } from './ports.js';
 
@@ -92,7 +92,7 @@ export async function startTestEnv(env: Record<string, string> = {}, opts: { wor
           workflowBundle: { code: inject('workflowBundleCode') },
         });
   const running = worker?.run();
-  // Like a worker process, the test's worker side starts what an API left queued (admission-watch.ts).
+  // Like a worker process, the test's worker side starts what an API left queued (domain/tasks/admission/watch.ts).
   const unwatch = worker ? await watchQueue({ db: core.database.db, database: core.database, temporal, config }) : undefined;
   const eagerTemporal = opts.eager && worker ? new Client({ connection: nativeConnection, namespace: config.TEMPORAL_NAMESPACE }) : undefined;
   const server: ServerType = await startApi({ ...core, temporal, eagerTemporal });

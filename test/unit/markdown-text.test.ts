@@ -4,7 +4,7 @@
 import { micromark } from 'micromark';
 import { gfm, gfmHtml } from 'micromark-extension-gfm';
 import { describe, expect, it } from 'vitest';
-import { runDetails, runSummary } from '../../domain/tasks/run.js';
+import { runDetails, runSummary } from '../../domain/tasks/admission/run.js';
 import { markdownText } from '../../platform/markdown.js';
 
 const render = (md: string) => micromark(md, { extensions: [gfm()], htmlExtensions: [gfmHtml()], allowDangerousHtml: true });

@@ -2,16 +2,19 @@
 // submission is durable once its row is committed (admitted or queued); the run's StartWorkflow
 // follows here, a few at a time, so POST /v1/tasks answers in the time of one statement rather
 // than one statement plus a round trip to Temporal. What could be lost here is not: a start that
-// fails hands the task back to its project's queue (startAll), and admission's sweep starts any
-// admitted task whose run did not begin (admission.ts), after a crash too.
+// fails hands the task back to its project's queue (startAll), and a start this process never
+// makes (it died) is swept once its claim lapses (claim.ts, sweep.ts).
 import type { Client } from '@temporalio/client';
-import type { TaskRow } from '../../db/schema.js';
-import { logger } from '../../platform/logger.js';
-import { type AdmissionDeps, dispatch, startAll } from './admission.js';
-import { oweStart, startPaid } from './owed-starts.js';
+import type { TaskRow } from '../../../db/schema.js';
+import { logger } from '../../../platform/logger.js';
+import { type AdmissionDeps, dispatch, startAll } from './admit.js';
+import { renewClaims, START_CLAIM_MS } from './claim.js';
 
 /** StartWorkflow calls in flight at once: enough to keep up, few enough to leave the thread to the API. */
 const IN_FLIGHT = 8;
+
+/** How often the claims of starts still in hand are renewed: well before they lapse. */
+const RENEW_EVERY_MS = START_CLAIM_MS / 3;
 
 type Job = { kind: 'start'; task: TaskRow; projectName: string } | { kind: 'dispatch'; projectId: string };
 
@@ -20,6 +23,9 @@ export class RunStarter {
   private readonly running = new Set<Promise<void>>();
   /** Projects with a dispatch waiting in `jobs`: one dispatch admits all it can, so a burst asks once. */
   private readonly dispatching = new Set<string>();
+  /** Tasks whose start this process claimed and has not made yet (queued here or in flight). */
+  private readonly inHand = new Set<string>();
+  private renewer: NodeJS.Timeout | undefined;
 
   /** `eager`: a client on this process's worker connection (runs start eagerly there, run.ts). */
   constructor(
@@ -27,9 +33,10 @@ export class RunStarter {
     private readonly eager?: Client,
   ) {}
 
-  /** The run of a task inserted admitted. */
+  /** The run of a task inserted admitted (its start claimed by the acceptance). */
   start(task: TaskRow, projectName: string): void {
-    oweStart(task.id);
+    this.inHand.add(task.id);
+    this.renewer ??= setInterval(() => void this.renew(), RENEW_EVERY_MS).unref();
     this.jobs.push({ kind: 'start', task, projectName });
     this.pump();
   }
@@ -59,6 +66,16 @@ export class RunStarter {
     }
   }
 
+  /** A burst's backlog can outlast a claim: renewed, it is not swept and started a second time. */
+  private async renew(): Promise<void> {
+    if (this.inHand.size === 0) {
+      clearInterval(this.renewer);
+      this.renewer = undefined;
+      return;
+    }
+    await renewClaims(this.deps.db, [...this.inHand]).catch((err: Error) => logger('admission').warn({ err }, 'renewing start claims failed: the sweep may start some runs twice (harmless)'));
+  }
+
   private async run(job: Job): Promise<void> {
     // Built only when there is something to say: this runs once per submission.
     const log = () => logger('admission', job.kind === 'start' ? { task_id: job.task.id } : { project_id: job.projectId });
@@ -68,7 +85,7 @@ export class RunStarter {
     } catch (err) {
       log().error({ err }, 'starting runs failed: admission will start them');
     } finally {
-      if (job.kind === 'start') startPaid(job.task.id);
+      if (job.kind === 'start') this.inHand.delete(job.task.id);
     }
   }
 }

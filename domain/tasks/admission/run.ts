@@ -2,16 +2,16 @@
 // against the workflow's input. The run carries what operators search and read in the Temporal UI
 // (CONTRACT §8): the Dc* search attributes, a one-line summary and a few lines of details.
 import type { Client } from '@temporalio/client';
-import type { Db } from '../../db/client.js';
-import type { TaskRow } from '../../db/schema.js';
-import { DC_EXPORT_TYPE, DC_OPERATOR_ID, DC_PROJECT_ID, DC_ROWS, DC_STATUS } from '../../model/search-attributes.js';
-import type { Config } from '../../platform/config.js';
-import { markdownText } from '../../platform/markdown.js';
-import { metrics } from '../../platform/metrics.js';
-import { exportWorkflow, type ExportInput } from '../../workflows/export.js';
-import { syncExportWorkflow } from '../../workflows/sync-export.js';
-import { leafCount, type Template } from '../formats/template/template.js';
-import { getProject } from '../projects/projects.js';
+import type { Db } from '../../../db/client.js';
+import type { TaskRow } from '../../../db/schema.js';
+import { DC_EXPORT_TYPE, DC_OPERATOR_ID, DC_PROJECT_ID, DC_ROWS, DC_STATUS } from '../../../model/search-attributes.js';
+import type { Config } from '../../../platform/config.js';
+import { markdownText } from '../../../platform/markdown.js';
+import { metrics } from '../../../platform/metrics.js';
+import { exportWorkflow, type ExportInput } from '../../../workflows/export.js';
+import { syncExportWorkflow } from '../../../workflows/sync-export.js';
+import { leafCount, type Template } from '../../formats/template/template.js';
+import { getProject } from '../../projects/projects.js';
 
 export interface RunDeps {
   db: Db;
