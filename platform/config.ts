@@ -9,7 +9,7 @@ const schema = z.object({
   PORT: port.default(8080),
   DATA_DIR: z.string().min(1).default('./data'),
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
-  // Signs download links; generated and kept in DATA_DIR when unset (see lib/secrets.ts).
+  // Signs download links; generated and kept in DATA_DIR when unset (see platform/secrets.ts).
   LINK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   PUBLIC_BASE_URL: optionalUrl,
   DATABASE_URL: z
@@ -67,11 +67,11 @@ const schema = z.object({
   CALLBACK_RETRY_INITIAL_MS: positiveInt.default(5_000),
   CALLBACK_RETRY_MAX_INTERVAL_MS: positiveInt.default(3600_000),
   CALLBACK_RETRY_WINDOW_MS: positiveInt.max(72 * 3600_000).default(24 * 3600_000),
-  // POST /v1/tasks/sync (api/sync.ts): row limit, concurrent sync exports per API process, wait.
+  // POST /v1/tasks/sync (api/routes/sync.ts): row limit, concurrent sync exports per API process, wait.
   SYNC_MAX_ROWS: positiveInt.default(10_000),
   SYNC_SLOTS: positiveInt.default(4),
   SYNC_TIMEOUT_MS: positiveInt.default(60_000),
-  // WebSocket /v1/ws (api/realtime.ts): progress throttle and per-connection limits.
+  // WebSocket /v1/ws (api/ws/realtime.ts): progress throttle and per-connection limits.
   WS_PROGRESS_INTERVAL_MS: positiveInt.default(250),
   WS_MAX_FRAME_BYTES: positiveInt.default(4096),
   WS_MAX_SUBSCRIPTIONS: positiveInt.default(100),

@@ -22,7 +22,7 @@ export interface SourceClientOptions {
   maxBytes: number;
 }
 
-// One keep-alive pool per process; the connector re-checks every resolved address (lib/hosts.ts).
+// One keep-alive pool per process; the connector re-checks every resolved address (domain/source/hosts.ts).
 const agent = new Agent({ connect: { lookup: guardedLookup }, keepAliveTimeout: 10_000, connections: 64 });
 
 // A source asking for a longer pause is treated as asking for this one; the retry budget does the rest.

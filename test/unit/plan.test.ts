@@ -1,4 +1,4 @@
-// The design's lane plan (lib/plan.ts): pure arithmetic, checked around the 400-page boundary.
+// The design's lane plan (model/plan.ts): pure arithmetic, checked around the 400-page boundary.
 import { describe, expect, it } from 'vitest';
 import { chunkRange, expectedRows, LINEAR_MAX_PAGES, MAX_LANES, pageCount, planLanes, planSheetLanes, rowsInPages } from '../../model/plan.js';
 
