@@ -39,7 +39,7 @@ describe('planLanes', () => {
     expect(pageCount(250_000, 500)).toBeGreaterThan(LINEAR_MAX_PAGES);
   });
 
-  it('chunks lanes into activities of at most 100 pages', () => {
+  it('chunks lanes into activities of at most the given number of pages', () => {
     expect(chunkRange(0, 250)).toEqual([
       [0, 100],
       [100, 200],
