@@ -50,9 +50,8 @@ const schema = z.object({
   SOURCE_REQUEST_DEADLINE_MS: positiveInt.optional(),
   SOURCE_MAX_PAGE_BYTES: positiveInt.default(64 * 1024 * 1024),
   // Threads that parse and encode CSV pages beside the one running the requests (domain/staging/
-  // page-encoder.ts). Default 0, all on that one: on the 2-core bench machine a thread was slower
-  // (3M rows: 20.6 s and 25.4 CPU-s against 17.9 s and 18.3 CPU-s, docs/performance.md), the
-  // source and Temporal needing the other core; a worker with cores to spare may set it.
+  // page-encoder.ts). Default 0, all on that one: on 2 cores a thread costs more than it frees, the
+  // source and Temporal needing the other core (ADR 0019); a worker with cores to spare may set it.
   SOURCE_DECODE_THREADS: z.coerce.number().int().min(0).max(64).default(0),
   SOURCE_RETRY_INITIAL_MS: positiveInt.default(1000),
   SOURCE_RETRY_MAX_ATTEMPTS: positiveInt.default(5),

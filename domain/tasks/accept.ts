@@ -1,4 +1,4 @@
-// Accepting a submission in one statement (issue 13): de-duplication, the submit rate (GCRA, as in
+// Accepting a submission in one statement (ADR 0020, 0021): de-duplication, the submit rate (GCRA, as in
 // rate.ts) and the insert, plus admission's decision for the new row, in the database function
 // dc_accept_task. The statement runs under the project's admission lock (admission.ts), so it sees
 // every slot taken or freed before it and nobody admits beside it: when the project has a free slot
@@ -53,7 +53,7 @@ interface Answer {
 /**
  * One statement: the duplicate, or the quota taken and the row inserted (admitted if a slot is free
  * and nobody waits), by dc_accept_task (db/migrations/0005_accept_function.sql), whose statements
- * keep their plans: the same work as one ad-hoc statement was planned again on every submission.
+ * keep their plans, where an ad-hoc statement would be planned again on every submission.
  */
 function acceptStatement(v: NewTaskValues, admittedAt: Date, outsideQueue: boolean) {
   return sql`select * from dc_accept_task(${v.id}, ${v.projectId}, ${v.operatorId}, ${v.type}, ${v.fileName}, ${v.sourceUrl}, ${v.callback}::text,

@@ -1,10 +1,9 @@
 // The runs this process has promised to start: a submission's run is queued in its RunStarter
 // (starter.ts) until a start slot frees. Under a burst that queue can be older than
 // STALE_ADMISSION_MS, and the sweep (admission.ts) would then start the same runs a second time
-// through the task queue: idempotent, but under overload it doubled the StartWorkflow calls and
-// the project reads exactly when the Temporal server was the bottleneck (issue 13: 489 of 1,500
-// runs of a 16-caller burst). The sweep leaves these to the starter; one in another process, or
-// left by a crash, is not here and is swept as before.
+// through the task queue: idempotent, but it doubles the StartWorkflow calls and the project
+// reads just when the Temporal server is the bottleneck (ADR 0020). The sweep leaves these to the
+// starter; one in another process, or left by a crash, is not here and is swept.
 const owed = new Set<string>();
 
 export const oweStart = (taskId: string): void => void owed.add(taskId);
