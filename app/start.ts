@@ -1,4 +1,4 @@
-// `npm start`: the whole service in one process on embedded defaults (CONTRACT §1).
+// `npm start`: the whole service in one process on embedded defaults (README.md, ADR 0003).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { demoSourceApp } from './demo-source.js';

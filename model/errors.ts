@@ -1,7 +1,7 @@
 // Failure types shared by activities (which throw them) and workflows (which decide on them).
 import { ApplicationFailure } from '@temporalio/common';
 
-/** Error codes a failed task can carry (CONTRACT §4); the ApplicationFailure type is the code. */
+/** Error codes a failed task can carry (docs/api.md#task-error-codes); the ApplicationFailure type is the code. */
 export type TaskErrorCode =
   | 'source_unreachable'
   | 'source_bad_response'

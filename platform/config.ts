@@ -41,7 +41,7 @@ const schema = z.object({
     .transform((v) => v === 'on'),
   // `npm run worker` answers GET /healthz on this port when set (container and Kubernetes probes).
   HEALTH_PORT: port.optional(),
-  // Not in the contract: operational knobs with safe defaults, documented in README.
+  // Operational knobs with safe defaults, documented in docs/operations.md#configuration.
   LINK_TTL_SECONDS: positiveInt.default(24 * 3600),
   MAX_BODY_BYTES: positiveInt.default(256 * 1024),
   // Idle limit of each phase of a source request (waiting for the headers, then between two body
@@ -103,7 +103,7 @@ const schema = z.object({
     .default('on')
     .transform((v) => v === 'on'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
-  // Operators (CONTRACT §8, docs/operations.md).
+  // Operators (docs/operations.md).
   // GET /metrics without the admin token (for a Prometheus inside a private network).
   METRICS_PUBLIC: z
     .enum(['true', 'false'])

@@ -1,4 +1,4 @@
-// The API reference (CONTRACT §9): /openapi.json, and /docs, Scalar's page with its script served
+// The API reference (docs/api.md): /openapi.json, and /docs, Scalar's page with its script served
 // from our own node_modules (/docs/scalar.js) rather than a CDN, so the page works offline and
 // loads nothing from third parties.
 import { readFile } from 'node:fs/promises';

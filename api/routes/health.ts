@@ -1,4 +1,4 @@
-// /healthz: liveness with the dependencies' state (CONTRACT §1). /readyz: whether this process
+// /healthz: liveness with the dependencies' state (docs/api.md#service-routes). /readyz: whether this process
 // takes work; 503 from the moment a shutdown begins (platform/lifecycle.ts), while /healthz and
 // every other route still answer until the server closes.
 import { createRoute } from '@hono/zod-openapi';

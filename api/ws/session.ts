@@ -1,4 +1,4 @@
-// One WebSocket connection of a project (CONTRACT §5): its subscriptions, its limits, and the
+// One WebSocket connection of a project (docs/api.md#get-v1ws): its subscriptions, its limits, and the
 // events it is sent. Messages are small JSON objects; anything else counts as a strike.
 import type { WebSocket } from 'ws';
 import { z } from 'zod';
@@ -120,7 +120,7 @@ export class Session {
     }
     const row = await getTask(this.deps.db, target);
     if (this.disposed) return;
-    // Another project's task looks exactly like a missing one (CONTRACT §2).
+    // Another project's task looks exactly like a missing one (docs/api.md#conventions).
     if (!row || row.projectId !== this.project.id) {
       return this.strike('not_found', `task ${target} was not found`, { subscribe: target });
     }

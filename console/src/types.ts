@@ -1,4 +1,4 @@
-// The shapes the console reads from the API (CONTRACT §4, §9); only the fields it shows.
+// The shapes the console reads from the API (docs/api.md#the-task-object); only the fields it shows.
 import type { TaskStatus } from '../../model/task.js';
 
 export interface TaskFile {

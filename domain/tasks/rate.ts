@@ -1,4 +1,4 @@
-// The submit rate limit (CONTRACT §7): GCRA, the generic cell rate algorithm, in one conditional
+// The submit rate limit (docs/api.md#post-v1tasks): GCRA, the generic cell rate algorithm, in one conditional
 // UPDATE of the project's row, so concurrent submissions through any number of API processes
 // never overshoot. A project may submit `submit_per_minute` tasks in a burst, then one every
 // 60 s / submit_per_minute; a refused submission learns the exact time until one is accepted.

@@ -1,4 +1,4 @@
-// Submissions under pressure (CONTRACT §7): identical requests racing through two API processes,
+// Submissions under pressure (docs/api.md#post-v1tasks): identical requests racing through two API processes,
 // the submit rate across processes with a true Retry-After, and an API killed between recording a
 // task and starting its run.
 import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
