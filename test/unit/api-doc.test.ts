@@ -28,7 +28,7 @@ async function documentedRoutes(): Promise<string[]> {
 const headings = (md: string) => [...md.matchAll(/^#{2,4} (GET|POST|PUT|PATCH|DELETE) (\/\S*)\s*$/gm)].map((m) => `${m[1]} ${m[2]}`);
 
 /** Every `METHOD /path` a text names, without its query string or trailing punctuation. */
-const mentions = (md: string) => [...md.matchAll(/\b(GET|POST|PUT|PATCH|DELETE) (\/[^\s`'"),;|]*)/g)].map((m) => `${m[1]} ${m[2]!.replace(/\?.*$/, '').replace(/[.:]+$/, '')}`);
+const mentions = (md: string) => [...md.matchAll(/\b(GET|POST|PUT|PATCH|DELETE) (\/[\w/{}.:?=&-]*)/g)].map((m) => `${m[1]} ${m[2]!.replace(/\?.*$/, '').replace(/[.:]+$/, '')}`);
 
 /** Path parameters spelled either way (:id, {task_id}) compare equal. */
 const shape = (route: string) => route.replace(/\{[^}]+\}|:[a-z_]+/g, '{}');
