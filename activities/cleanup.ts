@@ -1,5 +1,5 @@
 // Scheduled housekeeping: expired files deleted from the store, the task marked `expired`
-// (CONTRACT §4); admission's sweep of what a crash left waiting.
+// (docs/operations.md#retention); admission's sweep of what a crash left waiting.
 import type { Activities } from '../model/activities.js';
 import { keys } from '../domain/staging/keys.js';
 import { sweep } from '../domain/tasks/admission/index.js';

@@ -1,4 +1,4 @@
-// Callback delivery (CONTRACT §5): one signed POST per Temporal attempt of deliverCallback, run by
+// Callback delivery (docs/notifications.md): one signed POST per Temporal attempt of deliverCallback, run by
 // workflows/callback.ts after the task is already final. Every attempt is a row in `deliveries`;
 // the rules of one attempt are domain/callbacks/deliver.ts.
 import { Context } from '@temporalio/activity';

@@ -1,4 +1,4 @@
-// The OpenAPI 3.1 document of the whole API (CONTRACT §9): the routes describe themselves where they
+// The OpenAPI 3.1 document of the whole API (docs/api.md): the routes describe themselves where they
 // are defined (createRoute in api/routes/); this adds what no route handler carries: the security
 // schemes, the WebSocket (served by api/ws, described here with its messages) and the signed
 // callback as a `webhooks` entry.
@@ -7,7 +7,7 @@ import type { Env } from 'hono';
 import { auth, errors, type Responses } from './openapi.js';
 import { callbackEvent, taskEvent } from './schemas/responses.js';
 
-const WS_DESCRIPTION = `A WebSocket (CONTRACT §5). Authenticate the upgrade request with \`Authorization: Bearer <api_key>\`;
+const WS_DESCRIPTION = `A WebSocket. Authenticate the upgrade request with \`Authorization: Bearer <api_key>\`;
 browsers, which cannot set that header, may pass \`?access_token=<api_key>\` instead. A browser page of a
 foreign origin is refused with 403 (WS_ALLOWED_ORIGINS).
 

@@ -1,4 +1,4 @@
-// Text no field may hold (CONTRACT §7 "bad text anywhere ... is a 422 naming the field"): a NUL
+// Text no field may hold (docs/api.md#conventions: a 422 naming the field): a NUL
 // character, an unpaired UTF-16 surrogate, or bytes that are not UTF-8. Postgres cannot store the
 // first (it answered 500), and the others would be stored as something else.
 import type { FieldError } from '../domain/errors.js';

@@ -1,9 +1,9 @@
 // Validation at the edge: the routes' zod schemas (createRoute, api/openapi.ts) run through
 // @hono/zod-validator with a hook that answers 422 validation_failed and names each field
-// (details[].field), as the API always has. Before any schema runs, text that no
-// field may hold is refused the same way (CONTRACT §7 "bad text anywhere ... is a 422 naming the
-// field"): a NUL character, an unpaired UTF-16 surrogate, or bytes that are not UTF-8. Postgres
-// cannot store the first (it answered 500), and the others would be stored as something else.
+// (details[].field). Before any schema runs, text that no field may hold is refused the same
+// way, a 422 naming the field (docs/api.md#conventions): a NUL character, an unpaired UTF-16
+// surrogate, or bytes that are not UTF-8. Postgres cannot store the first (it would answer 500),
+// and the others would be stored as something else.
 import { zValidator } from '@hono/zod-validator';
 import type { Context, ValidationTargets } from 'hono';
 import { createMiddleware } from 'hono/factory';

@@ -1,4 +1,4 @@
-// `node --import tsx worker/build-bundle.ts <out.js>`: writes the workflow bundle (see worker/bundle.ts).
+// `node --import tsx app/build-bundle.ts <out.js>`: writes the workflow bundle (see app/bundle.ts).
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';

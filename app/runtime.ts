@@ -1,4 +1,4 @@
-// Wiring shared by the embedded start (bin/start.ts) and the split processes (api/main.ts, worker/main.ts).
+// Wiring shared by the embedded start (app/start.ts) and the split processes (app/api.ts, app/worker.ts).
 import type { Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// `npm start`: the whole service in one process on embedded defaults (CONTRACT §1).
+// `npm start`: the whole service in one process on embedded defaults (README.md, ADR 0003).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { demoSourceApp } from './demo-source.js';
@@ -90,8 +90,8 @@ async function main() {
     },
     '[download-center] ready',
   );
-  // CONTRACT §1 prints a generated token; logs never hold it (issue 10). So it is shown to a person
-  // at a terminal only, on stderr beside the log, and never when output goes to a pipe or a file.
+  // A generated token must reach whoever started the service, but logs never hold it: so it is shown
+  // to a person at a terminal only, on stderr beside the log, never when output goes to a pipe or a file.
   if (core.secrets.adminTokenGenerated && process.stderr.isTTY) process.stderr.write(`ADMIN_TOKEN    ${core.secrets.adminToken}  (generated, kept in ${resolve(config.DATA_DIR, 'secrets.json')})\n`);
   await w.running.catch((err: Error) => cannotStart(`worker stopped: ${err.message}`));
 }

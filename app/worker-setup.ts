@@ -11,7 +11,7 @@ export interface WorkerOptions {
   namespace: string;
   taskQueue: string;
   deps: ActivityDeps;
-  /** A pre-built bundle (worker/bundle.ts; tests build one per run); otherwise workflows/ is bundled here. */
+  /** A pre-built bundle (app/bundle.ts; tests build one per run); otherwise workflows/ is bundled here. */
   workflowBundle?: WorkflowBundleOption;
 }
 

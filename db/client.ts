@@ -18,7 +18,7 @@ export interface Database {
   migrate(): Promise<void>;
   ping(): Promise<void>;
   /**
-   * LISTEN on a channel (lib/events.ts). onConnect runs after every (re)connect of the listening
+   * LISTEN on a channel (domain/tasks/events.ts). onConnect runs after every (re)connect of the listening
    * connection, so a caller can catch up on what it missed while disconnected.
    */
   listen(channel: string, onNotice: (payload: string) => void, onConnect?: () => void): Promise<() => Promise<void>>;

@@ -1,5 +1,5 @@
 // The embedded database. PGlite's WASM heap never shrinks, so two things keep the service's resident
-// memory down (measured: ~855 MB → ~250 MB after the first start):
+// memory down (docs/performance.md, Memory):
 // - a small shared_buffers (the default 128 MB is sized for a server, not an embedded demo store);
 // - initdb, which peaks at several hundred MB, runs once in a short-lived child process.
 import { execFile } from 'node:child_process';

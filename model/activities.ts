@@ -47,7 +47,7 @@ export interface FetchPagesOutput {
   /**
    * Set when a transient error came after this attempt had stored pages: the workflow waits
    * retryAfterMs and calls again from nextPage, so every page gets the full retry budget rather
-   * than a 100-page chunk sharing five attempts.
+   * than a whole chunk of pages sharing five attempts.
    */
   nextPage?: number;
   retryAfterMs?: number;

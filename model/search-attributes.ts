@@ -1,4 +1,4 @@
-// The custom search attributes every export workflow carries (CONTRACT §8), so operators find
+// The custom search attributes every export workflow carries (docs/operations.md#finding-exports-in-the-temporal-ui), so operators find
 // exports in the Temporal UI by project, operator, type, status and size. Pure: the workflow
 // upserts them, domain/tasks/admission/run.ts sets them at start, platform/ registers them.
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';

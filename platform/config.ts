@@ -9,7 +9,7 @@ const schema = z.object({
   PORT: port.default(8080),
   DATA_DIR: z.string().min(1).default('./data'),
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
-  // Signs download links; generated and kept in DATA_DIR when unset (see lib/secrets.ts).
+  // Signs download links; generated and kept in DATA_DIR when unset (see platform/secrets.ts).
   LINK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   PUBLIC_BASE_URL: optionalUrl,
   DATABASE_URL: z
@@ -41,7 +41,7 @@ const schema = z.object({
     .transform((v) => v === 'on'),
   // `npm run worker` answers GET /healthz on this port when set (container and Kubernetes probes).
   HEALTH_PORT: port.optional(),
-  // Not in the contract: operational knobs with safe defaults, documented in README.
+  // Operational knobs with safe defaults, documented in docs/operations.md#configuration.
   LINK_TTL_SECONDS: positiveInt.default(24 * 3600),
   MAX_BODY_BYTES: positiveInt.default(256 * 1024),
   // Idle limit of each phase of a source request (waiting for the headers, then between two body
@@ -50,9 +50,8 @@ const schema = z.object({
   SOURCE_REQUEST_DEADLINE_MS: positiveInt.optional(),
   SOURCE_MAX_PAGE_BYTES: positiveInt.default(64 * 1024 * 1024),
   // Threads that parse and encode CSV pages beside the one running the requests (domain/staging/
-  // page-encoder.ts). Default 0, all on that one: on the 2-core bench machine a thread was slower
-  // (3M rows: 20.6 s and 25.4 CPU-s against 17.9 s and 18.3 CPU-s, docs/performance.md), the
-  // source and Temporal needing the other core; a worker with cores to spare may set it.
+  // page-encoder.ts). Default 0, all on that one: on 2 cores a thread costs more than it frees, the
+  // source and Temporal needing the other core (ADR 0019); a worker with cores to spare may set it.
   SOURCE_DECODE_THREADS: z.coerce.number().int().min(0).max(64).default(0),
   SOURCE_RETRY_INITIAL_MS: positiveInt.default(1000),
   SOURCE_RETRY_MAX_ATTEMPTS: positiveInt.default(5),
@@ -67,11 +66,11 @@ const schema = z.object({
   CALLBACK_RETRY_INITIAL_MS: positiveInt.default(5_000),
   CALLBACK_RETRY_MAX_INTERVAL_MS: positiveInt.default(3600_000),
   CALLBACK_RETRY_WINDOW_MS: positiveInt.max(72 * 3600_000).default(24 * 3600_000),
-  // POST /v1/tasks/sync (api/sync.ts): row limit, concurrent sync exports per API process, wait.
+  // POST /v1/tasks/sync (api/routes/sync.ts): row limit, concurrent sync exports per API process, wait.
   SYNC_MAX_ROWS: positiveInt.default(10_000),
   SYNC_SLOTS: positiveInt.default(4),
   SYNC_TIMEOUT_MS: positiveInt.default(60_000),
-  // WebSocket /v1/ws (api/realtime.ts): progress throttle and per-connection limits.
+  // WebSocket /v1/ws (api/ws/realtime.ts): progress throttle and per-connection limits.
   WS_PROGRESS_INTERVAL_MS: positiveInt.default(250),
   WS_MAX_FRAME_BYTES: positiveInt.default(4096),
   WS_MAX_SUBSCRIPTIONS: positiveInt.default(100),
@@ -107,7 +106,7 @@ const schema = z.object({
     .default('on')
     .transform((v) => v === 'on'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
-  // Operators (CONTRACT §8, docs/operations.md).
+  // Operators (docs/operations.md).
   // GET /metrics without the admin token (for a Prometheus inside a private network).
   METRICS_PUBLIC: z
     .enum(['true', 'false'])

@@ -15,7 +15,7 @@ export const REDACT_PATHS = ['authorization', 'api_key', 'apiKey', 'webhook_secr
   .concat(['headers.authorization', 'req.headers.authorization', 'req.headers.cookie']);
 
 const SECRET_SHAPES: Array<[RegExp, string]> = [
-  // Project API keys (platform/crypto randomToken, base64url) and Standard Webhooks secrets.
+  // Project API keys (platform/crypto.ts randomToken, base64url) and Standard Webhooks secrets.
   [/dck_[A-Za-z0-9_-]{8,}/g, 'dck_[Redacted]'],
   [/whsec_[A-Za-z0-9+/=]{8,}/g, 'whsec_[Redacted]'],
   // Signed links and WebSocket upgrades carry secrets in their query strings.

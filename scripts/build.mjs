@@ -1,7 +1,7 @@
 // `npm run build`: the service compiled, in dist/ (production, and `npm start`, which runs it):
-//   1. esbuild transpiles app/ api/ … file by file to ES modules (0.8 s where tsc's emit took 20-47 s
-//      here; types are checked by `npm run typecheck` in CI, not at build). Running compiled code
-//      rather than through tsx saves ~90 MB of the process's memory (docs/performance.md);
+//   1. esbuild transpiles app/ api/ … file by file to ES modules (in about a second, a fraction of
+//      tsc's emit; types are checked by `npm run typecheck` in CI, not at build). Running compiled
+//      code rather than through tsx saves memory (docs/performance.md, ADR 0016);
 //   2. the SQL migrations beside the compiled db client (db/client.ts finds them next to itself);
 //   3. the workflow bundle, built from the compiled workflows (dist/workflow-bundle.js), so a
 //      worker started with plain `node dist/app/worker.js` never runs webpack or tsx;

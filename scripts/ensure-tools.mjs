@@ -39,7 +39,7 @@ function pipInstall(target, spec, deps) {
 for (const t of tools) {
   const target = join(process.cwd(), '.tools', t.dir);
   const bundled = join(target, 'bin', t.bin);
-  // The bundled copy wins over PATH (lib/temporal-server.ts, test/support/s3-server.ts look there first).
+  // The bundled copy wins over PATH (platform/temporal-server.ts, test/support/s3-server.ts look there first).
   if (existsSync(bundled) || onPath(t.bin)) continue;
   if (pipInstall(target, `${t.pkg}==${t.version}`, t.deps)) console.log(`${t.bin} installed in ${bundled}`);
   else console.warn(`download-center: could not install ${t.pkg} (needs python3 with pip): ${t.why}.`);

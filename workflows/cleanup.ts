@@ -1,4 +1,4 @@
-// Run by a Temporal Schedule (worker/schedules.ts): removes expired files in bounded batches.
+// Run by a Temporal Schedule (app/schedules.ts): removes expired files in bounded batches.
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../model/activities.js';
 

@@ -39,7 +39,7 @@ export interface ExportOutput {
 
 /**
  * Runs started after this patch take their short steps (start, stage writes, the staged check,
- * completion) as local activities: ~25 ms less per step, several per export. Earlier runs replay
+ * completion) as local activities, each a round trip less (ADR 0020). Earlier runs replay
  * their recorded activity tasks.
  */
 export const LEAN_STEPS_PATCH = 'dc-lean-steps';
@@ -154,7 +154,7 @@ export async function endWithError(err: unknown, input: ExportInput, { state, wo
   if (!ok) return { status: 'failed', errorCode: code };
   await notify(input, 'task.failed');
   // Last, once the task row and its callback say so: nothing after this runs. Non-retryable, and
-  // runs start with no retry policy (domain/tasks/run.ts): Temporal never runs the export again.
+  // runs start with no retry policy (domain/tasks/admission/run.ts): Temporal never runs the export again.
   // Patch retirement: docs/adr/0024-workflow-patches-and-retirement.md
   if (patched(FAILED_STATUS_PATCH)) throw ApplicationFailure.create({ type: code, message, nonRetryable: true });
   return { status: 'failed', errorCode: code };

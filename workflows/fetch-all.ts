@@ -1,4 +1,4 @@
-// Fetching every page: lanes in parallel, each a list of 100-page chunks, with the design's
+// Fetching every page: lanes in parallel, each a list of chunks (model/plan.ts), with the design's
 // restart-once rule when the source changes underneath. A resumed export fetches only the pages
 // its paused run had not staged.
 import { ActivityFailure, ApplicationFailure, CancellationScope, sleep } from '@temporalio/workflow';

@@ -1,4 +1,4 @@
-// Pausing a running export (CONTRACT §7): the `pause` update, accepted while the export has not
+// Pausing a running export (docs/api.md#post-v1taskstask_idpause): the `pause` update, accepted while the export has not
 // started rendering, cancels the fetch lanes (each stops after the page in flight; what it stored
 // stays staged). The workflow then marks the task paused, freeing its slot, and the run ends; a
 // resume is a new run that fetches only the pages still missing.

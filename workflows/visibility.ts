@@ -1,4 +1,4 @@
-// What an operator sees of an export in the Temporal UI (CONTRACT §8): the DcStatus and DcRows
+// What an operator sees of an export in the Temporal UI (docs/operations.md#finding-exports-in-the-temporal-ui): the DcStatus and DcRows
 // search attributes, kept current as the run moves, and the "current details" text with the stage
 // and the pages fetched so far (returned by the SDK's metadata query, so it costs no history); and
 // the time spent in each stage, which the run's last activity turns into dc_stage_duration_seconds.

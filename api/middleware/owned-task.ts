@@ -1,5 +1,5 @@
 // `/:task_id` and everything under it: the task must belong to the caller's project; another
-// project's task answers 404 exactly like a missing one (CONTRACT §2). The task is `c.var.task`.
+// project's task answers 404 exactly like a missing one (docs/api.md#conventions). The task is `c.var.task`.
 import { createMiddleware } from 'hono/factory';
 import { ownedTask as findOwned } from '../../domain/tasks/queries.js';
 import type { ApiDeps, AppEnv } from '../types.js';

@@ -1,4 +1,4 @@
-// /v1/admin (CONTRACT §8, admin token only): tasks across projects, for operators.
+// /v1/admin (docs/api.md#admin, admin token only): tasks across projects, for operators.
 import { createRoute } from '@hono/zod-openapi';
 import { countAllTasks, listAllTasks } from '../../domain/tasks/queries.js';
 import { taskJson } from '../../domain/tasks/view.js';

@@ -1,4 +1,4 @@
-// GET / (CONTRACT §9): the web console, built from console/ by scripts/build-console.mjs into
+// GET / (docs/console.md): the web console, built from console/ by scripts/build-console.mjs into
 // console/dist/ (npm install, npm run build; the image copies it). index.html is answered with
 // no-store and a strict Content-Security-Policy (scripts and styles of this origin only, no inline
 // code, calls and WebSockets to this origin only, no framing); the assets it names carry a hash of

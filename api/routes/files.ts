@@ -7,7 +7,7 @@ import { assertDownloadable, sendFile } from '../download.js';
 import { auth, errors, file, openApiApp, type Responses } from '../openapi.js';
 import type { ApiDeps, AppEnv } from '../types.js';
 
-// The query is read as it always was (a missing or repeated parameter is a bad signature, 403), so
+// The query is read by the link check itself (a missing or repeated parameter is a bad signature, 403), so
 // it is described here rather than validated by a schema.
 const query = (name: string, description: string) => ({ name, in: 'query' as const, required: true, description, schema: { type: 'string' as const } });
 

@@ -1,4 +1,4 @@
-// GET /metrics (CONTRACT §8): Prometheus text of this process (platform/metrics.ts), for the admin
+// GET /metrics (docs/operations.md#metrics): Prometheus text of this process (platform/metrics.ts), for the admin
 // token, or for anyone with METRICS_PUBLIC=true. The task gauges are counted from the database.
 import { createRoute } from '@hono/zod-openapi';
 import { taskGauges } from '../../domain/tasks/queries.js';

@@ -1,4 +1,4 @@
-// POST /v1/tasks/preview (CONTRACT §9): the first rows of an export as the file itself, rendered
+// POST /v1/tasks/preview (docs/api.md#post-v1taskspreview): the first rows of an export as the file itself, rendered
 // exactly as the export would be (domain/tasks/preview.ts). No task is created, nothing is stored.
 import { createRoute } from '@hono/zod-openapi';
 import { previewTask } from '../../domain/tasks/preview.js';

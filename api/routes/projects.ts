@@ -1,4 +1,4 @@
-// /v1/projects (CONTRACT §3, §8): the admin registers, lists and changes projects and rotates their
+// /v1/projects (docs/api.md#projects): the admin registers, lists and changes projects and rotates their
 // secrets; a project may read its own.
 import { createRoute } from '@hono/zod-openapi';
 import { DomainError } from '../../domain/errors.js';

@@ -1,4 +1,4 @@
-// /v1/schedules (CONTRACT §9): recurring exports of the caller's project. Each run is an ordinary
+// /v1/schedules (docs/api.md#schedules): recurring exports of the caller's project. Each run is an ordinary
 // task carrying schedule_id; the rules live in domain/schedules.
 import { createRoute } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';

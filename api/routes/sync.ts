@@ -1,7 +1,7 @@
-// POST /v1/tasks/sync (CONTRACT §4): small exports answered with the file itself. The task is
+// POST /v1/tasks/sync (docs/api.md#post-v1taskssync): small exports answered with the file itself. The task is
 // submitted exactly like POST /v1/tasks and runs as the same workflow, so it is recorded and
 // observable; this handler only waits for it, within a per-process number of sync slots (the
-// semaphore of seeds/001), and degrades to 202 + the task when it cannot or should not wait.
+// semaphore the original design asks for), and degrades to 202 + the task when it cannot or should not wait.
 import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { TaskRow } from '../../db/schema.js';

@@ -1,4 +1,4 @@
-// /v1/tasks: submit, list, count, read one, download its file (CONTRACT §4).
+// /v1/tasks: submit, list, count, read one, download its file (docs/api.md#tasks).
 import { createRoute } from '@hono/zod-openapi';
 import { DomainError } from '../../domain/errors.js';
 import { countTasks, listTasks } from '../../domain/tasks/queries.js';

@@ -10,7 +10,7 @@ const nullableTime = time.nullable();
 export const errorEnvelope = z
   .object({
     error: z.object({
-      code: z.string().openapi({ description: 'A stable machine-readable code (README "Errors"), e.g. validation_failed, not_found, rate_limited.' }),
+      code: z.string().openapi({ description: 'A stable machine-readable code (docs/api.md, Errors), e.g. validation_failed, not_found, rate_limited.' }),
       message: z.string().openapi({ description: 'A human sentence.' }),
       request_id: z.string().nullable().openapi({ description: 'The X-Request-Id of this request, for the logs.' }),
       details: z
@@ -137,7 +137,7 @@ export const schedulePage = z.object({ items: z.array(scheduleObject), next_curs
 
 export const TASK_EVENTS = ['task.progress', 'task.paused', 'task.resumed', 'task.succeeded', 'task.failed', 'task.cancelled', 'task.expired'] as const;
 
-/** A WebSocket event frame (CONTRACT §5); a callback carries the same shape with a final event. */
+/** A WebSocket event frame (docs/api.md#get-v1ws); a callback carries the same shape with a final event. */
 export const taskEvent = z.object({ event: z.enum(TASK_EVENTS), task: taskSchema }).openapi('TaskEvent');
 export const callbackEvent = z.object({ event: z.enum(['task.succeeded', 'task.failed']), task: taskSchema }).openapi('CallbackEvent');
 

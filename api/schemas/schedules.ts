@@ -1,4 +1,4 @@
-// POST /v1/schedules (CONTRACT §9): a task's body plus when it runs: `cron` with `timezone`, or
+// POST /v1/schedules (docs/api.md#post-v1schedules): a task's body plus when it runs: `cron` with `timezone`, or
 // `every`. The cron expression itself is Temporal's to judge (domain/schedules/schedules.ts); what
 // can be told here is told here, each problem naming its field.
 import { z } from 'zod';

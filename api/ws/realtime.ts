@@ -1,4 +1,4 @@
-// GET /v1/ws (CONTRACT §5) and the task-event hub it and the sync export share. The upgrade goes
+// GET /v1/ws (docs/api.md#get-v1ws) and the task-event hub it and the sync export share. The upgrade goes
 // through the normal middleware, so a bad or missing key is refused with 401 before any upgrade,
 // and a browser page of a foreign origin with 403 (WS_ALLOWED_ORIGINS; docs/SECURITY.md).
 import { type IncomingMessage, type Server, STATUS_CODES } from 'node:http';

@@ -138,7 +138,7 @@ export class Session {
     }
     const row = await getTask(this.deps.db, target);
     if (this.disposed) return;
-    // Another project's task looks exactly like a missing one (CONTRACT §2).
+    // Another project's task looks exactly like a missing one (docs/api.md#errors).
     if (!row || row.projectId !== this.project.id) {
       return this.strike('not_found', `task ${target} was not found`, { subscribe: target });
     }

@@ -470,7 +470,7 @@ export interface paths {
         };
         /**
          * Task events over a WebSocket
-         * @description A WebSocket (CONTRACT §5). Authenticate the upgrade request with `Authorization: Bearer <api_key>`;
+         * @description A WebSocket. Authenticate the upgrade request with `Authorization: Bearer <api_key>`;
          *     browsers, which cannot set that header, may pass `?access_token=<api_key>` instead. A browser page of a
          *     foreign origin is refused with 403 (WS_ALLOWED_ORIGINS).
          *
@@ -553,7 +553,7 @@ export interface components {
         };
         Error: {
             error: {
-                /** @description A stable machine-readable code (README "Errors"), e.g. validation_failed, not_found, rate_limited. */
+                /** @description A stable machine-readable code (docs/api.md, Errors), e.g. validation_failed, not_found, rate_limited. */
                 code: string;
                 /** @description validation_failed: one entry per refused field. */
                 details?: {

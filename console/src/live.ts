@@ -1,4 +1,4 @@
-// Live task events over GET /v1/ws (CONTRACT §5), subscribed to the whole project ("*"). The key
+// Live task events over GET /v1/ws (docs/api.md#get-v1ws), subscribed to the whole project ("*"). The key
 // rides in the Sec-WebSocket-Protocol header ("bearer.<key>" beside "download-center"), which a
 // browser can set and which no address bar, history or access log shows; `?access_token=` is not used.
 // A dropped connection is opened again with backoff; on reconnect the server sends the current

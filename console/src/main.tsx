@@ -1,4 +1,4 @@
-// The web console (CONTRACT §9): mounted on the page the API serves at GET /.
+// The web console (docs/console.md): mounted on the page the API serves at GET /.
 import { render } from 'preact';
 import { App } from './app.js';
 import './style.css';

@@ -1,4 +1,4 @@
-// The schedules page (CONTRACT §9): the project's recurring exports with pause, resume, run now
+// The schedules page (docs/schedules.md): the project's recurring exports with pause, resume, run now
 // and delete. Creating one stays an API call (its body is a whole task plus cron or interval).
 import { useEffect, useState } from 'preact/hooks';
 import { del, getJson, post } from './api.js';

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The namespace and the search attributes of the export workflows (CONTRACT §8), registered once the
+# The namespace and the search attributes of the export workflows (docs/operations.md), registered once the
 # server answers (the temporal-setup job in docker-compose.yml, image temporalio/admin-tools).
 # Safe to run again: what exists is left as it is.
 set -eu

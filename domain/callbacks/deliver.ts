@@ -1,4 +1,4 @@
-// One signed POST of a callback and what its answer means (CONTRACT §5): 2xx ends delivery; 5xx,
+// One signed POST of a callback and what its answer means (docs/notifications.md): 2xx ends delivery; 5xx,
 // 408, 429, timeouts and network errors are retried with exponential backoff and jitter
 // (Retry-After honoured); 3xx (never followed) and other 4xx stop at once.
 import { Agent, request } from 'undici';

@@ -1,4 +1,4 @@
-// What operators do to projects (CONTRACT §8): list them, change their settings, rotate their API
+// What operators do to projects (docs/operations.md#the-admin-api): list them, change their settings, rotate their API
 // key and webhook secret. A rotated key keeps working for the grace period, then answers 401; a
 // rotated webhook secret keeps signing beside the new one for the same period (Standard Webhooks
 // receivers accept any one valid signature of several), so receivers can switch without a gap.

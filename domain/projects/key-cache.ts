@@ -1,5 +1,5 @@
 // The project of an API key, remembered for a few seconds: every request is authenticated, and on
-// the embedded database the lookup costs more than the rest of a submission's own work (issue 13).
+// the embedded database the lookup costs more than the rest of a submission's own work.
 // A change to a project (settings, key or secret rotation: admin.ts) forgets the cache of this
 // process at once and, through a NOTIFY, of every other process; a reconnect of the listening
 // connection forgets everything (a notice may have been missed), and an entry lives at most

@@ -1,4 +1,4 @@
-// Schedules (CONTRACT §9, ADR 0014): a row per schedule, and a Temporal Schedule of the same id that
+// Schedules (docs/schedules.md, ADR 0014): a row per schedule, and a Temporal Schedule of the same id that
 // starts `scheduledRunWorkflow` at each due time, so schedules survive restarts and show in the
 // Temporal UI. The cron expression and the time zone are Temporal's to parse: what it accepts is
 // exactly what will fire, and its refusal ("Minute is not in range [0-59]") is the 422.

@@ -22,7 +22,7 @@ export interface SourceClientOptions {
   maxBytes: number;
 }
 
-// One keep-alive pool per process; the connector re-checks every resolved address (lib/hosts.ts).
+// One keep-alive pool per process; the connector re-checks every resolved address (domain/source/hosts.ts).
 const agent = new Agent({ connect: { lookup: guardedLookup }, keepAliveTimeout: 10_000, connections: 64 });
 
 // A source asking for a longer pause is treated as asking for this one; the retry budget does the rest.
@@ -51,7 +51,7 @@ function isPagingParam(segment: string): boolean {
 }
 
 /**
- * The request for one page (CONTRACT §6: the center calls source_url "adding page and page_size").
+ * The request for one page (docs/api.md#the-source-protocol: page and page_size added).
  * The source's own query is kept byte for byte — order, `%20` and `+`, `~`, bare flags — so a source
  * that signs its query string can check it; only `page` and `page_size` segments already present
  * are removed, and the fresh ones appended. The fragment is not sent. The origin comes from the

@@ -1,8 +1,8 @@
 // CSV pages can be parsed and encoded off the thread that runs the requests, the activities and (in
 // the embedded start) PGlite: JSON.parse, the UTF-8 decode and the CSV encoding are ~55 % of an
 // export's CPU there (docs/performance.md). piscina keeps the thread pool (lazily started, stopped
-// when idle). Off by default (SOURCE_DECODE_THREADS=0): measured on 2 cores, a thread cost more
-// CPU than it freed (the bytes cross twice, a second heap collects); it is for workers with cores
+// when idle). Off by default (SOURCE_DECODE_THREADS=0): on 2 cores a thread costs more CPU than
+// it frees (the bytes cross twice, a second heap collects; ADR 0019); it is for workers with cores
 // to spare.
 import type { Piscina } from 'piscina';
 import { DomainError } from '../errors.js';

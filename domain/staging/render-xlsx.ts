@@ -18,9 +18,9 @@ import { tempPath } from './tmp.js';
 
 /**
  * The staged rows, a page's worth at a time, each row parsed only when the writer reaches it. A
- * page parsed whole lived across many young-generation collections, so all its rows were promoted
- * and the old generation grew by ~150 MB of them between full collections (1M rows, 2 MB young
- * generation); parsed one at a time, a row dies young. Memory holds one piece's bytes.
+ * page parsed whole lives across many young-generation collections, so all its rows are promoted
+ * and grow the old generation between full collections; parsed one at a time, a row dies young.
+ * Memory holds one piece's bytes.
  */
 async function* stagedPages(storage: Storage, taskId: string, sheet: number, meta: SourceMeta, signal: AbortSignal): AsyncGenerator<Iterable<unknown>> {
   for (const piece of await orderedPieces(storage, taskId, pageCount(meta.total, meta.pageSize), sheet)) {

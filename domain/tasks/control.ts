@@ -1,4 +1,4 @@
-// Cancel, retry, pause and resume (CONTRACT §4, §7). The row changes first, conditionally, so two
+// Cancel, retry, pause and resume (docs/api.md#tasks). The row changes first, conditionally, so two
 // callers cannot both win; Temporal is told second. A run never revives a cancelled or paused row
 // (status.ts). Every change that frees or fills a slot dispatches the project's queue.
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';

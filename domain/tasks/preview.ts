@@ -1,4 +1,4 @@
-// POST /v1/tasks/preview (CONTRACT §9): the first rows of an export, rendered exactly as the export
+// POST /v1/tasks/preview (docs/api.md#post-v1taskspreview): the first rows of an export, rendered exactly as the export
 // would render them. The pages it needs (the probe, then the first pages at the task's page_size,
 // as the export fetches them) are staged in a store that lives only in memory, and the same
 // renderers as the export's turn them into the file; no task row, no stored object, no workflow.

@@ -1,4 +1,4 @@
-// The operators' API (CONTRACT §8): projects listed, changed and their secrets rotated; tasks
+// The operators' API (docs/operations.md#the-admin-api): projects listed, changed and their secrets rotated; tasks
 // across projects listed and counted; project keys refused with 403 everywhere here.
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

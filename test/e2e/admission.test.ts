@@ -1,4 +1,4 @@
-// Admission (CONTRACT §7): the queue's order, how fast a freed slot is used, what waiting costs,
+// Admission (docs/adr/0012-admission-queue.md): the queue's order, how fast a freed slot is used, what waiting costs,
 // fairness between projects, and pause/resume.
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// The web console (CONTRACT §9) in a real browser against the real service: sign in, the task list,
+// The web console (docs/console.md) in a real browser against the real service: sign in, the task list,
 // a live progress bar, preview, download, cancel, filters, languages, and the key never in a URL.
 // `npm run screenshots` (DC_SCREENSHOTS=1) also writes docs/console-desktop.png and -phone.png.
 import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';

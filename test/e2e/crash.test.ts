@@ -6,12 +6,12 @@ import { s3Env, startTestEnv, type TestEnv } from '../support/env.js';
 import { type SourceServer, startSource } from '../support/source-server.js';
 import { startWorkerProcess, type WorkerProcess, workerEnv } from '../support/worker-process.js';
 
-// 250,000 rows at page_size 500: 500 pages, so 5 lanes of 100 pages (lib/plan.ts).
+// 250,000 rows at page_size 500: 500 pages, so 5 lanes of 100 pages (model/plan.ts).
 const TOTAL = 250_000;
 const PAGE_SIZE = 500;
 // Slow enough that a kill lands mid-export, fast enough for CI: about 4 s per lane.
 const DELAY_MS = 30;
-// The worker flushes heartbeats at least every second (worker/index.ts); the rest is scheduling slack.
+// The worker flushes heartbeats at least every second (app/worker-setup.ts); the rest is scheduling slack.
 const REDO_WINDOW_MS = 3000;
 
 const workers: WorkerProcess[] = [];

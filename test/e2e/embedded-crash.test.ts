@@ -54,7 +54,7 @@ it('completes an export after the whole process group was SIGKILLed and started 
   const servedBeforeKill = src.pageCounts().size;
   expect(servedBeforeKill).toBeLessThan(500);
 
-  // Same DATA_DIR and ports: bin/start.ts kills the orphaned dev server and reopens temporal.db.
+  // Same DATA_DIR and ports: app/start.ts kills the orphaned dev server and reopens temporal.db.
   svc = await startEmbedded({ dataDir, ports, env });
   const task = await waitDone(taskId, key);
   expect(task.status).toBe('succeeded');

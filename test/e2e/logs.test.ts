@@ -1,4 +1,4 @@
-// Logs (CONTRACT §8): one JSON object per line; each API request once with method, route, status,
+// Logs (docs/operations.md#logs): one JSON object per line; each API request once with method, route, status,
 // latency, request_id and project_id; activity lines with task_id and the activity, the Temporal
 // SDK's own lines among them; and never a secret: API keys, webhook secrets, link signatures,
 // access tokens, the admin token.

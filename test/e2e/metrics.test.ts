@@ -1,4 +1,4 @@
-// GET /metrics (CONTRACT §8): scraped before and after real exports, the counters move by exactly
+// GET /metrics (docs/operations.md#metrics): scraped before and after real exports, the counters move by exactly
 // what happened; the Temporal SDK's worker metrics are in the same scrape; only the admin token
 // (or METRICS_PUBLIC=true) may read it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Shutdown (CONTRACT §8): /readyz turns 503 the moment SIGTERM arrives while the API still
+// Shutdown (docs/operations.md#readiness-and-shutdown): /readyz turns 503 the moment SIGTERM arrives while the API still
 // answers, WebSockets close with 1001, and a worker given SIGTERM mid-export hands its activity
 // back within its grace time, so the export completes on the next worker with exactly the source's rows.
 import { parse } from 'csv-parse/sync';

@@ -1,4 +1,4 @@
-// Operators in the Temporal UI (CONTRACT §8): every export run carries DcProjectId, DcOperatorId,
+// Operators in the Temporal UI (docs/operations.md#finding-exports-in-the-temporal-ui): every export run carries DcProjectId, DcOperatorId,
 // DcExportType, DcStatus (kept current) and DcRows, a one-line summary, static details and
 // current details with the stage and pages; a failed export's run ends Failed with the task's error
 // code as its failure type. Read back through the Temporal client, as the UI does.

@@ -1,4 +1,4 @@
-// The worker as its own process (`node --import tsx worker/main.ts`, what `npm run worker` runs),
+// The worker as its own process (`node --import tsx app/worker.ts`, what `npm run worker` runs),
 // pointed at the test's Temporal, database, task queue and store, so a test can SIGKILL it.
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Config } from '../../platform/config.js';
@@ -42,7 +42,7 @@ export async function startWorkerProcess(env: Record<string, string>, timeoutMs 
   child.stderr?.on('data', (b: Buffer) => (out = (out + b.toString()).slice(-20_000)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const deadline = Date.now() + timeoutMs;
-  // worker/main.ts prints this once the worker polls (after bundling the workflows).
+  // app/worker.ts prints this once the worker polls (after bundling the workflows).
   while (!out.includes('[download-center] worker polling')) {
     if (child.exitCode !== null) throw new Error(`worker exited with code ${child.exitCode}:\n${out}`);
     if (Date.now() > deadline) {

@@ -1,4 +1,4 @@
-// The design's lane plan (lib/plan.ts): pure arithmetic, checked around the 400-page boundary.
+// The design's lane plan (model/plan.ts): pure arithmetic, checked around the 400-page boundary.
 import { describe, expect, it } from 'vitest';
 import { chunkRange, expectedRows, LINEAR_MAX_PAGES, MAX_LANES, pageCount, planLanes, planSheetLanes, rowsInPages } from '../../model/plan.js';
 
@@ -39,7 +39,7 @@ describe('planLanes', () => {
     expect(pageCount(250_000, 500)).toBeGreaterThan(LINEAR_MAX_PAGES);
   });
 
-  it('chunks lanes into activities of at most 100 pages', () => {
+  it('chunks lanes into activities of at most the given number of pages', () => {
     expect(chunkRange(0, 250)).toEqual([
       [0, 100],
       [100, 200],

@@ -1,4 +1,4 @@
-// Bad text at the edge (api/validate.ts, CONTRACT §7): a NUL, an unpaired surrogate or bytes that
+// Bad text at the edge (api/validate.ts, docs/api.md#conventions): a NUL, an unpaired surrogate or bytes that
 // are not UTF-8, in any string of a JSON body (keys included, at any depth) or any query or path
 // parameter, answer 422 validation_failed naming the field — before any schema, never a 500.
 import { Hono } from 'hono';

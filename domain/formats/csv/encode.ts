@@ -4,9 +4,9 @@
 //
 // Why the rows are hand-written: csv-stringify builds an array record per row, a [value, field]
 // pair per cell and runs its option checks for every field. On the export benchmark's pages
-// (1000 rows × 7 columns) that took ~1.45 ms a page against ~0.65 ms here, the largest single cost
-// of a CSV export after JSON.parse (docs/performance.md). The output is the same as
-// csv-stringify's with `csvOptions` for every input: test/csv-encode.test.ts checks it field by
+// (1000 rows × 7 columns) that is more than twice the time of the loop here, the largest single
+// cost of a CSV export after JSON.parse (docs/performance.md). The output is the same as
+// csv-stringify's with `csvOptions` for every input: test/unit/csv-encode.test.ts checks it field by
 // field against csv-stringify itself.
 import { stringify } from 'csv-stringify/sync';
 import type { Column } from '../columns.js';

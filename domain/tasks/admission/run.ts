@@ -1,6 +1,6 @@
 // Starting a task's workflow run. Started by function reference, so the arguments are type-checked
 // against the workflow's input. The run carries what operators search and read in the Temporal UI
-// (CONTRACT §8): the Dc* search attributes, a one-line summary and a few lines of details.
+// (docs/operations.md#finding-exports-in-the-temporal-ui): the Dc* search attributes, a one-line summary and a few lines of details.
 import type { Client } from '@temporalio/client';
 import type { Db } from '../../../db/client.js';
 import type { TaskRow } from '../../../db/schema.js';
