@@ -1,0 +1,13 @@
+import { PGlite } from '@electric-sql/pglite';
+import { drizzle } from 'drizzle-orm/pglite';
+import { migrate } from 'drizzle-orm/pglite/migrator';
+let t = performance.now();
+const c = await PGlite.create({});
+console.log('create', performance.now() - t); t = performance.now();
+await migrate(drizzle(c), { migrationsFolder: '/work/wt-routes/db/migrations' });
+console.log('migrate', performance.now() - t); t = performance.now();
+const dump = await c.dumpDataDir('none');
+console.log('dump', performance.now() - t, dump.size); t = performance.now();
+const d = await PGlite.create({ loadDataDir: dump });
+console.log('load', performance.now() - t); t = performance.now();
+console.log((await d.query('select count(*) from tasks')).rows);
