@@ -13,6 +13,28 @@ export type FakeCall =
 
 export type RunStatus = 'RUNNING' | 'COMPLETED' | 'CANCELLED';
 
+interface FakeRun {
+  workflowType: string;
+  status: RunStatus;
+  /** Settles when the run closes (cancel, or the test's close()). */
+  closed: Promise<void>;
+  close(status: Exclude<RunStatus, 'RUNNING'>): void;
+}
+
+function openRun(workflowType: string): FakeRun {
+  let settle = () => {};
+  const run: FakeRun = {
+    workflowType,
+    status: 'RUNNING',
+    closed: new Promise<void>((r) => (settle = r)),
+    close(status) {
+      run.status = status;
+      settle();
+    },
+  };
+  return run;
+}
+
 interface FakeSchedule {
   paused: boolean;
   note: string;
@@ -23,7 +45,7 @@ const MINUTE = 60_000;
 export class FakeTemporal {
   readonly calls: FakeCall[] = [];
   /** Open and closed runs by workflow id (a retry's new run replaces the entry). */
-  readonly runs = new Map<string, { workflowType: string; status: RunStatus }>();
+  readonly runs = new Map<string, FakeRun>();
   readonly schedules = new Map<string, FakeSchedule>();
   /** Called after each start has been answered: a test may play the run's part (finish the task). */
   onStart: ((call: Extract<FakeCall, { kind: 'start' }>) => Promise<void> | void) | undefined;
@@ -32,6 +54,13 @@ export class FakeTemporal {
 
   /** Typed as the SDK's client: the API and the domain take a Client, and call only what is here. */
   readonly client: Client = this.build() as unknown as Client;
+
+  /** Plays a run's end: it saw its row paused, cancelled or finished and closed. */
+  closeRun(workflowId: string, status: Exclude<RunStatus, 'RUNNING'> = 'COMPLETED'): void {
+    const run = this.runs.get(workflowId);
+    if (!run) throw new Error(`no run of ${workflowId} was started`);
+    run.close(status);
+  }
 
   /** The calls of one kind, e.g. every start. */
   of<K extends FakeCall['kind']>(kind: K): Array<Extract<FakeCall, { kind: K }>> {
@@ -43,7 +72,7 @@ export class FakeTemporal {
       start: async (fn: { name: string } | string, opts: { workflowId: string; args?: unknown[] }) => {
         const call = { kind: 'start' as const, workflowType: typeof fn === 'string' ? fn : fn.name, workflowId: opts.workflowId, args: opts.args ?? [] };
         this.calls.push(call);
-        this.runs.set(opts.workflowId, { workflowType: call.workflowType, status: 'RUNNING' });
+        this.runs.set(opts.workflowId, openRun(call.workflowType));
         // After the caller has its handle, as a worker would pick the run up.
         if (this.onStart) setImmediate(() => void this.onStart?.(call));
         return { workflowId: opts.workflowId, firstExecutionRunId: `run-${this.calls.length}`, eagerlyStarted: false };
@@ -58,7 +87,7 @@ export class FakeTemporal {
           workflowId,
           cancel: async () => {
             this.calls.push({ kind: 'cancel', workflowId });
-            run().status = 'CANCELLED';
+            run().close('CANCELLED');
           },
           executeUpdate: async (def: { name: string }) => {
             this.calls.push({ kind: 'update', workflowId, name: def.name });
@@ -68,7 +97,7 @@ export class FakeTemporal {
             this.calls.push({ kind: 'describe', workflowId });
             return { workflowId, status: { name: run().status } };
           },
-          result: async () => undefined,
+          result: () => run().closed,
         };
       },
     };
