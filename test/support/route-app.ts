@@ -17,7 +17,7 @@ import { FakeTemporal } from './fake-temporal.js';
 import { migratedTemplate } from './pglite-template.js';
 
 export const ADMIN = 'route-test-admin-token-0123456789';
-const LINK_SECRET = 'route-test-link-secret-0123456789';
+export const LINK_SECRET = 'route-test-link-secret-0123456789';
 const BASE = 'http://dc.test';
 
 export interface Answer {
