@@ -1,8 +1,7 @@
 // The operator's routes in process (route-app.ts): /healthz, /readyz, /metrics, the API's own
 // description (/openapi.json, /docs) and the answer to a route that does not exist.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lifecycle } from '../../platform/lifecycle.js';
-import { expectError, expectKeyRefusals } from '../support/route-checks.js';
+import { duringShutdown, expectError, expectKeyRefusals } from '../support/route-checks.js';
 import { ADMIN, type RouteApp, startRouteApp } from '../support/route-app.js';
 import { itCalledItsRoutes } from './routes.js';
 
@@ -65,16 +64,17 @@ describe('the description of the API and unknown routes', () => {
 });
 
 describe('GET /readyz', () => {
-  it('is 200 while the process takes work, 503 from the moment a shutdown begins (last: it cannot be undone)', async () => {
+  it('is 200 while the process takes work, 503 from the moment a shutdown begins', async () => {
     const res = await rt.call('GET', '/readyz');
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ status: 'ready' });
-    lifecycle.beginShutdown();
-    const stopping = await rt.call('GET', '/readyz');
-    expect(stopping.status).toBe(503);
-    expect(stopping.json).toEqual({ status: 'stopping' });
-    // /healthz still answers: the process is alive while it drains.
-    expect((await rt.call('GET', '/healthz')).status).toBe(200);
+    await duringShutdown(async () => {
+      const stopping = await rt.call('GET', '/readyz');
+      expect(stopping.status).toBe(503);
+      expect(stopping.json).toEqual({ status: 'stopping' });
+      // /healthz still answers: the process is alive while it drains.
+      expect((await rt.call('GET', '/healthz')).status).toBe(200);
+    });
   });
 });
 

@@ -1,8 +1,7 @@
 // GET /v1/ws in process (route-app.ts): the refusals before any upgrade. app.request() cannot
 // upgrade a connection, so a WebSocket session itself is the e2e tests' (test/e2e/ws.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lifecycle } from '../../platform/lifecycle.js';
-import { expectError } from '../support/route-checks.js';
+import { duringShutdown, expectError } from '../support/route-checks.js';
 import { ADMIN, type Project, type RouteApp, startRouteApp } from '../support/route-app.js';
 import { itCalledItsRoutes } from './routes.js';
 
@@ -40,11 +39,12 @@ describe('GET /v1/ws refuses before the upgrade', () => {
     expectError(await ws({ token: a.api_key, headers: { origin: 'https://evil.example' } }), 403, 'forbidden');
   });
 
-  it('a process that is shutting down: 503 with Retry-After (last: it cannot be undone)', async () => {
-    lifecycle.beginShutdown();
-    const res = await ws({ token: a.api_key });
-    expectError(res, 503, 'shutting_down');
-    expect(res.headers.get('retry-after')).toBe('1');
+  it('a process that is shutting down: 503 with Retry-After', async () => {
+    await duringShutdown(async () => {
+      const res = await ws({ token: a.api_key });
+      expectError(res, 503, 'shutting_down');
+      expect(res.headers.get('retry-after')).toBe('1');
+    });
   });
 });
 

@@ -1,6 +1,7 @@
 // Assertions every route test makes alike: the error envelope, and the refusals of a call without
 // the right key (route-app.ts makes the calls).
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
+import { lifecycle } from '../../platform/lifecycle.js';
 import { ADMIN, type Answer, type CallOptions, type RouteApp } from './route-app.js';
 
 /** An error answer: this status, this code, and the envelope { error: { code, message, request_id } }. */
@@ -27,9 +28,24 @@ export async function expectKeyRefusals(rt: RouteApp, method: string, path: stri
   expectError(await rt.call(method, path, { ...opts, token: other }), 403, 'forbidden');
 }
 
-let spare: Promise<string> | undefined;
-/** A project key for calls that must be refused for being one (made once per file). */
+// Per app: without isolation (vitest.fast.config.ts) this module outlives one file's app.
+const spare = new WeakMap<RouteApp, Promise<string>>();
+/** A project key for calls that must be refused for being one (made once per app). */
 function projectKey(rt: RouteApp): Promise<string> {
-  spare ??= rt.createProject({ name: 'a project key' }).then((p) => p.api_key);
-  return spare;
+  let key = spare.get(rt);
+  if (!key) spare.set(rt, (key = rt.createProject({ name: 'a project key' }).then((p) => p.api_key)));
+  return key;
+}
+
+/**
+ * Runs fn as if a SIGTERM had arrived (app/runtime.ts onShutdown begins the shutdown). Real
+ * shutdown cannot be undone in a process, and without isolation the next file shares this one.
+ */
+export async function duringShutdown(fn: () => Promise<void>): Promise<void> {
+  const stopping = vi.spyOn(lifecycle, 'stopping', 'get').mockReturnValue(true);
+  try {
+    await fn();
+  } finally {
+    stopping.mockRestore();
+  }
 }
