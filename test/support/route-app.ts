@@ -89,7 +89,7 @@ export async function startRouteApp(env: Record<string, string> = {}): Promise<R
     }
     const route = routeOf(method, path);
     if (route) hits.add(route);
-    const res = await app.request(path, { method, headers, body: body as BodyInit | undefined });
+    const res = await app.request(path, { method, headers, body: body as RequestInit['body'] });
     const text = await res.text();
     let json: unknown = text;
     try {
