@@ -52,8 +52,11 @@ export class FakeTemporal {
   /** While true, the health check's call fails as an unreachable server would. */
   down = false;
 
-  /** Typed as the SDK's client: the API and the domain take a Client, and call only what is here. */
-  readonly client: Client = this.build() as unknown as Client;
+  /**
+   * Typed as the SDK's client, which the API and the domain take. A call the fake does not answer
+   * fails loudly, naming itself, rather than as "undefined is not a function" deep in a route.
+   */
+  readonly client: Client = strict('client', this.build()) as unknown as Client;
 
   /** Plays a run's end: it saw its row paused, cancelled or finished and closed. */
   closeRun(workflowId: string, status: Exclude<RunStatus, 'RUNNING'> = 'COMPLETED'): void {
@@ -115,7 +118,7 @@ export class FakeTemporal {
         return {};
       },
     };
-    return { workflow, schedule, workflowService };
+    return { workflow: strict('client.workflow', workflow), schedule: strict('client.schedule', schedule), workflowService: strict('client.workflowService', workflowService) };
   }
 
   private scheduleHandle(scheduleId: string) {
@@ -148,4 +151,14 @@ export class FakeTemporal {
       },
     };
   }
+}
+
+/** The object, refusing any other (string) property than its own. */
+function strict<T extends object>(name: string, target: T): T {
+  return new Proxy(target, {
+    get(t, prop, receiver) {
+      if (typeof prop === 'symbol' || prop in t || prop === 'then' || prop === 'toJSON') return Reflect.get(t, prop, receiver);
+      throw new Error(`the API called ${name}.${prop}, which the fake Temporal client does not answer: add it to test/support/fake-temporal.ts`);
+    },
+  });
 }

@@ -48,8 +48,8 @@ export interface RouteApp {
   database: Database;
   storage: LocalStorage;
   temporal: FakeTemporal;
-  /** Documented routes hit so far, as "GET /v1/tasks/{task_id}". */
-  hits: Set<string>;
+  /** Documented routes called so far, as "GET /v1/tasks/{task_id}", with the statuses they answered. */
+  hits: Map<string, Set<number>>;
   call(method: string, path: string, opts?: CallOptions): Promise<Answer>;
   /** A project registered through the admin API, allowed to read 127.0.0.1. */
   createProject(overrides?: Record<string, unknown>): Promise<Project>;
@@ -77,7 +77,7 @@ export async function startRouteApp(env: Record<string, string> = {}): Promise<R
   const { app, realtime, starter } = createApp({ config, database, storage, secrets, temporal: temporal.client });
   await realtime.hub.ready;
   const routeOf = documentedRoutes(openApiDocument(app, BASE));
-  const hits = new Set<string>();
+  const hits = new Map<string, Set<number>>();
 
   const call: RouteApp['call'] = async (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };
@@ -87,9 +87,9 @@ export async function startRouteApp(env: Record<string, string> = {}): Promise<R
       body = JSON.stringify(opts.body);
       headers['content-type'] ??= 'application/json';
     }
-    const route = routeOf(method, path);
-    if (route) hits.add(route);
     const res = await app.request(path, { method, headers, body: body as RequestInit['body'] });
+    const route = routeOf(method, path);
+    if (route) hits.set(route, (hits.get(route) ?? new Set()).add(res.status));
     const text = await res.text();
     let json: unknown = text;
     try {
