@@ -109,9 +109,10 @@ describe('rotating the key and the webhook secret', () => {
     expect(Date.parse(res.json.previous_secret_expires_at)).toBeGreaterThan(Date.now());
   });
 
-  it('answers 404 for a missing project and is for the admin', async () => {
+  it('answers 404 for a missing project, 422 for a NUL in its id, and is for the admin', async () => {
     for (const what of ['rotate-key', 'rotate-webhook-secret']) {
       expectError(await rt.call('POST', `/v1/projects/prj_nosuchproject/${what}`, admin), 404, 'not_found');
+      expectError(await rt.call('POST', `/v1/projects/prj_%00/${what}`, admin), 422, 'validation_failed');
       await expectKeyRefusals(rt, 'POST', `/v1/projects/${a.project_id}/${what}`, 'admin');
     }
   });

@@ -107,6 +107,8 @@ describe('one schedule', () => {
     const s = (await create(a.api_key, { every: '3h', operator_id: 'notes' })).json;
     expectError(await rt.call('POST', `/v1/schedules/${s.schedule_id}/pause`, { token: a.api_key, body: { note: 42 } }), 422, 'validation_failed');
     expectError(await rt.call('GET', '/v1/schedules/sch_%00', { token: a.api_key }), 422, 'validation_failed');
+    expectError(await rt.call('DELETE', '/v1/schedules/sch_%00', { token: a.api_key }), 422, 'validation_failed');
+    for (const action of ['pause', 'resume', 'trigger']) expectError(await rt.call('POST', `/v1/schedules/sch_%00/${action}`, { token: a.api_key, body: {} }), 422, 'validation_failed');
   });
 
   it('needs a project key, on every route', async () => {

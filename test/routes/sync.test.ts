@@ -13,7 +13,9 @@ let rt: RouteApp;
 let a: Project;
 let b: Project;
 beforeAll(async () => {
-  rt = await startRouteApp({ SYNC_TIMEOUT_MS: '1500', SYNC_SLOTS: '1', SYNC_MAX_ROWS: '10' });
+  // The timeout is the fallback test's wait, and the bound on every other test's run: short, but
+  // long enough for a loaded machine to finish a played run inside it.
+  rt = await startRouteApp({ SYNC_TIMEOUT_MS: '2500', SYNC_SLOTS: '1', SYNC_MAX_ROWS: '10' });
   [a, b] = [await rt.createProject({ name: 'a' }), await rt.createProject({ name: 'b' })];
 });
 afterAll(() => rt?.close());

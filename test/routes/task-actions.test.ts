@@ -97,6 +97,7 @@ describe('every action', () => {
       expectError(await act({ task_id: 'tsk_nosuchtask' }, action), 404, 'not_found');
       expectError(await act({ task_id: 'tsk_%00' }, action), 422, 'validation_failed');
     }
+    expectError(await rt.call('GET', '/v1/tasks/tsk_%00/deliveries', { token: a.api_key }), 422, 'validation_failed');
   });
 
   it('needs a project key', async () => {
