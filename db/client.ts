@@ -1,12 +1,13 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
-import { openPglite } from './pglite.js';
+import { openPglite, pgliteOptions } from './pglite.js';
 import * as schema from './schema.js';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -44,8 +45,12 @@ async function migrateLocked(url: string): Promise<void> {
   }
 }
 
-/** Postgres when a URL is given, otherwise PGlite in DATA_DIR/pglite (the embedded default). */
-export async function openDatabase(opts: { url?: string; dataDir: string }): Promise<Database> {
+/**
+ * Postgres when a URL is given, otherwise PGlite in DATA_DIR/pglite (the embedded default).
+ * `memory`: a PGlite that keeps nothing on disk, for the route tests (test/support/route-app.ts),
+ * started from a dump of another (PGlite's dumpDataDir) when one is given, which skips initdb.
+ */
+export async function openDatabase(opts: { url?: string; dataDir: string; memory?: { loadDataDir?: Blob } }): Promise<Database> {
   if (opts.url) {
     // A small pool: the API and the activities each hold a few short queries at once.
     const client = postgres(opts.url, { max: 10, onnotice: () => {} });
@@ -65,7 +70,7 @@ export async function openDatabase(opts: { url?: string; dataDir: string }): Pro
       close: () => client.end({ timeout: 5 }),
     };
   }
-  const client = await openPglite(join(opts.dataDir, 'pglite'));
+  const client = opts.memory ? await PGlite.create({ ...pgliteOptions, ...opts.memory }) : await openPglite(join(opts.dataDir, 'pglite'));
   const db = drizzlePglite(client, { schema });
   return {
     db: db as unknown as Db,

@@ -1,0 +1,76 @@
+// POST /v1/tasks/preview in process (route-app.ts), against a real source server on loopback:
+// a preview runs no workflow, so the whole of it is here but the Temporal server.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectError, expectKeyRefusals } from '../support/route-checks.js';
+import { ADMIN, type Project, type RouteApp, startRouteApp } from '../support/route-app.js';
+import { type SourceServer, sourcePool } from '../support/source-server.js';
+import { itCalledItsRoutes } from './routes.js';
+
+const pool = sourcePool();
+let rt: RouteApp;
+let src: SourceServer;
+let a: Project;
+let b: Project;
+beforeAll(async () => {
+  rt = await startRouteApp();
+  src = await pool.source({ total: 50 });
+  a = await rt.createProject({ name: 'a', source_hosts: [src.host] });
+  // B's sources live elsewhere: A's allow-list is not B's.
+  b = await rt.createProject({ name: 'b', source_hosts: ['b.example'] });
+});
+afterAll(async () => {
+  await rt?.close();
+  await pool.closeSources();
+});
+
+const preview = (key: string, body: Record<string, unknown>) => rt.call('POST', '/v1/tasks/preview', { token: key, body: { operator_id: 'op-1', ...body } });
+
+describe('POST /v1/tasks/preview', () => {
+  it('answers the first rows as the file, with the counts, and creates no task', async () => {
+    const res = await preview(a.api_key, { source_url: src.url, rows: 3, page_size: 100 });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/csv/);
+    expect([res.headers.get('x-preview-rows'), res.headers.get('x-source-total')]).toEqual(['3', '50']);
+    expect(res.headers.get('ratelimit')).toMatch(/^"submit";r=\d+;t=\d+$/);
+    const lines = res.text.replace(/^\ufeff/, '').trim().split(/\r?\n/);
+    expect(lines).toHaveLength(4);
+    expect(lines[1]).toContain('客户 1');
+    expect((await rt.call('GET', '/v1/tasks', { token: a.api_key })).json.items).toEqual([]);
+    expect(rt.temporal.calls).toEqual([]);
+  });
+
+  it("answers a source's failure with 502 and its code", async () => {
+    const down = await pool.source({ total: 10, intercept: () => ({ status: 500, body: '{"oops":true}' }) });
+    await rt.call('PATCH', `/v1/projects/${a.project_id}`, { token: ADMIN, body: { source_hosts: [src.host, down.host] } });
+    const res = await preview(a.api_key, { source_url: down.url });
+    expect(res.status).toBe(502);
+    expect(res.json.error.code).toMatch(/^source_/);
+    expectError(res, 502, res.json.error.code);
+  });
+
+  it('refuses rows out of range and a missing field (422 naming them), bad JSON (400)', async () => {
+    for (const [body, field] of [
+      [{ source_url: src.url, rows: 0 }, 'rows'],
+      [{ source_url: src.url, rows: 201 }, 'rows'],
+      [{ rows: 5 }, 'source_url'],
+    ] as const) {
+      const res = await preview(a.api_key, body);
+      expectError(res, 422, 'validation_failed');
+      expect(res.json.error.details[0].field).toBe(field);
+    }
+    expectError(await rt.call('POST', '/v1/tasks/preview', { token: a.api_key, raw: '{', headers: { 'content-type': 'application/json' } }), 400, 'malformed_json');
+  });
+
+  it("refuses a source outside the caller's own allow-list, though another project's allows it", async () => {
+    const asked = src.requests.length;
+    expectError(await preview(b.api_key, { source_url: src.url }), 422, 'source_host_not_allowed');
+    // Refused before any request to the source.
+    expect(src.requests.length).toBe(asked);
+  });
+
+  it('needs a project key', async () => {
+    await expectKeyRefusals(rt, 'POST', '/v1/tasks/preview', { project: a.api_key }, { body: { operator_id: 'x', source_url: src.url } });
+  });
+});
+
+itCalledItsRoutes('preview', () => rt);

@@ -1,0 +1,121 @@
+// /v1/projects in process (route-app.ts): the admin registers, lists, changes and rotates; a project
+// reads only itself.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectError, expectKeyRefusals } from '../support/route-checks.js';
+import { ADMIN, type Project, type RouteApp, startRouteApp } from '../support/route-app.js';
+import { itCalledItsRoutes } from './routes.js';
+
+let rt: RouteApp;
+let a: Project;
+let b: Project;
+beforeAll(async () => {
+  rt = await startRouteApp({ MAX_BODY_BYTES: '4096' });
+  [a, b] = [await rt.createProject({ name: 'a' }), await rt.createProject({ name: 'b' })];
+});
+afterAll(() => rt?.close());
+
+const admin = { token: ADMIN };
+
+describe('POST /v1/projects', () => {
+  it('registers a project (201) whose key then works, the secrets shown once', async () => {
+    const res = await rt.call('POST', '/v1/projects', { ...admin, body: { name: ' new one ', source_hosts: ['Data.Example:8443', 'data.example:8443'], max_running_tasks: 3 } });
+    expect(res.status).toBe(201);
+    expect(res.json).toMatchObject({ name: 'new one', source_hosts: ['data.example:8443'], callback_hosts: [], max_running_tasks: 3 });
+    expect(res.json.api_key).toEqual(expect.any(String));
+    expect(res.json.webhook_secret).toEqual(expect.any(String));
+    const own = await rt.call('GET', `/v1/projects/${res.json.project_id}`, { token: res.json.api_key });
+    expect(own.status).toBe(200);
+    expect(own.json.api_key).toBeUndefined();
+  });
+
+  it('refuses a bad body: 422 naming the fields, 400 for bad JSON, 413 over MAX_BODY_BYTES', async () => {
+    const res = await rt.call('POST', '/v1/projects', { ...admin, body: { name: '', source_hosts: [], max_running_tasks: 0 } });
+    expectError(res, 422, 'validation_failed');
+    expect(res.json.error.details.map((d: { field: string }) => d.field)).toEqual(expect.arrayContaining(['name', 'source_hosts', 'max_running_tasks']));
+    expectError(await rt.call('POST', '/v1/projects', { ...admin, raw: '{', headers: { 'content-type': 'application/json' } }), 400, 'malformed_json');
+    expectError(await rt.call('POST', '/v1/projects', { ...admin, body: { name: 'x'.repeat(5000), source_hosts: ['a.example'] } }), 413, 'payload_too_large');
+  });
+
+  it('is for the admin', async () => {
+    await expectKeyRefusals(rt, 'POST', '/v1/projects', 'admin', { body: { name: 'x', source_hosts: ['a.example'] } });
+  });
+});
+
+describe('GET /v1/projects and /v1/projects/{project_id}', () => {
+  it('lists every project to the admin, a page at a time', async () => {
+    const first = await rt.call('GET', '/v1/projects?limit=1', admin);
+    expect(first.status).toBe(200);
+    expect(first.json.items).toHaveLength(1);
+    const all = [...first.json.items];
+    for (let cursor = first.json.next_cursor; cursor; ) {
+      const page = await rt.call('GET', `/v1/projects?limit=1&cursor=${encodeURIComponent(cursor)}`, admin);
+      all.push(...page.json.items);
+      cursor = page.json.next_cursor;
+    }
+    expect(all.map((p: { project_id: string }) => p.project_id)).toEqual(expect.arrayContaining([a.project_id, b.project_id]));
+    expectError(await rt.call('GET', '/v1/projects?limit=0', admin), 422, 'validation_failed');
+    await expectKeyRefusals(rt, 'GET', '/v1/projects', 'admin');
+  });
+
+  it('shows a project to the admin and to itself; to another project it does not exist', async () => {
+    expect((await rt.call('GET', `/v1/projects/${a.project_id}`, admin)).json).toMatchObject({ project_id: a.project_id, name: 'a' });
+    expect((await rt.call('GET', `/v1/projects/${a.project_id}`, { token: a.api_key })).json.project_id).toBe(a.project_id);
+    expectError(await rt.call('GET', `/v1/projects/${a.project_id}`, { token: b.api_key }), 404, 'not_found');
+    expectError(await rt.call('GET', '/v1/projects/prj_nosuchproject', admin), 404, 'not_found');
+    expectError(await rt.call('GET', '/v1/projects/prj_%00', admin), 422, 'validation_failed');
+    expectError(await rt.call('GET', `/v1/projects/${a.project_id}`), 401, 'unauthorized');
+    expectError(await rt.call('GET', `/v1/projects/${a.project_id}`, { token: 'dc_not-a-key-of-anyone' }), 401, 'unauthorized');
+  });
+});
+
+describe('PATCH /v1/projects/{project_id}', () => {
+  it('changes the fields sent and keeps the others', async () => {
+    const res = await rt.call('PATCH', `/v1/projects/${b.project_id}`, { ...admin, body: { max_running_tasks: 7, callback_hosts: ['hooks.example'] } });
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ project_id: b.project_id, name: 'b', max_running_tasks: 7, callback_hosts: ['hooks.example'], source_hosts: ['127.0.0.1'] });
+    expect((await rt.call('GET', `/v1/projects/${b.project_id}`, admin)).json.max_running_tasks).toBe(7);
+  });
+
+  it('refuses an empty change, an unknown field or a bad value (422), and a missing project (404)', async () => {
+    const path = `/v1/projects/${b.project_id}`;
+    expectError(await rt.call('PATCH', path, { ...admin, body: {} }), 422, 'validation_failed');
+    expectError(await rt.call('PATCH', path, { ...admin, body: { colour: 'blue' } }), 422, 'validation_failed');
+    const bad = await rt.call('PATCH', path, { ...admin, body: { retention_hours: -1 } });
+    expectError(bad, 422, 'validation_failed');
+    expect(bad.json.error.details[0].field).toBe('retention_hours');
+    expectError(await rt.call('PATCH', '/v1/projects/prj_nosuchproject', { ...admin, body: { name: 'x' } }), 404, 'not_found');
+  });
+
+  it('is for the admin, even on the project itself', async () => {
+    await expectKeyRefusals(rt, 'PATCH', `/v1/projects/${b.project_id}`, 'admin', { body: { name: 'x' } });
+    expectError(await rt.call('PATCH', `/v1/projects/${b.project_id}`, { token: b.api_key, body: { max_running_tasks: 100 } }), 403, 'forbidden');
+  });
+});
+
+describe('rotating the key and the webhook secret', () => {
+  it('gives a new key; the old one keeps working for the grace period', async () => {
+    const p = await rt.createProject({ name: 'rotating' });
+    const res = await rt.call('POST', `/v1/projects/${p.project_id}/rotate-key`, admin);
+    expect(res.status).toBe(200);
+    expect(res.json.api_key).not.toBe(p.api_key);
+    expect(Date.parse(res.json.previous_key_expires_at)).toBeGreaterThan(Date.now());
+    for (const key of [p.api_key, res.json.api_key]) expect((await rt.call('GET', `/v1/projects/${p.project_id}`, { token: key })).status).toBe(200);
+  });
+
+  it('gives a new webhook secret, the previous one valid until a time', async () => {
+    const res = await rt.call('POST', `/v1/projects/${a.project_id}/rotate-webhook-secret`, admin);
+    expect(res.status).toBe(200);
+    expect(res.json.webhook_secret).not.toBe(a.webhook_secret);
+    expect(Date.parse(res.json.previous_secret_expires_at)).toBeGreaterThan(Date.now());
+  });
+
+  it('answers 404 for a missing project, 422 for a NUL in its id, and is for the admin', async () => {
+    for (const what of ['rotate-key', 'rotate-webhook-secret']) {
+      expectError(await rt.call('POST', `/v1/projects/prj_nosuchproject/${what}`, admin), 404, 'not_found');
+      expectError(await rt.call('POST', `/v1/projects/prj_%00/${what}`, admin), 422, 'validation_failed');
+      await expectKeyRefusals(rt, 'POST', `/v1/projects/${a.project_id}/${what}`, 'admin');
+    }
+  });
+});
+
+itCalledItsRoutes('projects', () => rt);
