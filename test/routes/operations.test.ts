@@ -24,7 +24,8 @@ describe('GET /healthz', () => {
       const res = await rt.call('GET', '/healthz');
       expect(res.status).toBe(503);
       expect(res.json.status).toBe('unavailable');
-      expect(res.json.checks).toMatchObject({ database: 'ok', storage: 'ok', temporal: expect.stringMatching(/^error: .*UNAVAILABLE/) });
+      // The dependency and that it failed, never the driver's words (this route needs no key).
+      expect(res.json.checks).toEqual({ database: 'ok', storage: 'ok', temporal: 'error: unreachable' });
     } finally {
       rt.temporal.down = false;
     }
