@@ -11,6 +11,7 @@ import { submitTask } from '../../domain/tasks/submit.js';
 import { taskJson } from '../../domain/tasks/view.js';
 import { taskErrorCode } from '../../model/errors.js';
 import { isTerminal } from '../../model/task.js';
+import { lifecycle } from '../../platform/lifecycle.js';
 import { primaryFile, sendFile } from '../download.js';
 import { auth, errors, file, json, keyed, openApiApp, type Responses } from '../openapi.js';
 import { taskSchema } from '../schemas/responses.js';
@@ -48,6 +49,9 @@ class ServerTiming {
 }
 
 export type SyncFallback = 'no_free_slot' | 'over_row_limit' | 'timeout';
+
+// A safety net only: a sync export is small, and its run ends long before this.
+const SYNC_HOLD_MAX_MS = 6 * 3600_000;
 
 const syncRoute = createRoute({
   method: 'post',
@@ -92,26 +96,45 @@ export function syncApp(ctx: ApiContext) {
       c.set('submitted', created ? 'accepted' : 'deduplicated');
       return fallback(c, task, 'no_free_slot');
     }
+    let running: TaskRow | undefined;
     try {
       const deadline = Date.now() + config.SYNC_TIMEOUT_MS;
       const { task, created } = await submitTask(deps, c.get('project'), body, key, {
         sync: { eager: ctx.eagerTemporal, inserted: () => timing.step('submit'), started: (eagerly) => timing.step('start', eagerly ? 'eager' : 'task queue') },
       });
       c.set('submitted', created ? 'accepted' : 'deduplicated');
+      // The project had no free slot: the task waits in its queue like any other.
+      if (created && !task.admittedAt) return fallback(c, task, 'no_free_slot');
+      running = task;
       const wait = { signal: c.req.raw.signal, timeoutMs: Math.max(0, deadline - Date.now()) };
-      // Ended, or probed over the limit (the sync run then put it back in the queue; a
-      // de-duplicated task may be an ordinary export of any size).
-      const seen = await ctx.hub.waitFor(task.id, (t) => isTerminal(t.status) || (t.totalRows ?? 0) > config.SYNC_MAX_ROWS, wait);
+      const seen = await ctx.hub.waitFor(task.id, syncEnded, wait);
       timing.step('export');
       if (!seen) return fallback(c, task, 'timeout');
+      running = undefined;
       if (!isTerminal(seen.status)) return fallback(c, seen, 'over_row_limit');
       c.header('Server-Timing', timing.header());
       return await answer(c, seen);
     } finally {
-      // Released once the export is done: streaming a file within the row limit is cheap.
-      slots.give();
+      // A caller that left (or timed out) does not end the run: its slot stays taken until the
+      // run ends, so abandoned requests never run more exports at once than there are slots.
+      if (running) void holdUntilEnded(running.id).finally(() => slots.give());
+      else slots.give();
     }
   });
+
+  /** Ended, or probed over the limit (the sync run then put it back in the queue as an ordinary export). */
+  function syncEnded(t: TaskRow): boolean {
+    return isTerminal(t.status) || (t.totalRows ?? 0) > config.SYNC_MAX_ROWS;
+  }
+
+  /** Waits for the run of an abandoned sync request to end; gives up at shutdown or after SYNC_HOLD_MAX_MS. */
+  async function holdUntilEnded(taskId: string): Promise<void> {
+    const until = Date.now() + SYNC_HOLD_MAX_MS;
+    while (Date.now() < until && !lifecycle.stopping) {
+      if (await ctx.hub.waitFor(taskId, syncEnded, { timeoutMs: 5000 })) return;
+      if (!(await getTask(database.db, taskId))) return;
+    }
+  }
 
   async function answer(c: Context<AppEnv>, task: TaskRow): Promise<Response> {
     c.header('X-Task-Id', task.id);

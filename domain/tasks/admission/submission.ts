@@ -13,10 +13,10 @@ import type { RunStarter } from './starter.js';
 export interface SubmitOrigin {
   scheduleId?: string | undefined;
   /**
-   * POST /v1/tasks/sync with a sync slot held: the task is inserted admitted, outside its
-   * project's queue, and its run is the sync export (startSyncRun; `eager` as there). It holds a
-   * project slot while it runs but never waits for one: the API's sync slots bound it instead
-   * (docs/adr/0017-lean-sync-exports.md).
+   * POST /v1/tasks/sync with a sync slot held: the task is admitted when its project has a free
+   * slot (it does not wait behind queued tasks) and its run is the sync export (startSyncRun;
+   * `eager` as there). Without a free slot it is recorded queued, an ordinary export, and the
+   * caller is answered 202 (docs/adr/0017-lean-sync-exports.md).
    */
   sync?: { eager?: Client | undefined; inserted?: () => void; started?: (eagerly: boolean) => void };
   /**
@@ -31,7 +31,7 @@ export interface SubmitOrigin {
  * dispatch when others wait beside free slots (`mustDispatch`).
  */
 export async function startSubmitted(deps: AdmissionDeps, project: ProjectRow, task: TaskRow, mustDispatch: boolean, origin: SubmitOrigin): Promise<void> {
-  if (origin.sync) return startSyncOrRemove(deps, project, task, origin.sync);
+  if (origin.sync && task.admittedAt) return startSyncOrRemove(deps, project, task, origin.sync);
   if (!origin.starter) return admitOrRemove(deps, project, task, mustDispatch);
   if (task.admittedAt) origin.starter.start(task, project.name);
   else if (mustDispatch) origin.starter.dispatch(project.id);
