@@ -71,6 +71,15 @@ describe('POST /v1/tasks/sync', () => {
     const late = await slow;
     expect(late.status).toBe(202);
     expect(late.headers.get('x-sync-fallback')).toBe('timeout');
+
+    // The caller left, the run goes on: the slot stays taken until the run ends, then comes back.
+    runs((id) => rt.succeed(id, CSV));
+    expect((await sync(a.api_key, taskBody({ operator_id: 'sync-still-held' }))).headers.get('x-sync-fallback')).toBe('no_free_slot');
+    // Every run of this test ends (the played ones never did), which frees the project's slots too.
+    for (const status of ['running', 'queued']) {
+      for (const t of (await rt.call('GET', `/v1/tasks?status=${status}`, { token: a.api_key })).json.items) await rt.succeed(t.task_id, CSV);
+    }
+    await expect.poll(async () => (await sync(a.api_key, taskBody({ operator_id: `sync-freed-${Date.now()}` }))).status, { timeout: 10_000, interval: 250 }).toBe(200);
   });
 
   it('gives another project its own task for the same body and key, never the first one', async () => {
