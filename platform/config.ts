@@ -55,7 +55,8 @@ const schema = z.object({
   // source and Temporal needing the other core; a worker with cores to spare may set it.
   SOURCE_DECODE_THREADS: z.coerce.number().int().min(0).max(64).default(0),
   SOURCE_RETRY_INITIAL_MS: positiveInt.default(1000),
-  SOURCE_RETRY_MAX_ATTEMPTS: positiveInt.default(5),
+  // The ceiling on a project's source_retry_max_attempts (its own setting, default 5, picks below it).
+  SOURCE_RETRY_MAX_ATTEMPTS: positiveInt.default(20),
   // Activities one worker runs at once (each fetch lane and each render is one).
   WORKER_MAX_ACTIVITIES: positiveInt.default(16),
   // The largest export accepted (the source's total): ~1 GB of CSV is ~15 M rows. It also bounds the

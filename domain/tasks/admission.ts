@@ -8,7 +8,7 @@ import { and, asc, count, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm
 import type { Db } from '../../db/client.js';
 import { projects, type TaskRow, tasks } from '../../db/schema.js';
 import { startOwedHere } from './owed-starts.js';
-import { type RunDeps, startRun } from './run.js';
+import { type RunDeps, type RunProject, startRun } from './run.js';
 
 export interface AdmissionDeps extends RunDeps {
   db: Db;
@@ -45,12 +45,12 @@ async function reserve(db: Db, projectId: string): Promise<TaskRow[]> {
 }
 
 /** Starts the runs of admitted tasks; a task whose start failed gives its slot back and waits again. */
-export async function startAll(deps: AdmissionDeps, admitted: TaskRow[], projectName?: string, eager?: Client): Promise<{ started: string[]; failed: Map<string, Error> }> {
+export async function startAll(deps: AdmissionDeps, admitted: TaskRow[], project?: RunProject, eager?: Client): Promise<{ started: string[]; failed: Map<string, Error> }> {
   const started: string[] = [];
   const failed = new Map<string, Error>();
   for (const task of admitted) {
     try {
-      await startRun(deps, task, projectName, eager);
+      await startRun(deps, task, project, eager);
       started.push(task.id);
     } catch (err) {
       failed.set(task.id, err as Error);

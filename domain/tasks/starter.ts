@@ -8,12 +8,13 @@ import type { Client } from '@temporalio/client';
 import type { TaskRow } from '../../db/schema.js';
 import { logger } from '../../platform/logger.js';
 import { type AdmissionDeps, dispatch, startAll } from './admission.js';
+import type { RunProject } from './run.js';
 import { oweStart, startPaid } from './owed-starts.js';
 
 /** StartWorkflow calls in flight at once: enough to keep up, few enough to leave the thread to the API. */
 const IN_FLIGHT = 8;
 
-type Job = { kind: 'start'; task: TaskRow; projectName: string } | { kind: 'dispatch'; projectId: string };
+type Job = { kind: 'start'; task: TaskRow; project: RunProject } | { kind: 'dispatch'; projectId: string };
 
 export class RunStarter {
   private readonly jobs: Job[] = [];
@@ -28,9 +29,9 @@ export class RunStarter {
   ) {}
 
   /** The run of a task inserted admitted. */
-  start(task: TaskRow, projectName: string): void {
+  start(task: TaskRow, project: RunProject): void {
     oweStart(task.id);
-    this.jobs.push({ kind: 'start', task, projectName });
+    this.jobs.push({ kind: 'start', task, project });
     this.pump();
   }
 
@@ -63,7 +64,7 @@ export class RunStarter {
     // Built only when there is something to say: this runs once per submission.
     const log = () => logger('admission', job.kind === 'start' ? { task_id: job.task.id } : { project_id: job.projectId });
     try {
-      const { failed } = job.kind === 'start' ? await startAll(this.deps, [job.task], job.projectName, this.eager) : await dispatch(this.deps, job.projectId);
+      const { failed } = job.kind === 'start' ? await startAll(this.deps, [job.task], job.project, this.eager) : await dispatch(this.deps, job.projectId);
       for (const [id, err] of failed) log().warn({ err, task_id: id }, 'the run could not start yet: the task waits in its queue for the next dispatch');
     } catch (err) {
       log().error({ err }, 'starting runs failed: admission will start them');

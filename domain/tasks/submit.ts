@@ -173,7 +173,7 @@ async function findDuplicate(db: Db, projectId: string, requestHash: string, key
 
 /** The API's way (ADR 0020): the run, or the project's dispatch, after the answer. */
 function startLater(starter: RunStarter, project: ProjectRow, task: TaskRow, mustDispatch: boolean): void {
-  if (task.admittedAt) starter.start(task, project.name);
+  if (task.admittedAt) starter.start(task, project);
   else if (mustDispatch) starter.dispatch(project.id);
 }
 
@@ -184,7 +184,7 @@ function startLater(starter: RunStarter, project: ProjectRow, task: TaskRow, mus
  * admitted, and admission's listener or sweep starts it (admission.ts).
  */
 async function admitOrRemove(deps: SubmitDeps, project: ProjectRow, task: TaskRow, mustDispatch: boolean): Promise<void> {
-  const { failed } = task.admittedAt ? await startAll(deps, [task], project.name) : mustDispatch ? await dispatch(deps, task.projectId) : { failed: new Map<string, Error>() };
+  const { failed } = task.admittedAt ? await startAll(deps, [task], project) : mustDispatch ? await dispatch(deps, task.projectId) : { failed: new Map<string, Error>() };
   const err = failed.get(task.id);
   if (!err) return;
   await deleteUnstarted(deps.db, task.id);
@@ -193,7 +193,7 @@ async function admitOrRemove(deps: SubmitDeps, project: ProjectRow, task: TaskRo
 
 async function startSyncOrRemove(deps: SubmitDeps, project: ProjectRow, task: TaskRow, sync: NonNullable<SubmitOrigin['sync']>): Promise<void> {
   try {
-    const { eagerlyStarted } = await startSyncRun(deps, task, sync.eager, project.name);
+    const { eagerlyStarted } = await startSyncRun(deps, task, sync.eager, project);
     sync.started?.(eagerlyStarted);
   } catch (err) {
     await deleteUnstarted(deps.db, task.id);
