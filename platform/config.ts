@@ -49,6 +49,10 @@ const schema = z.object({
   SOURCE_TIMEOUT_MS: positiveInt.default(30_000),
   SOURCE_REQUEST_DEADLINE_MS: positiveInt.optional(),
   SOURCE_MAX_PAGE_BYTES: positiveInt.default(64 * 1024 * 1024),
+  // A body arriving slower than this many bytes a second, over each SOURCE_RATE_WINDOW_MS from its
+  // headers on, has stalled: it fails (transient, retried) at once rather than at the deadline. 0: off.
+  SOURCE_MIN_BYTES_PER_SECOND: z.coerce.number().int().min(0).default(1024),
+  SOURCE_RATE_WINDOW_MS: positiveInt.min(100).default(10_000),
   // Threads that parse and encode CSV pages beside the one running the requests (domain/staging/
   // page-encoder.ts). Default 0, all on that one: on the 2-core bench machine a thread was slower
   // (3M rows: 20.6 s and 25.4 CPU-s against 17.9 s and 18.3 CPU-s, docs/performance.md), the
