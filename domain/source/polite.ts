@@ -20,15 +20,17 @@ export interface PageRequest {
 // PGlite is single-process: one in-memory limiter for the process covers its API (previews) and
 // its worker (exports) together.
 const processLimiter = new LocalSourceLimiter();
+const LIMITER_POOL = 4;
 
 export class PoliteSource {
   private limiter: SourceLimiter | undefined;
 
   constructor(private readonly opts: { client: SourceClientOptions; databaseUrl?: string | undefined }) {}
 
-  // Postgres serves several processes: the limiter's advisory locks are shared through it.
+  // Postgres serves several processes: the limiter's slots are shared through it. Its queries are
+  // short (a slot is a leased row, not a held connection), so a small pool serves any number of slots.
   private limiterFor(): SourceLimiter {
-    return (this.limiter ??= this.opts.databaseUrl ? new PgSourceLimiter(this.opts.databaseUrl, 20) : processLimiter);
+    return (this.limiter ??= this.opts.databaseUrl ? new PgSourceLimiter(this.opts.databaseUrl, LIMITER_POOL) : processLimiter);
   }
 
   /** One slot held across several requests (released by the caller). */
