@@ -49,6 +49,10 @@ const schema = z.object({
   SOURCE_TIMEOUT_MS: positiveInt.default(30_000),
   SOURCE_REQUEST_DEADLINE_MS: positiveInt.optional(),
   SOURCE_MAX_PAGE_BYTES: positiveInt.default(64 * 1024 * 1024),
+  // A preview (POST /v1/tasks/preview) holds its pages in the API process: each page at most
+  // PREVIEW_MAX_PAGE_BYTES, all its sheets' pages together at most PREVIEW_MAX_BYTES (422 beyond).
+  PREVIEW_MAX_PAGE_BYTES: positiveInt.default(4 * 1024 * 1024),
+  PREVIEW_MAX_BYTES: positiveInt.default(16 * 1024 * 1024),
   // A body arriving slower than this many bytes a second, over each SOURCE_RATE_WINDOW_MS from its
   // headers on, has stalled: it fails (transient, retried) at once rather than at the deadline. 0: off.
   SOURCE_MIN_BYTES_PER_SECOND: z.coerce.number().int().min(0).default(1024),

@@ -27,6 +27,8 @@ export interface SourceClientOptions {
    */
   minBytesPerSecond?: number;
   rateWindowMs?: number;
+  /** Told every chunk's size as it arrives; throws to stop the body (a preview's byte budget). */
+  onBytes?: (bytes: number) => void;
 }
 
 type ClientConfig = Pick<Config, 'SOURCE_TIMEOUT_MS' | 'SOURCE_REQUEST_DEADLINE_MS' | 'SOURCE_MAX_PAGE_BYTES' | 'SOURCE_MIN_BYTES_PER_SECOND' | 'SOURCE_RATE_WINDOW_MS'>;
@@ -200,7 +202,11 @@ export async function getPageBytes(
       throw new DomainError('source_bad_response', `source answered HTTP ${statusCode} for ${where}; expected 200 with JSON`);
     }
     rate.start();
-    return await readLimited(res.body, opts.maxBytes, where, rate.count).catch((err: unknown) => {
+    const count = (bytes: number) => {
+      rate.count(bytes);
+      opts.onBytes?.(bytes);
+    };
+    return await readLimited(res.body, opts.maxBytes, where, count).catch((err: unknown) => {
       throw translate(err, () => err);
     });
   } finally {
@@ -226,10 +232,12 @@ async function readLimited(body: AsyncIterable<Buffer> & { destroy(): void }, ma
   try {
     for await (const chunk of body) {
       size += chunk.length;
-      count(chunk.length);
-      if (size > maxBytes) {
+      try {
+        count(chunk.length);
+        if (size > maxBytes) throw new DomainError('source_bad_response', `source answer for ${where} is larger than ${maxBytes} bytes`);
+      } catch (err) {
         body.destroy();
-        throw new DomainError('source_bad_response', `source answer for ${where} is larger than ${maxBytes} bytes`);
+        throw err;
       }
       chunks.push(chunk);
     }

@@ -15,6 +15,8 @@ export interface PageRequest {
   signal: AbortSignal;
   /** A slot the caller already holds. */
   lease?: Permit | undefined;
+  /** Tighter limits for this request than the configured ones (a preview's). */
+  client?: Pick<SourceClientOptions, 'maxBytes' | 'onBytes'>;
 }
 
 // PGlite is single-process: one in-memory limiter for the process covers its API (previews) and
@@ -39,12 +41,12 @@ export class PoliteSource {
   }
 
   get(r: PageRequest): Promise<SourcePage> {
-    return this.polite(r, () => getPage(r.sourceUrl, r.page, r.pageSize, this.opts.client, r.signal));
+    return this.polite(r, () => getPage(r.sourceUrl, r.page, r.pageSize, { ...this.opts.client, ...r.client }, r.signal));
   }
 
   /** The page's body unparsed (a CSV export parses it on another thread). */
   getBytes(r: PageRequest): Promise<Buffer> {
-    return this.polite(r, () => getPageBytes(r.sourceUrl, r.page, r.pageSize, this.opts.client, r.signal));
+    return this.polite(r, () => getPageBytes(r.sourceUrl, r.page, r.pageSize, { ...this.opts.client, ...r.client }, r.signal));
   }
 
   private async polite<T>(r: PageRequest, request: () => Promise<T>): Promise<T> {
