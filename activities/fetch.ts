@@ -8,6 +8,7 @@ import { getProject, settingsOf } from '../domain/projects/projects.js';
 import { sourceLimits, type Permit } from '../domain/source/limiter.js';
 import { type SourcePage, sourceClientOptions } from '../domain/source/client.js';
 import { checkPage, PoliteSource } from '../domain/source/polite.js';
+import { stopAfterGrace } from '../domain/source/stop.js';
 import { keys } from '../domain/staging/keys.js';
 import { metaFromProbe, readMeta, type SourceMeta, writeMeta } from '../domain/staging/meta.js';
 import { PageEncoder } from '../domain/staging/page-encoder.js';
@@ -119,7 +120,9 @@ export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps
       // The lane asks for page n + 1 as soon as page n's answer is in, and encodes page n meanwhile:
       // still one request in flight per lane, but the source is never idle while the lane works.
       const ahead = new AbortController();
-      const stopping = stopOnCancel(ctx.cancellationSignal, () => taskCancelled(db, input.taskId));
+      // At once for a cancelled task (its pages are thrown away); otherwise (a pause, another lane
+      // failed) a page already arriving is kept rather than asked again by the resumed run.
+      const stopping = stopAfterGrace(ctx.cancellationSignal, async () => ((await taskCancelled(db, input.taskId)) ? 0 : PAUSE_GRACE_MS));
       const signal = AbortSignal.any([stopping.signal, ahead.signal]);
       const ask = (page: number): Promise<Buffer | SourcePage> | undefined => {
         // Cancelled or paused: no new request; the one in flight may still finish within the grace.
@@ -189,34 +192,6 @@ export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps
 /** The activity's CancelledFailure (what Temporal expects of a cancelled activity), else the error. */
 function cancelled(ctx: Context, err: unknown): unknown {
   return ctx.cancellationSignal.reason instanceof Error ? ctx.cancellationSignal.reason : (err ?? new Error('cancelled'));
-}
-
-/**
- * Requests stop when the activity is cancelled: at once when the task itself was cancelled (its
- * pages are thrown away), after PAUSE_GRACE_MS otherwise (a pause, or another lane failed), so a
- * page already arriving is kept rather than asked again by the resumed run.
- */
-function stopOnCancel(cancel: AbortSignal, isTaskCancelled: () => Promise<boolean>): { signal: AbortSignal; dispose(): void } {
-  const stop = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const onCancel = () => {
-    void isTaskCancelled()
-      .catch(() => true)
-      .then((now) => {
-        if (stop.signal.aborted) return;
-        timer = setTimeout(() => stop.abort(cancel.reason), now ? 0 : PAUSE_GRACE_MS);
-      });
-  };
-  if (cancel.aborted) stop.abort(cancel.reason);
-  else cancel.addEventListener('abort', onCancel, { once: true });
-  return {
-    signal: stop.signal,
-    dispose() {
-      cancel.removeEventListener('abort', onCancel);
-      clearTimeout(timer);
-      stop.abort();
-    },
-  };
 }
 
 /** A failure about one sheet of several says which: the same code, the sheet named first. */

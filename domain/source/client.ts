@@ -6,6 +6,7 @@ import { guardedLookup } from './hosts.js';
 import { DomainError } from '../errors.js';
 import { parseRetryAfter } from '../../platform/http.js';
 import type { Config } from '../../platform/config.js';
+import { rateGuard } from './rate-guard.js';
 
 export interface SourcePage {
   total: number;
@@ -107,29 +108,6 @@ export function pageUrl(sourceUrl: string, page: number, pageSize: number): stri
 /** Why a request's combined signal fired: the activity was cancelled, or the deadline passed. */
 class DeadlinePassed extends Error {
   override name = 'DeadlinePassed';
-}
-
-/**
- * Aborts a body that delivers fewer than minBytesPerSecond over a whole window; `count` is told
- * each chunk. A trickle of a few bytes a second keeps the idle timeout quiet, but not this.
- */
-function rateGuard(opts: SourceClientOptions) {
-  const stalled = new AbortController();
-  const min = opts.minBytesPerSecond ?? 0;
-  const windowMs = opts.rateWindowMs ?? 10_000;
-  let inWindow = 0;
-  let timer: NodeJS.Timeout | undefined;
-  return {
-    signal: stalled.signal,
-    start() {
-      if (min > 0) timer = setInterval(() => (inWindow < (min * windowMs) / 1000 ? stalled.abort() : (inWindow = 0)), windowMs);
-    },
-    count(bytes: number) {
-      inWindow += bytes;
-    },
-    stop: () => clearInterval(timer),
-    message: (where: string) => `source sent ${where} slower than ${min} bytes/s over ${windowMs} ms (SOURCE_MIN_BYTES_PER_SECOND)`,
-  };
 }
 
 export async function getPage(
