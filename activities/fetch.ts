@@ -6,24 +6,28 @@ import { pageCount, rowsInPages } from '../model/plan.js';
 import { DomainError } from '../domain/errors.js';
 import { getProject, settingsOf } from '../domain/projects/projects.js';
 import { sourceLimits, type Permit } from '../domain/source/limiter.js';
-import type { SourcePage } from '../domain/source/client.js';
+import { type SourcePage, sourceClientOptions } from '../domain/source/client.js';
 import { checkPage, PoliteSource } from '../domain/source/polite.js';
+import { stopAfterGrace } from '../domain/source/stop.js';
 import { keys } from '../domain/staging/keys.js';
 import { metaFromProbe, readMeta, type SourceMeta, writeMeta } from '../domain/staging/meta.js';
 import { PageEncoder } from '../domain/staging/page-encoder.js';
 import { encodeStaged, PieceBuffer, stagedExt } from '../domain/staging/pieces.js';
 import { sheetLabel, taskSheets } from '../domain/staging/sheets.js';
-import { requireTask } from '../domain/tasks/queries.js';
+import { requireTask, taskCancelled } from '../domain/tasks/queries.js';
 import { checkTaskSources } from '../domain/tasks/submit.js';
 import { recordProbe, setLaneProgress } from '../domain/tasks/status.js';
 import { type ActivityDeps, heartbeat } from './deps.js';
 import { atBoundary } from './failure.js';
 
 const PROGRESS_EVERY_MS = 500;
+// How long a paused lane lets the page in flight finish before it aborts the request: with the
+// heartbeat that carries the cancel (at most a second), a pause reaches the source within ~1.5 s.
+const PAUSE_GRACE_MS = 500;
 
 export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps, 'db' | 'storage' | 'config'>): Pick<Activities, 'probeSource' | 'fetchPages'> {
   const source = new PoliteSource({
-    client: { timeoutMs: config.SOURCE_TIMEOUT_MS, deadlineMs: config.SOURCE_REQUEST_DEADLINE_MS, maxBytes: config.SOURCE_MAX_PAGE_BYTES },
+    client: sourceClientOptions(config),
     databaseUrl: config.DATABASE_URL,
   });
   const encoder = new PageEncoder(config.SOURCE_DECODE_THREADS);
@@ -116,9 +120,13 @@ export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps
       // The lane asks for page n + 1 as soon as page n's answer is in, and encodes page n meanwhile:
       // still one request in flight per lane, but the source is never idle while the lane works.
       const ahead = new AbortController();
-      const signal = AbortSignal.any([ctx.cancellationSignal, ahead.signal]);
+      // At once for a cancelled task (its pages are thrown away); otherwise (a pause, another lane
+      // failed) a page already arriving is kept rather than asked again by the resumed run.
+      const stopping = stopAfterGrace(ctx.cancellationSignal, async () => ((await taskCancelled(db, input.taskId)) ? 0 : PAUSE_GRACE_MS));
+      const signal = AbortSignal.any([stopping.signal, ahead.signal]);
       const ask = (page: number): Promise<Buffer | SourcePage> | undefined => {
-        if (page >= input.toPage) return undefined;
+        // Cancelled or paused: no new request; the one in flight may still finish within the grace.
+        if (page >= input.toPage || ctx.cancellationSignal.aborted) return undefined;
         const request = { sourceUrl, projectId: task.projectId, limits, page, pageSize: meta.pageSize, signal, lease };
         const answer = ext === 'csv' ? source.getBytes(request) : source.get(request);
         answer.catch(() => {}); // awaited below, or abandoned when the lane stops first
@@ -128,7 +136,7 @@ export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps
         // Acquired inside the try: the heartbeat interval runs while the lane waits for a slot.
         if (!limits.rps) lease = await source.lease(task.projectId, limits, ctx.cancellationSignal);
         let answer = ask(next);
-        for (; next < input.toPage; ) {
+        for (; next < input.toPage && answer; ) {
           try {
             const got = await answer!;
             answer = ask(next + 1);
@@ -149,10 +157,17 @@ export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps
           }
         }
         await store();
+        if (ctx.cancellationSignal.aborted) throw cancelled(ctx, undefined);
         await progress(true);
       } catch (err) {
-        // Cancelled (another lane failed): report the CancelledFailure, not the aborted request.
-        if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason instanceof Error ? ctx.cancellationSignal.reason : err;
+        // Cancelled (the task, a pause, another lane failed): the pages that arrived are stored
+        // first, so a resumed run asks none of them again; then the CancelledFailure, not the
+        // aborted request, is reported.
+        if (ctx.cancellationSignal.aborted) {
+          await store();
+          await progress(true);
+          throw cancelled(ctx, err);
+        }
         if (!(err instanceof DomainError) || !err.retryable) throw err;
         // A transient source error: keep what was fetched, so only the failed page is asked again.
         await store();
@@ -166,11 +181,17 @@ export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps
       } finally {
         clearInterval(beat);
         ahead.abort();
+        stopping.dispose();
         await lease?.release().catch(() => {});
       }
       return { pages: input.toPage - input.fromPage, rows: rowsInPages(input.fromPage, input.toPage, meta.total, meta.pageSize) };
     },
   });
+}
+
+/** The activity's CancelledFailure (what Temporal expects of a cancelled activity), else the error. */
+function cancelled(ctx: Context, err: unknown): unknown {
+  return ctx.cancellationSignal.reason instanceof Error ? ctx.cancellationSignal.reason : (err ?? new Error('cancelled'));
 }
 
 /** A failure about one sheet of several says which: the same code, the sheet named first. */

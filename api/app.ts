@@ -3,6 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { requestId } from 'hono/request-id';
 import { DomainError } from '../domain/errors.js';
 import { PoliteSource } from '../domain/source/polite.js';
+import { sourceClientOptions } from '../domain/source/client.js';
 import { TaskEvents } from '../domain/tasks/events.js';
 import { RunStarter } from '../domain/tasks/admission/index.js';
 import { linkSigner } from '../domain/tasks/view.js';
@@ -37,7 +38,7 @@ export function createApp(deps: ApiDeps) {
     starter: new RunStarter({ db: deps.database.db, temporal: deps.temporal, config }, deps.eagerTemporal),
     signer: linkSigner(config, deps.secrets.linkSecret),
     source: new PoliteSource({
-      client: { timeoutMs: config.SOURCE_TIMEOUT_MS, deadlineMs: config.SOURCE_REQUEST_DEADLINE_MS, maxBytes: config.SOURCE_MAX_PAGE_BYTES },
+      client: sourceClientOptions(config),
       databaseUrl: config.DATABASE_URL,
     }),
   };

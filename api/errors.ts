@@ -29,6 +29,7 @@ export const STATUS: Record<ApiErrorCode, ContentfulStatusCode> = {
   link_expired: 410,
   payload_too_large: 413,
   validation_failed: 422,
+  preview_too_large: 422,
   source_host_not_allowed: 422,
   callback_host_not_allowed: 422,
   idempotency_key_reused: 422,

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import type { StoredSettingsJson } from '../model/project-settings.js';
 import { OVERLAP_POLICIES } from '../model/schedule.js';
 import { EXPORT_TYPES, type LaneProgress, type StoredFile, TASK_STAGES, TASK_STATUSES } from '../model/task.js';
@@ -160,3 +160,19 @@ export const deliveries = pgTable(
 );
 
 export type DeliveryRow = typeof deliveries.$inferSelect;
+
+/**
+ * The slots of each project's source politeness (domain/source/limiter.ts): slot `slot` of `key` is
+ * held by `holder` until `expires_at`. A holder renews its rows while it runs, so the slots of a
+ * process that died free themselves when their lease ends; no connection is held meanwhile.
+ */
+export const sourceSlots = pgTable(
+  'source_slots',
+  {
+    key: text('key').notNull(),
+    slot: integer('slot').notNull(),
+    holder: text('holder').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.key, t.slot] })],
+);

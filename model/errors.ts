@@ -38,6 +38,7 @@ export const REQUEST_ERROR_CODES = [
   'expired',
   'link_expired',
   'payload_too_large',
+  'preview_too_large',
   'validation_failed',
   'callback_host_not_allowed',
   'idempotency_key_reused',

@@ -16,6 +16,11 @@ export const storedSettingsSchema = z.object({
   // Politeness towards the project's source, across all its tasks, lanes and workers (domain/source/limiter.ts).
   source_max_concurrency: z.number().int().min(1).max(64).default(8),
   source_rps: z.number().positive().max(10_000).nullable().default(null),
+  // Retries of a failed source request (workflows/profiles.ts): attempts per page, the longest wait
+  // between two, and whether the waits grow (doubling up to that longest) or are all that longest.
+  source_retry_max_attempts: z.number().int().min(1).max(20).default(5),
+  source_retry_max_interval_seconds: z.number().int().min(1).max(3600).default(60),
+  source_retry_backoff: z.enum(['exponential', 'uniform']).default('exponential'),
   // Defaults for the project's tasks' output files (domain/formats/split.ts).
   excel_max_file_rows: fileRows.optional(),
   excel_max_file_bytes: fileBytes.optional(),

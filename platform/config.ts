@@ -49,12 +49,21 @@ const schema = z.object({
   SOURCE_TIMEOUT_MS: positiveInt.default(30_000),
   SOURCE_REQUEST_DEADLINE_MS: positiveInt.optional(),
   SOURCE_MAX_PAGE_BYTES: positiveInt.default(64 * 1024 * 1024),
+  // A preview (POST /v1/tasks/preview) holds its pages in the API process: each page at most
+  // PREVIEW_MAX_PAGE_BYTES, all its sheets' pages together at most PREVIEW_MAX_BYTES (422 beyond).
+  PREVIEW_MAX_PAGE_BYTES: positiveInt.default(4 * 1024 * 1024),
+  PREVIEW_MAX_BYTES: positiveInt.default(16 * 1024 * 1024),
+  // A body arriving slower than this many bytes a second, over each SOURCE_RATE_WINDOW_MS from its
+  // headers on, has stalled: it fails (transient, retried) at once rather than at the deadline. 0: off.
+  SOURCE_MIN_BYTES_PER_SECOND: z.coerce.number().int().min(0).default(1024),
+  SOURCE_RATE_WINDOW_MS: positiveInt.min(100).default(10_000),
   // Threads that parse and encode CSV pages beside the one running the requests (domain/staging/
   // page-encoder.ts). Default 0, all on that one: on 2 cores a thread costs more than it frees, the
   // source and Temporal needing the other core (ADR 0019); a worker with cores to spare may set it.
   SOURCE_DECODE_THREADS: z.coerce.number().int().min(0).max(64).default(0),
   SOURCE_RETRY_INITIAL_MS: positiveInt.default(1000),
-  SOURCE_RETRY_MAX_ATTEMPTS: positiveInt.default(5),
+  // The ceiling on a project's source_retry_max_attempts (its own setting, default 5, picks below it).
+  SOURCE_RETRY_MAX_ATTEMPTS: positiveInt.default(20),
   // Activities one worker runs at once (each fetch lane and each render is one).
   WORKER_MAX_ACTIVITIES: positiveInt.default(16),
   // The largest export accepted (the source's total): ~1 GB of CSV is ~15 M rows. It also bounds the

@@ -4,7 +4,7 @@
 import { ActivityFailure, ApplicationFailure, CancellationScope, sleep } from '@temporalio/workflow';
 import type { Activities, FetchPagesOutput, ProbeOutput } from '../model/activities.js';
 import { chunkRange, type Lane, MAX_LANES, PAGES_PER_ACTIVITY, pageCount, planLanes, planSheetLanes } from '../model/plan.js';
-import type { RetrySettings } from './profiles.js';
+import { type RetrySettings, retryWait } from './profiles.js';
 
 export interface FetchProxies {
   /** probeSource and the first call of each chunk. */
@@ -106,7 +106,7 @@ async function fetchLane(taskId: string, lane: Lane, { source, resume }: FetchPr
     progress.fetched(out.pages);
     while (out.nextPage !== undefined) {
       // The failed request was attempt 1 of that page; Retry-After, when given, sets the wait.
-      await sleep(out.retryAfterMs ?? retry.initialMs);
+      await sleep(out.retryAfterMs ?? retryWait(retry));
       out = await resume.fetchPages({ ...base, fromPage: out.nextPage, toPage, failedAttempts: 1, maxAttempts: retry.maxAttempts });
       progress.fetched(out.pages);
     }

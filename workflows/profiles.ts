@@ -6,6 +6,30 @@ import { SOURCE_ERRORS_PERMANENT } from '../model/errors.js';
 export interface RetrySettings {
   initialMs: number;
   maxAttempts: number;
+  /** The project's longest wait between two attempts; absent in runs started before projects set it. */
+  maxIntervalMs?: number;
+  /** `uniform`: every wait is maxIntervalMs; `exponential` (or absent): doubling from initialMs. */
+  backoff?: 'exponential' | 'uniform';
+}
+
+/**
+ * The wait before the retry `stepsAhead` steps along the backoff. Runs started before the project
+ * settings carry neither field and keep their recorded schedule exactly (the input decides, so a
+ * replay computes the same commands without a patch marker).
+ */
+export function retryWait(retry: RetrySettings, stepsAhead = 0): number {
+  if (retry.backoff === 'uniform' && retry.maxIntervalMs) return retry.maxIntervalMs;
+  const grown = retry.initialMs * 2 ** stepsAhead;
+  return retry.maxIntervalMs ? Math.min(grown, retry.maxIntervalMs) : grown;
+}
+
+/** Temporal's retry schedule for the settings: equal waits (coefficient 1), or doubling up to the longest. */
+function backoff(retry: RetrySettings, stepsAhead: number) {
+  return {
+    initialInterval: retryWait(retry, stepsAhead),
+    backoffCoefficient: retry.backoff === 'uniform' && retry.maxIntervalMs ? 1 : 2,
+    ...(retry.maxIntervalMs ? { maximumInterval: retry.maxIntervalMs } : {}),
+  };
 }
 
 /** Short task-row updates. The slot wait retries every couple of seconds for as long as it takes. */
@@ -37,8 +61,7 @@ export function source(retry: RetrySettings, heartbeatTimeoutMs: number, stepsAh
     heartbeatTimeout: heartbeatTimeoutMs,
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     retry: {
-      initialInterval: retry.initialMs * 2 ** stepsAhead,
-      backoffCoefficient: 2,
+      ...backoff(retry, stepsAhead),
       maximumAttempts: retry.maxAttempts,
       nonRetryableErrorTypes: SOURCE_ERRORS_PERMANENT,
     },
@@ -63,6 +86,8 @@ export const localPublish: LocalActivityOptions = {
   retry: work.retry!,
 };
 
+const LOCAL_MAX_WAIT_MS = 10_000;
+
 /**
  * The sync export's local activities (workflows/sync-export.ts): run by the worker that runs the
  * workflow, retried there. Bounded in total, as the caller waits for the answer (SYNC_TIMEOUT_MS
@@ -71,13 +96,13 @@ export const localPublish: LocalActivityOptions = {
  * the export's (permanent ones not retried).
  */
 export function local(retry: RetrySettings): LocalActivityOptions {
+  // The project's schedule, its waits held under LOCAL_MAX_WAIT_MS so the caller still gets an answer.
+  const capped = { ...retry, maxIntervalMs: Math.min(retry.maxIntervalMs ?? LOCAL_MAX_WAIT_MS, LOCAL_MAX_WAIT_MS) };
   return {
     startToCloseTimeout: '1 minute',
     scheduleToCloseTimeout: '2 minutes',
     retry: {
-      initialInterval: retry.initialMs,
-      backoffCoefficient: 2,
-      maximumInterval: '10 seconds',
+      ...backoff(capped, 0),
       maximumAttempts: retry.maxAttempts,
       nonRetryableErrorTypes: SOURCE_ERRORS_PERMANENT,
     },

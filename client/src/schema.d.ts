@@ -581,6 +581,10 @@ export interface components {
             retention_hours: number;
             source_hosts: string[];
             source_max_concurrency: number;
+            /** @enum {string} */
+            source_retry_backoff: "exponential" | "uniform";
+            source_retry_max_attempts: number;
+            source_retry_max_interval_seconds: number;
             source_rps: number | null;
             submit_per_minute: number;
         };
@@ -1082,6 +1086,15 @@ export interface operations {
                     source_hosts: string[];
                     /** @default 8 */
                     source_max_concurrency?: number;
+                    /**
+                     * @default exponential
+                     * @enum {string}
+                     */
+                    source_retry_backoff?: "exponential" | "uniform";
+                    /** @default 5 */
+                    source_retry_max_attempts?: number;
+                    /** @default 60 */
+                    source_retry_max_interval_seconds?: number;
                     /** @default null */
                     source_rps?: number | null;
                     /** @default 60 */
@@ -1229,6 +1242,10 @@ export interface operations {
                     retention_hours?: number;
                     source_hosts?: string[];
                     source_max_concurrency?: number;
+                    /** @enum {string} */
+                    source_retry_backoff?: "exponential" | "uniform";
+                    source_retry_max_attempts?: number;
+                    source_retry_max_interval_seconds?: number;
                     source_rps?: number | null;
                     submit_per_minute?: number;
                 };

@@ -5,6 +5,8 @@ import { Agent, type Dispatcher } from 'undici';
 import { guardedLookup } from './hosts.js';
 import { DomainError } from '../errors.js';
 import { parseRetryAfter } from '../../platform/http.js';
+import type { Config } from '../../platform/config.js';
+import { rateGuard } from './rate-guard.js';
 
 export interface SourcePage {
   total: number;
@@ -20,6 +22,27 @@ export interface SourceClientOptions {
   /** The whole request, headers and body together (SOURCE_REQUEST_DEADLINE_MS): a trickling body cannot run on. */
   deadlineMs: number;
   maxBytes: number;
+  /**
+   * The slowest body accepted (SOURCE_MIN_BYTES_PER_SECOND, 0: none), measured over each
+   * `rateWindowMs` (SOURCE_RATE_WINDOW_MS) from the headers on: a stalled body fails long before the deadline.
+   */
+  minBytesPerSecond?: number;
+  rateWindowMs?: number;
+  /** Told every chunk's size as it arrives; throws to stop the body (a preview's byte budget). */
+  onBytes?: (bytes: number) => void;
+}
+
+type ClientConfig = Pick<Config, 'SOURCE_TIMEOUT_MS' | 'SOURCE_REQUEST_DEADLINE_MS' | 'SOURCE_MAX_PAGE_BYTES' | 'SOURCE_MIN_BYTES_PER_SECOND' | 'SOURCE_RATE_WINDOW_MS'>;
+
+/** The request limits the configuration sets (the API's previews and the worker's exports alike). */
+export function sourceClientOptions(config: ClientConfig): SourceClientOptions {
+  return {
+    timeoutMs: config.SOURCE_TIMEOUT_MS,
+    deadlineMs: config.SOURCE_REQUEST_DEADLINE_MS,
+    maxBytes: config.SOURCE_MAX_PAGE_BYTES,
+    minBytesPerSecond: config.SOURCE_MIN_BYTES_PER_SECOND,
+    rateWindowMs: config.SOURCE_RATE_WINDOW_MS,
+  };
 }
 
 // One keep-alive pool per process; the connector re-checks every resolved address (domain/source/hosts.ts).
@@ -116,13 +139,15 @@ export async function getPageBytes(
   // The deadline covers connecting, the headers and the whole body; SOURCE_TIMEOUT_MS stays the idle limit of each.
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(new DeadlinePassed()), opts.deadlineMs);
-  const both = signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal;
+  const rate = rateGuard(opts);
+  const both = AbortSignal.any([...(signal ? [signal] : []), deadline.signal, rate.signal]);
   /** What an error becomes: cancellation stays cancellation, a passed deadline a transient error. */
   const translate = (err: unknown, fallback: () => unknown): unknown => {
     if (signal?.aborted) return signal.reason ?? err;
     if (deadline.signal.aborted) {
       return DomainError.transient('source_unreachable', `source did not finish answering ${where} within ${opts.deadlineMs} ms (SOURCE_REQUEST_DEADLINE_MS)`);
     }
+    if (rate.signal.aborted) return DomainError.transient('source_unreachable', rate.message(where));
     return fallback();
   };
   try {
@@ -154,11 +179,17 @@ export async function getPageBytes(
       await res.body.dump({ limit: 128 * 1024, signal: both }).catch(() => {});
       throw new DomainError('source_bad_response', `source answered HTTP ${statusCode} for ${where}; expected 200 with JSON`);
     }
-    return await readLimited(res.body, opts.maxBytes, where).catch((err: unknown) => {
+    rate.start();
+    const count = (bytes: number) => {
+      rate.count(bytes);
+      opts.onBytes?.(bytes);
+    };
+    return await readLimited(res.body, opts.maxBytes, where, count).catch((err: unknown) => {
       throw translate(err, () => err);
     });
   } finally {
     clearTimeout(timer);
+    rate.stop();
   }
 }
 
@@ -173,15 +204,18 @@ export function parsePage(body: Buffer, where: string): SourcePage {
   return checkShape(json, where);
 }
 
-async function readLimited(body: AsyncIterable<Buffer> & { destroy(): void }, maxBytes: number, where: string): Promise<Buffer> {
+async function readLimited(body: AsyncIterable<Buffer> & { destroy(): void }, maxBytes: number, where: string, count: (bytes: number) => void): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {
     for await (const chunk of body) {
       size += chunk.length;
-      if (size > maxBytes) {
+      try {
+        count(chunk.length);
+        if (size > maxBytes) throw new DomainError('source_bad_response', `source answer for ${where} is larger than ${maxBytes} bytes`);
+      } catch (err) {
         body.destroy();
-        throw new DomainError('source_bad_response', `source answer for ${where} is larger than ${maxBytes} bytes`);
+        throw err;
       }
       chunks.push(chunk);
     }
@@ -214,6 +248,7 @@ export function errorKind(err: unknown): string {
   const status = /answered HTTP (\d{3})/.exec(message)?.[1];
   if (status) return status === '429' ? 'http_429' : status === '408' ? 'http_408' : status.startsWith('5') ? 'http_5xx' : 'http_4xx';
   if (message.includes('SOURCE_REQUEST_DEADLINE_MS')) return 'deadline';
+  if (message.includes('SOURCE_MIN_BYTES_PER_SECOND')) return 'stalled';
   if (message.startsWith('source refused')) return 'blocked';
   if (/did not answer .*(TIMEOUT|ETIMEDOUT)/i.test(message)) return 'timeout';
   if (message.includes('did not answer') || message.includes('connection broke')) return 'network';

@@ -2,11 +2,15 @@
 // `maxConcurrency` requests in flight across all of the project's tasks, lanes and workers, and
 // optionally at most `rps` requests a second.
 //
-// Postgres: slot k of a project is the session advisory lock (hash(project), k). Postgres frees
-// the locks of a dead worker's connections by itself, so a SIGKILL never leaks a slot, and no table
-// or Redis is needed. PGlite (the embedded default) is one process, so an in-memory count does.
+// Postgres: slot k of a project is the row (project, k) of source_slots, taken by a short upsert
+// that succeeds only when the row is free or its lease has run out, renewed while it is held and
+// freed by a short update (docs/adr/0026-source-requests-under-faults.md). No connection is held
+// while a request runs, so slow sources cannot use up the pool and starve other projects; a
+// process that dies leaves its slots to expire within SLOT_LEASE_MS. PGlite (the embedded default)
+// is one process, so an in-memory count does.
 // The rate limit needs no shared clock: a request keeps its slot for at least maxConcurrency / rps
 // seconds, so the slots together start no more than rps requests a second (bursts ≤ maxConcurrency).
+import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import type { StoredSettings } from '../../model/project-settings.js';
 
@@ -45,11 +49,25 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 
-/** Polls tryOnce with a growing, jittered pause until it yields a release function. */
+/** The free function tryOnce yields, or the abort: a slot taken after the abort is given back. */
+function abortable(attempt: Promise<(() => Promise<void>) | null>, signal?: AbortSignal): Promise<(() => Promise<void>) | null> {
+  if (!signal) return attempt;
+  signal.throwIfAborted();
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      reject(signal.reason as Error);
+      void attempt.then((free) => free?.()).catch(() => {});
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    attempt.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/** Polls tryOnce with a growing, jittered pause until it yields a release function; abortable throughout. */
 async function acquireLoop(tryOnce: () => Promise<(() => Promise<void>) | null>, limits: SourceLimits, signal?: AbortSignal): Promise<Permit> {
   let pause = 10;
   for (;;) {
-    const free = await tryOnce();
+    const free = await abortable(tryOnce(), signal);
     if (free) {
       const heldUntil = Date.now() + (limits.rps ? (limits.maxConcurrency * 1000) / limits.rps : 0);
       return {
@@ -65,51 +83,58 @@ async function acquireLoop(tryOnce: () => Promise<(() => Promise<void>) | null>,
   }
 }
 
-/** FNV-1a to a signed 32-bit int: the first key of the two-key advisory lock. */
-function lockClass(key: string): number {
-  let h = 0x811c9dc5;
-  for (const ch of Buffer.from(`source:${key}`)) h = Math.imul(h ^ ch, 0x01000193);
-  return h | 0;
-}
+/** How long a held slot survives its holder without a renewal (a process that died or hangs). */
+export const SLOT_LEASE_MS = 30_000;
 
 export class PgSourceLimiter implements SourceLimiter {
   private readonly sql: postgres.Sql;
-  constructor(url: string, maxConnections: number) {
-    // A pool of its own: a held slot pins its connection for the length of one request.
+  private readonly process = randomUUID();
+  private readonly held = new Set<string>();
+  private seq = 0;
+  private readonly renewal: NodeJS.Timeout;
+
+  /** `maxConnections` bounds the pool of short queries; held slots take none. */
+  constructor(url: string, maxConnections: number, private readonly leaseMs = SLOT_LEASE_MS) {
     this.sql = postgres(url, { max: maxConnections, idle_timeout: 10, onnotice: () => {} });
+    // One statement renews every slot this process holds, a few times per lease.
+    this.renewal = setInterval(() => void this.renew().catch(() => {}), Math.max(50, leaseMs / 3));
+    this.renewal.unref();
   }
 
   acquire(key: string, limits: SourceLimits, signal?: AbortSignal): Promise<Permit> {
-    const cls = lockClass(key);
-    return acquireLoop(
-      async () => {
-        const conn = await this.sql.reserve();
-        try {
-          // LIMIT 1 stops the scan at the first lock taken, so at most one slot is held.
-          const [row] = await conn`select s from generate_series(0, ${limits.maxConcurrency - 1}::int) s where pg_try_advisory_lock(${cls}::int, s) limit 1`;
-          if (!row) {
-            conn.release();
-            return null;
-          }
-          const slot = row.s as number;
-          return async () => {
-            try {
-              await conn`select pg_advisory_unlock(${cls}::int, ${slot}::int)`;
-            } finally {
-              conn.release();
-            }
-          };
-        } catch (err) {
-          conn.release();
-          throw err;
-        }
-      },
-      limits,
-      signal,
-    );
+    return acquireLoop(() => this.tryTake(key, limits.maxConcurrency), limits, signal);
+  }
+
+  /**
+   * Takes the lowest free slot in one statement: the upsert's condition is checked again on a row
+   * another holder just took, so two takers never both get it (the loser gets no row back).
+   */
+  private async tryTake(key: string, max: number): Promise<(() => Promise<void>) | null> {
+    const holder = `${this.process}:${++this.seq}`;
+    const [row] = await this.sql`
+      insert into source_slots (key, slot, holder, expires_at)
+      select ${key}, s, ${holder}, now() + ${this.leaseMs} * interval '1 millisecond'
+        from generate_series(0, ${max - 1}::int) s
+        where not exists (select 1 from source_slots h where h.key = ${key} and h.slot = s and h.expires_at > now())
+        order by s limit 1
+      on conflict (key, slot) do update set holder = excluded.holder, expires_at = excluded.expires_at
+        where source_slots.expires_at <= now()
+      returning slot`;
+    if (!row) return null;
+    this.held.add(holder);
+    return async () => {
+      this.held.delete(holder);
+      await this.sql`update source_slots set expires_at = '-infinity' where key = ${key} and slot = ${row.slot as number} and holder = ${holder}`;
+    };
+  }
+
+  private async renew(): Promise<void> {
+    if (this.held.size === 0) return;
+    await this.sql`update source_slots set expires_at = now() + ${this.leaseMs} * interval '1 millisecond' where holder = any(${this.sql.array([...this.held])}::text[])`;
   }
 
   close(): Promise<void> {
+    clearInterval(this.renewal);
     return this.sql.end({ timeout: 5 });
   }
 }

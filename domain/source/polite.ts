@@ -15,20 +15,24 @@ export interface PageRequest {
   signal: AbortSignal;
   /** A slot the caller already holds. */
   lease?: Permit | undefined;
+  /** Tighter limits for this request than the configured ones (a preview's). */
+  client?: Pick<SourceClientOptions, 'maxBytes' | 'onBytes'>;
 }
 
 // PGlite is single-process: one in-memory limiter for the process covers its API (previews) and
 // its worker (exports) together.
 const processLimiter = new LocalSourceLimiter();
+const LIMITER_POOL = 4;
 
 export class PoliteSource {
   private limiter: SourceLimiter | undefined;
 
   constructor(private readonly opts: { client: SourceClientOptions; databaseUrl?: string | undefined }) {}
 
-  // Postgres serves several processes: the limiter's advisory locks are shared through it.
+  // Postgres serves several processes: the limiter's slots are shared through it. Its queries are
+  // short (a slot is a leased row, not a held connection), so a small pool serves any number of slots.
   private limiterFor(): SourceLimiter {
-    return (this.limiter ??= this.opts.databaseUrl ? new PgSourceLimiter(this.opts.databaseUrl, 20) : processLimiter);
+    return (this.limiter ??= this.opts.databaseUrl ? new PgSourceLimiter(this.opts.databaseUrl, LIMITER_POOL) : processLimiter);
   }
 
   /** One slot held across several requests (released by the caller). */
@@ -37,12 +41,12 @@ export class PoliteSource {
   }
 
   get(r: PageRequest): Promise<SourcePage> {
-    return this.polite(r, () => getPage(r.sourceUrl, r.page, r.pageSize, this.opts.client, r.signal));
+    return this.polite(r, () => getPage(r.sourceUrl, r.page, r.pageSize, { ...this.opts.client, ...r.client }, r.signal));
   }
 
   /** The page's body unparsed (a CSV export parses it on another thread). */
   getBytes(r: PageRequest): Promise<Buffer> {
-    return this.polite(r, () => getPageBytes(r.sourceUrl, r.page, r.pageSize, this.opts.client, r.signal));
+    return this.polite(r, () => getPageBytes(r.sourceUrl, r.page, r.pageSize, { ...this.opts.client, ...r.client }, r.signal));
   }
 
   private async polite<T>(r: PageRequest, request: () => Promise<T>): Promise<T> {

@@ -15,6 +15,7 @@ import { encodeStaged, stagedExt } from '../staging/pieces.js';
 import { renderCsv } from '../staging/render-csv.js';
 import { renderXlsx } from '../staging/render-xlsx.js';
 import { type SheetSpec, sheetLabel, taskSheets } from '../staging/sheets.js';
+import { errorKind, type SourceClientOptions } from '../source/client.js';
 import { sourceLimits, type SourceLimits } from '../source/limiter.js';
 import { checkPage, type PoliteSource } from '../source/polite.js';
 import type { Db } from '../../db/client.js';
@@ -67,14 +68,42 @@ interface SheetJob {
   limits: SourceLimits;
   store: MemoryStorage;
   signal: AbortSignal;
+  budget: Pick<SourceClientOptions, 'maxBytes' | 'onBytes'>;
+}
+
+/**
+ * A preview's pages live in the API process: each answer may be at most PREVIEW_MAX_PAGE_BYTES (a
+ * preview asks few rows, far below SOURCE_MAX_PAGE_BYTES), and every byte of every sheet's answers
+ * counts against PREVIEW_MAX_BYTES as it arrives, so 20 sheets cannot hold 20 large pages at once.
+ */
+function previewBudget(config: Config): SheetJob['budget'] {
+  let left = config.PREVIEW_MAX_BYTES;
+  return {
+    maxBytes: config.PREVIEW_MAX_PAGE_BYTES,
+    onBytes(bytes) {
+      left -= bytes;
+      if (left < 0) {
+        throw new DomainError('preview_too_large', `the preview's source answers exceed ${config.PREVIEW_MAX_BYTES} bytes together (PREVIEW_MAX_BYTES); ask fewer rows or sheets, or export`);
+      }
+    },
+  };
+}
+
+/** A page over the preview's own limit is the preview's refusal, not the source's fault (an export would take it). */
+function pageTooLarge(err: unknown, config: Config): unknown {
+  if (!(err instanceof DomainError) || errorKind(err) !== 'too_large') return err;
+  return new DomainError('preview_too_large', `${err.message} (PREVIEW_MAX_PAGE_BYTES, a preview's limit; an export takes pages up to ${config.SOURCE_MAX_PAGE_BYTES} bytes)`);
 }
 
 /**
  * Probes one sheet's source and stages the pages holding its first `rows` rows. Excel keeps those
  * pages whole, because the export fits its column widths to the first page; CSV keeps the rows.
  */
-async function stageSheet(deps: PreviewDeps, { task, spec, sheet, rows, limits, store, signal }: SheetJob): Promise<number> {
-  const get = (page: number, pageSize: number) => deps.source.get({ sourceUrl: spec.sourceUrl, projectId: task.projectId, limits, page, pageSize, signal });
+async function stageSheet(deps: PreviewDeps, { task, spec, sheet, rows, limits, store, signal, budget }: SheetJob): Promise<number> {
+  const get = (page: number, pageSize: number) =>
+    deps.source.get({ sourceUrl: spec.sourceUrl, projectId: task.projectId, limits, page, pageSize, signal, client: budget }).catch((err: unknown) => {
+      throw pageTooLarge(err, deps.config);
+    });
   const meta = metaFromProbe(await get(0, 1), { type: task.type, pageSize: task.pageSize, options: spec.options }, deps.config.MAX_EXPORT_ROWS);
   const wanted = Math.min(rows, meta.total);
   const data: unknown[] = [];
@@ -104,9 +133,24 @@ export async function previewTask(deps: PreviewDeps, project: ProjectRow, input:
   const settings = settingsOf(project);
   const sheets = taskSheets(task);
   const limits = sourceLimits(settings);
-  const staged = await Promise.allSettled(sheets.map((spec, sheet) => stageSheet(deps, { task, spec, sheet, rows: input.rows, limits, store, signal })));
-  const failed = staged.findIndex((s) => s.status === 'rejected');
-  if (failed >= 0) throw inSheet((staged[failed] as PromiseRejectedResult).reason, sheetLabel(sheets, failed));
+  const budget = previewBudget(deps.config);
+  // Over budget, every sheet still fetching stops at once: the preview is refused anyway.
+  const stop = new AbortController();
+  const both = AbortSignal.any([signal, stop.signal]);
+  let first: { err: unknown; sheet: number } | undefined;
+  const staged = await Promise.allSettled(
+    sheets.map((spec, sheet) =>
+      stageSheet(deps, { task, spec, sheet, rows: input.rows, limits, store, signal: both, budget }).catch((err: unknown) => {
+        // The first failure is the answer, not a sheet that stopped because of it.
+        if (!first) {
+          first = { err, sheet };
+          stop.abort(err);
+        }
+        throw err;
+      }),
+    ),
+  );
+  if (first) throw inSheet(first.err, sheetLabel(sheets, first.sheet));
   const sourceTotal = staged.reduce((n, s) => n + (s as PromiseFulfilledResult<number>).value, 0);
   const render = task.type === 'excel' ? renderXlsx : renderCsv;
   const outputs = await render({ storage: store, dataDir: deps.config.DATA_DIR }, { task, settings, signal, onProgress: () => {}, rowsPerSheet: input.rows });

@@ -17,6 +17,12 @@ export async function requireTask(db: Db, taskId: string): Promise<TaskRow> {
   return row;
 }
 
+/** Whether the task was cancelled (a stopping run need not keep what it has in hand). */
+export async function taskCancelled(db: Db, taskId: string): Promise<boolean> {
+  const [row] = await db.select({ status: tasks.status }).from(tasks).where(eq(tasks.id, taskId));
+  return row?.status === 'cancelled';
+}
+
 /** A task of the given project, or not_found — another project's task looks exactly like a missing one. */
 export async function ownedTask(db: Db, projectId: string, taskId: string): Promise<TaskRow> {
   const task = await getTask(db, taskId);

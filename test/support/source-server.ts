@@ -32,7 +32,7 @@ export interface SourceServer {
   url: string;
   host: string;
   requests: SourceRequest[];
-  /** Delayed requests whose client went away before the answer (e.g. a cancelled fetch). */
+  /** Delayed or trickling requests whose client went away before the whole answer (e.g. a cancelled fetch); `at` is when. */
   aborted: Array<SourceRequest & { at: number }>;
   options: SourceOptions;
   /** The most requests that were in flight at once. */
@@ -76,7 +76,7 @@ export async function startSource(options: SourceOptions): Promise<SourceServer>
     for (let i = from; i < Math.min(options.total, from + r.pageSize); i++) data.push(row()(i));
     const body = { total: options.total, data, ...(r.pageSize === 1 && r.page === 0 ? options.firstExtras : {}) };
     const slow = options.trickle?.(r);
-    if (slow) return trickle(res, Buffer.from(JSON.stringify(body)), slow.bytes, slow.intervalMs);
+    if (slow) return trickle(res, Buffer.from(JSON.stringify(body)), slow.bytes, slow.intervalMs, () => aborted.push({ ...r, at: Date.now() }));
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
   };
@@ -103,8 +103,8 @@ export async function startSource(options: SourceOptions): Promise<SourceServer>
   };
 }
 
-/** Writes `body` a few bytes at a time until done or until the client goes away. */
-function trickle(res: ServerResponse, body: Buffer, bytes: number, intervalMs: number): void {
+/** Writes `body` a few bytes at a time until done or until the client goes away (then `gone`). */
+function trickle(res: ServerResponse, body: Buffer, bytes: number, intervalMs: number, gone: () => void): void {
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) });
   res.flushHeaders();
   let at = 0;
@@ -116,7 +116,10 @@ function trickle(res: ServerResponse, body: Buffer, bytes: number, intervalMs: n
       res.end();
     }
   }, intervalMs);
-  res.once('close', () => clearInterval(timer));
+  res.once('close', () => {
+    clearInterval(timer);
+    if (!res.writableFinished) gone();
+  });
 }
 
 /** Source servers started by one test file, closed together in its afterAll. */

@@ -104,6 +104,37 @@ describe('deadline: headers and body together', () => {
     setTimeout(() => ctl.abort(reason), 300);
     await expect(getPage(src.url, 0, 50, { timeoutMs: 1000, deadlineMs: 5000, maxBytes: 1 << 20 }, ctl.signal)).rejects.toBe(reason);
   });
+
+  it('closes the connection of a trickling body at once when the request is aborted', async () => {
+    const src = await source({ total: 50, trickle: () => ({ bytes: 1, intervalMs: 100 }) });
+    const ctl = new AbortController();
+    const answer = getPage(src.url, 0, 50, { timeoutMs: 1000, deadlineMs: 10_000, maxBytes: 1 << 20 }, ctl.signal).catch(() => {});
+    await expect.poll(() => src.requests.length).toBe(1);
+    await new Promise((r) => setTimeout(r, 300));
+    const abortedAt = Date.now();
+    ctl.abort(new Error('cancelled'));
+    await answer;
+    await expect.poll(() => src.aborted.length, { timeout: 1000, interval: 20 }).toBe(1);
+    expect(src.aborted[0]!.at - abortedAt).toBeLessThan(500);
+  });
+
+  it('fails a body slower than the minimum rate over a window, long before the idle limit and the deadline', async () => {
+    // 10 bytes every 200 ms: 50 bytes/s, never idle for the 2 s idle limit.
+    const src = await source({ total: 50, trickle: () => ({ bytes: 10, intervalMs: 200 }) });
+    const started = Date.now();
+    const err = await failure(getPage(src.url, 0, 50, { timeoutMs: 2000, deadlineMs: 20_000, maxBytes: 1 << 20, minBytesPerSecond: 1000, rateWindowMs: 500 }));
+    expect(err.code).toBe('source_unreachable');
+    expect(err.retryable).toBe(true);
+    expect(err.message).toContain('slower than 1000 bytes/s over 500 ms (SOURCE_MIN_BYTES_PER_SECOND)');
+    expect(Date.now() - started).toBeLessThan(1500);
+    await expect.poll(() => src.aborted.length, { timeout: 1000, interval: 20 }).toBe(1);
+  });
+
+  it('lets a body through that keeps above the minimum rate', async () => {
+    const src = await source({ total: 20, trickle: () => ({ bytes: 200, intervalMs: 50 }) });
+    const page = await getPage(src.url, 0, 20, { timeoutMs: 2000, deadlineMs: 20_000, maxBytes: 1 << 20, minBytesPerSecond: 1000, rateWindowMs: 300 });
+    expect(page.data).toHaveLength(20);
+  });
 });
 
 describe('probeSource', () => {

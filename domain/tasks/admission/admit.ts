@@ -8,7 +8,7 @@ import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { type Db, rowsOf } from '../../../db/client.js';
 import { type TaskRow, tasks } from '../../../db/schema.js';
 import { claimMs } from './claim.js';
-import { type RunDeps, startRun } from './run.js';
+import { type RunDeps, type RunProject, startRun } from './run.js';
 
 export interface AdmissionDeps extends RunDeps {
   db: Db;
@@ -43,12 +43,12 @@ async function withdraw(db: Db, taskId: string): Promise<void> {
 }
 
 /** Starts the runs of admitted tasks whose starts the caller claimed, in order. */
-export async function startAll(deps: AdmissionDeps, admitted: TaskRow[], projectName?: string, eager?: Client): Promise<Started> {
+export async function startAll(deps: AdmissionDeps, admitted: TaskRow[], project?: RunProject, eager?: Client): Promise<Started> {
   const started: string[] = [];
   const failed = new Map<string, Error>();
   for (const task of admitted) {
     try {
-      await startRun(deps, task, projectName, eager);
+      await startRun(deps, task, project, eager);
       started.push(task.id);
     } catch (err) {
       failed.set(task.id, err as Error);

@@ -3,7 +3,7 @@
 // (docs/operations.md#finding-exports-in-the-temporal-ui): the Dc* search attributes, a one-line summary and a few lines of details.
 import type { Client } from '@temporalio/client';
 import type { Db } from '../../../db/client.js';
-import type { TaskRow } from '../../../db/schema.js';
+import type { ProjectRow, TaskRow } from '../../../db/schema.js';
 import { DC_EXPORT_TYPE, DC_OPERATOR_ID, DC_PROJECT_ID, DC_ROWS, DC_STATUS } from '../../../model/search-attributes.js';
 import type { Config } from '../../../platform/config.js';
 import { markdownText } from '../../../platform/markdown.js';
@@ -11,7 +11,10 @@ import { metrics } from '../../../platform/metrics.js';
 import { exportWorkflow, type ExportInput } from '../../../workflows/export.js';
 import { syncExportWorkflow } from '../../../workflows/sync-export.js';
 import { leafCount, type Template } from '../../formats/template/template.js';
-import { getProject } from '../../projects/projects.js';
+import { getProject, settingsOf } from '../../projects/projects.js';
+
+/** What a run takes from its project: the name operators read, the settings its retries follow. */
+export type RunProject = Pick<ProjectRow, 'name' | 'settings'>;
 
 export interface RunDeps {
   db: Db;
@@ -23,10 +26,11 @@ export interface RunDeps {
  * Starts a run of the export workflow for an admitted task (a retry or a resume is a new run under
  * the same id). `eager` as in startSyncRun: a submission's run starts on this process's worker.
  */
-export async function startRun(deps: RunDeps, task: TaskRow, projectName?: string, eager?: Client): Promise<void> {
+export async function startRun(deps: RunDeps, task: TaskRow, project?: RunProject, eager?: Client): Promise<void> {
+  const known = await projectOf(deps, task, project);
   const handle = await (eager ?? deps.temporal).workflow.start(exportWorkflow, {
-    ...(await runOptions(deps, task, projectName)),
-    args: [exportInput(deps.config, task)],
+    ...runOptions(deps, task, known.name),
+    args: [exportInput(deps.config, task, known)],
     // Starting twice (two admitters, a sweep after a crash) attaches to the run already there.
     workflowIdConflictPolicy: 'USE_EXISTING',
     ...(eager ? { requestEagerStart: true } : {}),
@@ -42,21 +46,38 @@ const countStart = (eagerly: boolean) => metrics.runStarts.inc({ how: eagerly ? 
  * the server hands the run's first workflow task back in its answer to this very call and the
  * local worker runs it at once, with no task-queue round trip (docs/adr/0017-lean-sync-exports.md).
  */
-export async function startSyncRun(deps: RunDeps, task: TaskRow, eager?: Client, projectName?: string): Promise<{ eagerlyStarted: boolean }> {
+export async function startSyncRun(deps: RunDeps, task: TaskRow, eager?: Client, project?: RunProject): Promise<{ eagerlyStarted: boolean }> {
+  const known = await projectOf(deps, task, project);
   const handle = await (eager ?? deps.temporal).workflow.start(syncExportWorkflow, {
-    ...(await runOptions(deps, task, projectName)),
-    args: [{ ...exportInput(deps.config, task), maxRows: deps.config.SYNC_MAX_ROWS }],
+    ...runOptions(deps, task, known.name),
+    args: [{ ...exportInput(deps.config, task, known), maxRows: deps.config.SYNC_MAX_ROWS }],
     ...(eager ? { requestEagerStart: true } : {}),
   });
   countStart(handle.eagerlyStarted);
   return { eagerlyStarted: handle.eagerlyStarted };
 }
 
-function exportInput(config: Config, task: TaskRow): ExportInput {
+/** The task's project as the run starts (a caller may hold it already: one read fewer on the hot path). */
+async function projectOf(deps: RunDeps, task: TaskRow, project?: RunProject): Promise<RunProject> {
+  return project ?? (await getProject(deps.db, task.projectId)) ?? { name: task.projectId, settings: {} };
+}
+
+/**
+ * Source retries follow the project's settings as they are when the run starts (a retry or resume
+ * is a new run, so it sees a change). SOURCE_RETRY_INITIAL_MS stays the first wait of a growing
+ * backoff, and SOURCE_RETRY_MAX_ATTEMPTS the operator's ceiling on every project's attempts.
+ */
+function exportInput(config: Config, task: TaskRow, project: RunProject): ExportInput {
+  const s = settingsOf(project);
   return {
     taskId: task.id,
     type: task.type,
-    retry: { initialMs: config.SOURCE_RETRY_INITIAL_MS, maxAttempts: config.SOURCE_RETRY_MAX_ATTEMPTS },
+    retry: {
+      initialMs: config.SOURCE_RETRY_INITIAL_MS,
+      maxAttempts: Math.min(s.source_retry_max_attempts, config.SOURCE_RETRY_MAX_ATTEMPTS),
+      maxIntervalMs: s.source_retry_max_interval_seconds * 1000,
+      backoff: s.source_retry_backoff,
+    },
     run: task.runs,
     callback: task.callback !== null,
     heartbeatTimeoutMs: config.FETCH_HEARTBEAT_TIMEOUT_MS,
@@ -66,9 +87,7 @@ function exportInput(config: Config, task: TaskRow): ExportInput {
 }
 
 /** What every run of a task starts with: its id, queue, priority and what operators see. */
-async function runOptions(deps: RunDeps, task: TaskRow, projectName?: string) {
-  // The caller may know it already (a submission holds its project): one read fewer on the hot path.
-  projectName ??= (await getProject(deps.db, task.projectId))?.name ?? task.projectId;
+function runOptions(deps: RunDeps, task: TaskRow, projectName: string) {
   return {
     workflowId: task.id,
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,

@@ -8,6 +8,7 @@ import type { Client } from '@temporalio/client';
 import type { TaskRow } from '../../../db/schema.js';
 import { logger } from '../../../platform/logger.js';
 import { type AdmissionDeps, dispatch, startAll } from './admit.js';
+import type { RunProject } from './run.js';
 import { renewClaims, START_CLAIM_MS } from './claim.js';
 
 /** StartWorkflow calls in flight at once: enough to keep up, few enough to leave the thread to the API. */
@@ -16,7 +17,7 @@ const IN_FLIGHT = 8;
 /** How often the claims of starts still in hand are renewed: well before they lapse. */
 const RENEW_EVERY_MS = START_CLAIM_MS / 3;
 
-type Job = { kind: 'start'; task: TaskRow; projectName: string } | { kind: 'dispatch'; projectId: string };
+type Job = { kind: 'start'; task: TaskRow; project: RunProject } | { kind: 'dispatch'; projectId: string };
 
 export class RunStarter {
   private readonly jobs: Job[] = [];
@@ -34,10 +35,10 @@ export class RunStarter {
   ) {}
 
   /** The run of a task inserted admitted (its start claimed by the acceptance). */
-  start(task: TaskRow, projectName: string): void {
+  start(task: TaskRow, project: RunProject): void {
     this.inHand.add(task.id);
     this.renewer ??= setInterval(() => void this.renew(), RENEW_EVERY_MS).unref();
-    this.jobs.push({ kind: 'start', task, projectName });
+    this.jobs.push({ kind: 'start', task, project });
     this.pump();
   }
 
@@ -80,7 +81,7 @@ export class RunStarter {
     // Built only when there is something to say: this runs once per submission.
     const log = () => logger('admission', job.kind === 'start' ? { task_id: job.task.id } : { project_id: job.projectId });
     try {
-      const { failed } = job.kind === 'start' ? await startAll(this.deps, [job.task], job.projectName, this.eager) : await dispatch(this.deps, job.projectId);
+      const { failed } = job.kind === 'start' ? await startAll(this.deps, [job.task], job.project, this.eager) : await dispatch(this.deps, job.projectId);
       for (const [id, err] of failed) log().warn({ err, task_id: id }, 'the run could not start yet: the task waits in its queue for the next dispatch');
     } catch (err) {
       log().error({ err }, 'starting runs failed: admission will start them');

@@ -33,7 +33,7 @@ export interface SubmitOrigin {
 export async function startSubmitted(deps: AdmissionDeps, project: ProjectRow, task: TaskRow, mustDispatch: boolean, origin: SubmitOrigin): Promise<void> {
   if (origin.sync && task.admittedAt) return startSyncOrRemove(deps, project, task, origin.sync);
   if (!origin.starter) return admitOrRemove(deps, project, task, mustDispatch);
-  if (task.admittedAt) origin.starter.start(task, project.name);
+  if (task.admittedAt) origin.starter.start(task, project);
   else if (mustDispatch) origin.starter.dispatch(project.id);
 }
 
@@ -43,7 +43,7 @@ export async function startSubmitted(deps: AdmissionDeps, project: ProjectRow, t
  * lapses, and the workers' watcher or the sweep starts it (watch.ts, sweep.ts).
  */
 async function admitOrRemove(deps: AdmissionDeps, project: ProjectRow, task: TaskRow, mustDispatch: boolean): Promise<void> {
-  const { failed } = task.admittedAt ? await startAll(deps, [task], project.name) : mustDispatch ? await dispatch(deps, task.projectId) : { failed: new Map<string, Error>() };
+  const { failed } = task.admittedAt ? await startAll(deps, [task], project) : mustDispatch ? await dispatch(deps, task.projectId) : { failed: new Map<string, Error>() };
   const err = failed.get(task.id);
   if (!err) return;
   await deleteUnstarted(deps.db, task.id);
@@ -53,7 +53,7 @@ async function admitOrRemove(deps: AdmissionDeps, project: ProjectRow, task: Tas
 async function startSyncOrRemove(deps: AdmissionDeps, project: ProjectRow, task: TaskRow, sync: NonNullable<SubmitOrigin['sync']>): Promise<void> {
   sync.inserted?.();
   try {
-    const { eagerlyStarted } = await startSyncRun(deps, task, sync.eager, project.name);
+    const { eagerlyStarted } = await startSyncRun(deps, task, sync.eager, project);
     sync.started?.(eagerlyStarted);
   } catch (err) {
     await deleteUnstarted(deps.db, task.id);
