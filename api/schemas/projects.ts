@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { hostPatternRegex } from '../../domain/source/hosts.js';
 import { projectSettingsSchema } from '../../model/project-settings.js';
 
-const hostList = (max: number) =>
+const hostList = (max: number, min = 0) =>
   z
     .array(z.string().max(255).regex(hostPatternRegex, 'must be host[:port] or *.domain[:port]'))
+    .min(min, 'list at least one host the sources live on')
     .max(max)
     .transform((hosts) => [...new Set(hosts.map((h) => h.toLowerCase()))]);
 
@@ -12,7 +13,7 @@ const hostList = (max: number) =>
 export const createProjectSchema = projectSettingsSchema
   .extend({
     name: z.string().trim().min(1).max(100),
-    source_hosts: hostList(50).refine((h) => h.length > 0, 'list at least one host the sources live on'),
+    source_hosts: hostList(50, 1),
     callback_hosts: hostList(50).default([]),
   })
   .strict();

@@ -566,6 +566,10 @@ export interface components {
                 request_id: string | null;
             };
         };
+        /** @description Any JSON value; no string or key in it may hold a NUL character. */
+        JsonValue: string | (number | boolean | null) | components["schemas"]["JsonValue"][] | {
+            [key: string]: components["schemas"]["JsonValue"];
+        };
         Project: {
             callback_hosts: string[];
             /** Format: date-time */
@@ -1067,7 +1071,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @default [] */
-                    callback_hosts?: string[];
+                    callback_hosts?: (string & unknown)[];
                     csv_max_file_bytes?: number;
                     csv_max_file_rows?: number;
                     excel_max_file_bytes?: number;
@@ -1079,7 +1083,7 @@ export interface operations {
                     name: string;
                     /** @default 168 */
                     retention_hours?: number;
-                    source_hosts: string[];
+                    source_hosts: (string & unknown)[];
                     /** @default 8 */
                     source_max_concurrency?: number;
                     /** @default null */
@@ -1218,7 +1222,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    callback_hosts?: string[];
+                    callback_hosts?: (string & unknown)[];
                     csv_max_file_bytes?: number;
                     csv_max_file_rows?: number;
                     excel_max_file_bytes?: number;
@@ -1227,7 +1231,7 @@ export interface operations {
                     max_schedules?: number;
                     name?: string;
                     retention_hours?: number;
-                    source_hosts?: string[];
+                    source_hosts?: (string & unknown)[];
                     source_max_concurrency?: number;
                     source_rps?: number | null;
                     submit_per_minute?: number;
@@ -1477,25 +1481,26 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
+                "application/json": ({
                     /** Format: uri */
                     callback?: string;
                     cron?: string;
-                    every?: string;
-                    file_name?: string;
+                    every?: string & unknown;
+                    /** @description The download's name; needs a character other than dots and spaces. */
+                    file_name?: string & unknown;
                     footer?: {
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     } | ({
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     } | {
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     }[])[];
                     header?: {
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     } | ({
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     } | {
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     }[])[];
                     max_file_bytes?: number;
                     max_file_rows?: number;
@@ -1513,30 +1518,31 @@ export interface operations {
                     priority?: number;
                     sheets?: {
                         footer?: {
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         } | ({
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         } | {
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         }[])[];
                         header?: {
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         } | ({
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         } | {
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         }[])[];
-                        name?: string;
+                        /** @description At most 31 characters; []:*?/\ become spaces; needs another character than those, apostrophes and spaces. */
+                        name?: string & unknown;
                         /** Format: uri */
                         source_url: string;
                         summary?: string;
-                        template?: unknown;
+                        template?: components["schemas"]["JsonValue"];
                         title?: string;
                     }[];
                     /** Format: uri */
                     source_url: string;
                     summary?: string;
-                    template?: unknown;
+                    template?: components["schemas"]["JsonValue"];
                     /** @default UTC */
                     timezone?: string;
                     title?: string;
@@ -1545,7 +1551,10 @@ export interface operations {
                      * @enum {string}
                      */
                     type?: "csv" | "excel" | "xlsx";
-                };
+                } | unknown | {
+                    /** @enum {unknown} */
+                    type: "excel" | "xlsx";
+                }) & (unknown | unknown);
             };
         };
         responses: {
@@ -1990,20 +1999,21 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     callback?: string;
-                    file_name?: string;
+                    /** @description The download's name; needs a character other than dots and spaces. */
+                    file_name?: string & unknown;
                     footer?: {
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     } | ({
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     } | {
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     }[])[];
                     header?: {
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     } | ({
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     } | {
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     }[])[];
                     max_file_bytes?: number;
                     max_file_rows?: number;
@@ -2014,36 +2024,40 @@ export interface operations {
                     priority?: number;
                     sheets?: {
                         footer?: {
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         } | ({
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         } | {
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         }[])[];
                         header?: {
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         } | ({
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         } | {
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         }[])[];
-                        name?: string;
+                        /** @description At most 31 characters; []:*?/\ become spaces; needs another character than those, apostrophes and spaces. */
+                        name?: string & unknown;
                         /** Format: uri */
                         source_url: string;
                         summary?: string;
-                        template?: unknown;
+                        template?: components["schemas"]["JsonValue"];
                         title?: string;
                     }[];
                     /** Format: uri */
                     source_url: string;
                     summary?: string;
-                    template?: unknown;
+                    template?: components["schemas"]["JsonValue"];
                     title?: string;
                     /**
                      * @default csv
                      * @enum {string}
                      */
                     type?: "csv" | "excel" | "xlsx";
+                } | unknown | {
+                    /** @enum {unknown} */
+                    type: "excel" | "xlsx";
                 };
             };
         };
@@ -2670,20 +2684,21 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     callback?: string;
-                    file_name?: string;
+                    /** @description The download's name; needs a character other than dots and spaces. */
+                    file_name?: string & unknown;
                     footer?: {
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     } | ({
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     } | {
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     }[])[];
                     header?: {
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     } | ({
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     } | {
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     }[])[];
                     max_file_bytes?: number;
                     max_file_rows?: number;
@@ -2696,36 +2711,40 @@ export interface operations {
                     rows?: number;
                     sheets?: {
                         footer?: {
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         } | ({
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         } | {
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         }[])[];
                         header?: {
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         } | ({
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         } | {
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         }[])[];
-                        name?: string;
+                        /** @description At most 31 characters; []:*?/\ become spaces; needs another character than those, apostrophes and spaces. */
+                        name?: string & unknown;
                         /** Format: uri */
                         source_url: string;
                         summary?: string;
-                        template?: unknown;
+                        template?: components["schemas"]["JsonValue"];
                         title?: string;
                     }[];
                     /** Format: uri */
                     source_url: string;
                     summary?: string;
-                    template?: unknown;
+                    template?: components["schemas"]["JsonValue"];
                     title?: string;
                     /**
                      * @default csv
                      * @enum {string}
                      */
                     type?: "csv" | "excel" | "xlsx";
+                } | unknown | {
+                    /** @enum {unknown} */
+                    type: "excel" | "xlsx";
                 };
             };
         };
@@ -2830,20 +2849,21 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     callback?: string;
-                    file_name?: string;
+                    /** @description The download's name; needs a character other than dots and spaces. */
+                    file_name?: string & unknown;
                     footer?: {
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     } | ({
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     } | {
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     }[])[];
                     header?: {
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     } | ({
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     } | {
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     }[])[];
                     max_file_bytes?: number;
                     max_file_rows?: number;
@@ -2854,36 +2874,40 @@ export interface operations {
                     priority?: number;
                     sheets?: {
                         footer?: {
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         } | ({
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         } | {
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         }[])[];
                         header?: {
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         } | ({
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         } | {
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         }[])[];
-                        name?: string;
+                        /** @description At most 31 characters; []:*?/\ become spaces; needs another character than those, apostrophes and spaces. */
+                        name?: string & unknown;
                         /** Format: uri */
                         source_url: string;
                         summary?: string;
-                        template?: unknown;
+                        template?: components["schemas"]["JsonValue"];
                         title?: string;
                     }[];
                     /** Format: uri */
                     source_url: string;
                     summary?: string;
-                    template?: unknown;
+                    template?: components["schemas"]["JsonValue"];
                     title?: string;
                     /**
                      * @default csv
                      * @enum {string}
                      */
                     type?: "csv" | "excel" | "xlsx";
+                } | unknown | {
+                    /** @enum {unknown} */
+                    type: "excel" | "xlsx";
                 };
             };
         };
@@ -3006,6 +3030,7 @@ export interface operations {
                 access_token?: string;
             };
             header: {
+                connection: "Upgrade";
                 upgrade: "websocket";
             };
             path?: never;
