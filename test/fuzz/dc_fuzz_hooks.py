@@ -1,0 +1,50 @@
+"""Schemathesis hooks for test/e2e/api-fuzz.test.ts.
+
+The document states every rule a request's shape must follow. A few rules depend on the service's
+state, which no schema can state, and a request that is schema-valid but breaks one of them is
+rightly refused: the project's allow-lists (a source or callback host the admin did not list is
+422 source_host_not_allowed), list cursors (only a next_cursor the API returned is one; any other
+is 422), an Idempotency-Key (once used, it names its first body: another body under it is 422
+idempotency_key_reused), and a task's template (its nodes and conditions, docs/excel.md: refused with 422 naming
+the node). For schema-valid (positive) cases only, these are filled with values the service's
+state accepts: the test's own source (DC_FUZZ_SOURCE_URL, on the project's source_hosts, never a
+host outside this machine) as every source and callback URL, a fresh Idempotency-Key, no cursor,
+and no template. Every
+other field keeps what the fuzzer generated, and negative cases are sent exactly as generated.
+"""
+import os
+import uuid
+
+import schemathesis
+from schemathesis.generation.modes import GenerationMode
+
+SOURCE = os.environ["DC_FUZZ_SOURCE_URL"]
+LAYOUT_RULES = ("template",)
+
+
+def _fill(body):
+    if not isinstance(body, dict):
+        return
+    for key in ("source_url", "callback"):
+        if isinstance(body.get(key), str):
+            body[key] = SOURCE
+    for key in LAYOUT_RULES:
+        body.pop(key, None)
+    sheets = body.get("sheets")
+    if isinstance(sheets, list):
+        for sheet in sheets:
+            _fill(sheet)
+
+
+@schemathesis.hook
+def before_call(context, case, kwargs):
+    meta = case.meta
+    if meta is None or meta.generation.mode != GenerationMode.POSITIVE:
+        return
+    _fill(case.body)
+    if isinstance(case.query, dict):
+        case.query.pop("cursor", None)
+    if isinstance(case.headers, dict):
+        for name in list(case.headers):
+            if name.lower() == "idempotency-key":
+                case.headers[name] = uuid.uuid4().hex
