@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '@hono/zod-openapi';
 import { hostPatternRegex } from '../../domain/source/hosts.js';
 import { projectSettingsSchema } from '../../model/project-settings.js';
 
@@ -28,7 +28,8 @@ const optionalShape = Object.fromEntries(
 export const patchProjectSchema = z
   .object(optionalShape)
   .strict()
-  .refine((p) => Object.values(p).some((v) => v !== undefined), 'send at least one setting to change') as unknown as z.ZodType<
+  .refine((p) => Object.values(p).some((v) => v !== undefined), 'send at least one setting to change')
+  .openapi({ minProperties: 1 }) as unknown as z.ZodType<
   Partial<z.output<typeof createProjectSchema>>,
   Partial<z.input<typeof createProjectSchema>>
 >;

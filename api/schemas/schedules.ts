@@ -19,7 +19,7 @@ export function parseEvery(text: string): number | null {
 
 const fields = submitFields.extend({
   cron: z.string().trim().min(1).max(200).optional(),
-  every: z.string().max(40).openapi({ pattern: EVERY.source }).optional(),
+  every: z.string().max(40).openapi({ pattern: `^(?=\\d)${EVERY.source.slice(1)}`, description: 'A duration such as 15m, 1h, 1h30m or 1d: at least one minute, at most 366 days.' }).optional(),
   timezone: z.string().trim().min(1).max(64).default('UTC'),
   overlap: z.enum(OVERLAP_POLICIES).default('skip'),
   pause_after_failures: z.number().int().min(1).max(100).default(3),

@@ -1485,6 +1485,7 @@ export interface operations {
                     /** Format: uri */
                     callback?: string;
                     cron?: string;
+                    /** @description A duration such as 15m, 1h, 1h30m or 1d: at least one minute, at most 366 days. */
                     every?: string & unknown;
                     /** @description The download's name; needs a character other than dots and spaces. */
                     file_name?: string & unknown;

@@ -42,9 +42,10 @@ def before_call(context, case, kwargs):
     if meta is None or meta.generation.mode != GenerationMode.POSITIVE:
         return
     _fill(case.body)
-    if isinstance(case.query, dict):
+    # Query and headers are mappings, not necessarily dicts (headers are case-insensitive).
+    if case.query:
         case.query.pop("cursor", None)
-    if isinstance(case.headers, dict):
+    if case.headers:
         for name in list(case.headers):
             if name.lower() == "idempotency-key":
                 case.headers[name] = uuid.uuid4().hex
