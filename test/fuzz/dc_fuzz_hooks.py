@@ -5,11 +5,13 @@ state, which no schema can state, and a request that is schema-valid but breaks 
 rightly refused: the project's allow-lists (a source or callback host the admin did not list is
 422 source_host_not_allowed), list cursors (only a next_cursor the API returned is one; any other
 is 422), an Idempotency-Key (once used, it names its first body: another body under it is 422
-idempotency_key_reused), and a task's template (its nodes and conditions, docs/excel.md: refused with 422 naming
+idempotency_key_reused), a schedule's cron expression and time zone (judged by Temporal's cron
+parser and the ICU time-zone database; the document gives their form, not their grammar), and a
+task's template (its nodes and conditions, docs/excel.md: refused with 422 naming
 the node). For schema-valid (positive) cases only, these are filled with values the service's
 state accepts: the test's own source (DC_FUZZ_SOURCE_URL, on the project's source_hosts, never a
 host outside this machine) as every source and callback URL, a fresh Idempotency-Key, no cursor,
-and no template. Every
+a daily cron in UTC, and no template. Every
 other field keeps what the fuzzer generated, and negative cases are sent exactly as generated.
 """
 import os
@@ -28,6 +30,10 @@ def _fill(body):
     for key in ("source_url", "callback"):
         if isinstance(body.get(key), str):
             body[key] = SOURCE
+    if isinstance(body.get("cron"), str):
+        body["cron"] = "0 3 * * *"
+    if isinstance(body.get("timezone"), str):
+        body["timezone"] = "UTC"
     for key in LAYOUT_RULES:
         body.pop(key, None)
     sheets = body.get("sheets")
