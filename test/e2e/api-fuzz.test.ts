@@ -50,7 +50,7 @@ function schemathesis(token: string): Promise<{ code: number | null; output: str
     '--header', `Authorization: Bearer ${token}`,
     '--checks', 'all',
     '--phases', 'examples,coverage,fuzzing',
-    '--max-examples', '8',
+    '--max-examples', '5',
     '--seed', SEED,
     '--generation-database', 'none',
     '--request-timeout', '30',
@@ -76,13 +76,13 @@ it('Schemathesis is installed (npm ci: scripts/ensure-tools.mjs)', () => {
   expect(existsSync(join(TOOL_DIR, 'schemathesis')), `no Schemathesis in ${TOOL_DIR}: run npm ci (or node scripts/ensure-tools.mjs)`).toBe(true);
 });
 
-it('finds nothing as a project', { timeout: 150_000 }, async () => {
+it('finds nothing as a project', { timeout: 240_000 }, async () => {
   const { code, output } = await schemathesis(key);
   expect(code, output).toBe(0);
   expect(output).toMatch(/Tested: \d+/);
 });
 
-it('finds nothing as the admin', { timeout: 150_000 }, async () => {
+it('finds nothing as the admin', { timeout: 240_000 }, async () => {
   const { code, output } = await schemathesis(ADMIN);
   expect(code, output).toBe(0);
   expect(output).toMatch(/Tested: \d+/);
