@@ -14,6 +14,7 @@
 // templates) are kept by test/fuzz/dc_fuzz_hooks.py for valid requests only; it says why.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { projectRoot } from '../../platform/paths.js';
@@ -61,6 +62,8 @@ function schemathesis(token: string): Promise<{ code: number | null; output: str
   const pythonPath = [TOOL_DIR, HOOKS_DIR, process.env.PYTHONPATH].filter(Boolean).join(':');
   return new Promise((resolve, reject) => {
     const child = spawn('python3', args, {
+      // Schemathesis keeps its state in .schemathesis/ of its working directory: not in the repository.
+      cwd: tmpdir(),
       env: { ...process.env, PYTHONPATH: pythonPath, SCHEMATHESIS_HOOKS: 'dc_fuzz_hooks', DC_FUZZ_SOURCE_URL: sourceUrl },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
