@@ -8,6 +8,7 @@ import { TaskEvents } from '../domain/tasks/events.js';
 import { RunStarter } from '../domain/tasks/admission/index.js';
 import { linkSigner } from '../domain/tasks/view.js';
 import { onError } from './errors.js';
+import { allowedMethods } from './methods.js';
 import { openApiApp } from './openapi.js';
 import { describeExtras, openApiDocument } from './openapi-document.js';
 import { pathText } from './validate.js';
@@ -76,7 +77,13 @@ export function createApp(deps: ApiDeps) {
   app.route('/', consoleApp());
   describeExtras(app);
   app.route('/', docsApp(() => openApiDocument(app, config.publicBaseUrl)));
-  app.notFound((c) => onError(new DomainError('not_found', `no such endpoint: ${c.req.method} ${c.req.path}`), c));
+  app.notFound((c) => {
+    const allow = allowedMethods(app.routes, c.req.path);
+    if (allow.length === 0) return onError(new DomainError('not_found', `no such endpoint: ${c.req.method} ${c.req.path}`), c);
+    const res = onError(new DomainError('method_not_allowed', `${c.req.path} does not take ${c.req.method}; it takes ${allow.join(', ')}`), c);
+    res.headers.set('Allow', allow.join(', '));
+    return res;
+  });
   app.onError(onError);
   return { app, realtime, starter: ctx.starter };
 }

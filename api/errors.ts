@@ -15,6 +15,7 @@ export const STATUS: Record<ApiErrorCode, ContentfulStatusCode> = {
   forbidden: 403,
   invalid_signature: 403,
   not_found: 404,
+  method_not_allowed: 405,
   not_ready: 409,
   task_finished: 409,
   task_not_retryable: 409,

@@ -6,6 +6,7 @@ import { type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Env } from 'hono';
 import { auth, errors, type Responses } from './openapi.js';
 import { callbackEvent, taskEvent } from './schemas/responses.js';
+import { statesBadText } from './openapi-text.js';
 
 const WS_DESCRIPTION = `A WebSocket. Authenticate the upgrade request with \`Authorization: Bearer <api_key>\`;
 browsers, which cannot set that header, may pass \`?access_token=<api_key>\` instead. A browser page of a
@@ -70,7 +71,7 @@ export function describeExtras<E extends Env>(app: OpenAPIHono<E>): void {
     security: auth.project,
     request: {
       query: z.object({ access_token: z.string().optional().openapi({ description: 'The api_key, for browsers only (they cannot set Authorization on a WebSocket).' }) }),
-      headers: z.object({ upgrade: z.literal('websocket') }),
+      headers: z.object({ upgrade: z.literal('websocket'), connection: z.literal('Upgrade') }),
     },
     responses: {
       101: { description: 'Switching Protocols: the WebSocket is open.' },
@@ -99,6 +100,10 @@ export function describeExtras<E extends Env>(app: OpenAPIHono<E>): void {
 
 /** The document as served at /openapi.json. */
 export function openApiDocument<E extends Env>(app: OpenAPIHono<E>, serverUrl: string) {
+  return statesBadText(documentOf(app, serverUrl));
+}
+
+function documentOf<E extends Env>(app: OpenAPIHono<E>, serverUrl: string) {
   return app.getOpenAPI31Document({
     openapi: '3.1.0',
     info: {

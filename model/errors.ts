@@ -25,6 +25,7 @@ export const REQUEST_ERROR_CODES = [
   'forbidden',
   'invalid_signature',
   'not_found',
+  'method_not_allowed',
   'not_ready',
   'task_finished',
   'task_not_retryable',

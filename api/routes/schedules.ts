@@ -25,7 +25,8 @@ type Env = AppEnv & { Variables: { schedule: ScheduleRow } };
 const tags = ['schedules'];
 const security = auth.project;
 const one = (description: string) => ({ 200: json(scheduleObject, description), ...errors(...keyed, 404) });
-const noteBody = { body: { content: { 'application/json': { schema: noteSchema } }, required: true } };
+// The note is optional, and so is the body that carries it: an empty body is {} (api/validate.ts jsonBody).
+const noteBody = { body: { content: { 'application/json': { schema: noteSchema } }, required: false } };
 
 export function schedulesApp(ctx: ApiContext) {
   const deps = { db: ctx.database.db, temporal: ctx.temporal, config: ctx.config };
@@ -109,7 +110,7 @@ export function schedulesApp(ctx: ApiContext) {
     summary: 'Pause a schedule, with an optional note',
     middleware: [owned, jsonBody],
     request: { params: scheduleIdParam, ...noteBody },
-    responses: one('The schedule, paused.') as Responses,
+    responses: { ...one('The schedule, paused.'), ...errors(400) } as Responses,
   });
   app.openapi(pause, async (c) => {
     await pauseSchedule(deps, c.get('schedule').id, c.req.valid('json').note ?? 'paused through the API');
@@ -122,7 +123,7 @@ export function schedulesApp(ctx: ApiContext) {
     summary: 'Resume a schedule; failures count afresh',
     middleware: [owned, jsonBody],
     request: { params: scheduleIdParam, ...noteBody },
-    responses: one('The schedule, running.') as Responses,
+    responses: { ...one('The schedule, running.'), ...errors(400) } as Responses,
   });
   app.openapi(resume, async (c) => {
     await resumeSchedule(deps, c.get('schedule').id, c.req.valid('json').note ?? 'resumed through the API');

@@ -1,10 +1,11 @@
-import { z } from 'zod';
+import { z } from '@hono/zod-openapi';
 import { hostPatternRegex } from '../../domain/source/hosts.js';
 import { projectSettingsSchema } from '../../model/project-settings.js';
 
-const hostList = (max: number) =>
+const hostList = (max: number, min = 0) =>
   z
     .array(z.string().max(255).regex(hostPatternRegex, 'must be host[:port] or *.domain[:port]'))
+    .min(min, 'list at least one host the sources live on')
     .max(max)
     .transform((hosts) => [...new Set(hosts.map((h) => h.toLowerCase()))]);
 
@@ -12,7 +13,7 @@ const hostList = (max: number) =>
 export const createProjectSchema = projectSettingsSchema
   .extend({
     name: z.string().trim().min(1).max(100),
-    source_hosts: hostList(50).refine((h) => h.length > 0, 'list at least one host the sources live on'),
+    source_hosts: hostList(50, 1),
     callback_hosts: hostList(50).default([]),
   })
   .strict();
@@ -27,7 +28,8 @@ const optionalShape = Object.fromEntries(
 export const patchProjectSchema = z
   .object(optionalShape)
   .strict()
-  .refine((p) => Object.values(p).some((v) => v !== undefined), 'send at least one setting to change') as unknown as z.ZodType<
+  .refine((p) => Object.values(p).some((v) => v !== undefined), 'send at least one setting to change')
+  .openapi({ minProperties: 1 }) as unknown as z.ZodType<
   Partial<z.output<typeof createProjectSchema>>,
   Partial<z.input<typeof createProjectSchema>>
 >;

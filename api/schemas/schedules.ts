@@ -1,7 +1,7 @@
 // POST /v1/schedules (docs/api.md#post-v1schedules): a task's body plus when it runs: `cron` with `timezone`, or
 // `every`. The cron expression itself is Temporal's to judge (domain/schedules/schedules.ts); what
 // can be told here is told here, each problem naming its field.
-import { z } from 'zod';
+import { z } from '@hono/zod-openapi';
 import { isTimeZone, placeholderProblem } from '../../domain/schedules/placeholders.js';
 import type { ScheduleInput } from '../../domain/schedules/schedules.js';
 import { OVERLAP_POLICIES } from '../../model/schedule.js';
@@ -19,13 +19,16 @@ export function parseEvery(text: string): number | null {
 
 const fields = submitFields.extend({
   cron: z.string().trim().min(1).max(200).optional(),
-  every: z.string().max(40).optional(),
+  every: z.string().max(40).openapi({ pattern: `^(?=\\d)${EVERY.source.slice(1)}`, description: 'A duration such as 15m, 1h, 1h30m or 1d: at least one minute, at most 366 days.' }).optional(),
   timezone: z.string().trim().min(1).max(64).default('UTC'),
   overlap: z.enum(OVERLAP_POLICIES).default('skip'),
   pause_after_failures: z.number().int().min(1).max(100).default(3),
 });
 
-export const scheduleSchema = withSheets(fields)
+/** What the document can state of the rules below: exactly one of cron and every. */
+const whenStated = { oneOf: [{ required: ['cron'] }, { required: ['every'] }] };
+
+export const scheduleSchema = withSheets(fields, whenStated)
   .superRefine((b, ctx) => {
     const issue = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message });
     if (b.cron === undefined && b.every === undefined) issue(['cron'], 'give cron (with timezone) or every');

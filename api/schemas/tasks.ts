@@ -1,7 +1,7 @@
 // The task requests as zod schemas: what the handlers validate with, and what the API reference
 // (/openapi.json) and the client's types are generated from.
 import { z } from '@hono/zod-openapi';
-import { sanitizeFileName } from '../../domain/formats/file-name.js';
+import { FILE_NAME_USABLE, sanitizeFileName } from '../../domain/formats/file-name.js';
 import { taskSplitFields } from '../../domain/formats/split.js';
 import { areaSchema } from '../../domain/formats/template/areas.js';
 import { templateField } from '../../domain/formats/template/template.js';
@@ -19,6 +19,9 @@ export const maxChars = (max: number) =>
     .refine((s) => [...s].length <= max, `at most ${max} characters`)
     .openapi({ maxLength: max });
 
+/** A sheet name keeps a character that sheetName() neither replaces nor trims. */
+const SHEET_NAME_USABLE = "[^\\[\\]:*?/\\\\\\u0000-\\u001f' \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]";
+
 const sourceUrl = z.string().max(4096).url('must be an http(s) URL');
 /** What a worksheet is laid out by; a task's own, or each entry of `sheets`. */
 const layoutFields = {
@@ -32,7 +35,10 @@ const layoutFields = {
 const sheetSchema = z.strictObject({
   source_url: sourceUrl,
   // Excel's rules for a sheet name: the forbidden characters become spaces, the length is refused.
-  name: z.string().max(31, 'at most 31 characters (Excel)').transform((s) => sheetName(s, '')).pipe(z.string().min(1, 'has no usable characters')).optional(),
+  name: z
+    .string()
+    .max(31, 'at most 31 characters (Excel)')
+    .openapi({ pattern: SHEET_NAME_USABLE, description: 'At most 31 characters; []:*?/\\ become spaces; needs another character than those, apostrophes and spaces.' }).transform((s) => sheetName(s, '')).pipe(z.string().min(1, 'has no usable characters')).optional(),
   ...layoutFields,
 });
 
@@ -44,7 +50,9 @@ export const submitFields = z.strictObject({
   source_url: sourceUrl,
   operator_id: z.string().trim().min(1).max(128),
   type: z.enum(['csv', 'excel', 'xlsx']).default('csv').transform((t) => (t === 'xlsx' ? 'excel' : t)),
-  file_name: maxChars(200).transform(sanitizeFileName).pipe(z.string().min(1, 'has no usable characters')).optional(),
+  file_name: maxChars(200)
+    .openapi({ pattern: FILE_NAME_USABLE.source, description: 'The download\'s name; needs a character other than dots and spaces.' })
+    .transform(sanitizeFileName).pipe(z.string().min(1, 'has no usable characters')).optional(),
   ...layoutFields,
   sheets: z.array(sheetSchema).min(1).max(MAX_SHEETS).optional(),
   ...taskSplitFields,
@@ -60,7 +68,7 @@ const LAYOUT_KEYS = ['title', 'summary', 'template', 'header', 'footer'] as cons
  * The rules of `sheets` (docs/excel.md): Excel only; the layout fields move into each sheet; the
  * task's source_url is the first sheet's (it may be left out). Names must differ (without case).
  */
-export function withSheets<S extends z.ZodType<Fields & Record<string, unknown>>>(schema: S) {
+export function withSheets<S extends z.ZodType<Fields & Record<string, unknown>>>(schema: S, stated: Record<string, unknown> = {}) {
   const fillSource = (body: unknown) => {
     const b = body as { source_url?: unknown; sheets?: Array<{ source_url?: unknown }> } | null;
     if (b && typeof b === 'object' && b.source_url === undefined && Array.isArray(b.sheets) && b.sheets[0] && typeof b.sheets[0] === 'object') {
@@ -69,12 +77,13 @@ export function withSheets<S extends z.ZodType<Fields & Record<string, unknown>>
     return body;
   };
   const checked = schema.superRefine((t, ctx) => {
-    if (!t.sheets) return;
+    // An empty list is refused by its own min(1); the rules below need a first sheet.
+    if (!t.sheets?.[0]) return;
     if (t.type !== 'excel') ctx.addIssue({ code: 'custom', path: ['sheets'], message: 'several sheets need type "excel"' });
     for (const key of LAYOUT_KEYS) {
       if (t[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: 'with sheets, give it in each sheet of sheets[]' });
     }
-    if (t.source_url !== t.sheets[0]!.source_url) ctx.addIssue({ code: 'custom', path: ['source_url'], message: 'with sheets, leave it out: each sheet has its own source_url' });
+    if (t.source_url !== t.sheets[0].source_url) ctx.addIssue({ code: 'custom', path: ['source_url'], message: 'with sheets, leave it out: each sheet has its own source_url' });
     const seen = new Set<string>();
     t.sheets.forEach((s, i) => {
       if (s.name === undefined) return;
@@ -82,7 +91,16 @@ export function withSheets<S extends z.ZodType<Fields & Record<string, unknown>>
       seen.add(s.name.toLowerCase());
     });
   });
-  return z.preprocess(fillSource, checked);
+  // The same rules as the document can state them (a source_url equal to the first sheet's is
+  // the one thing it cannot say).
+  const sheetRules = {
+    ...stated,
+    anyOf: [
+      { not: { required: ['sheets'] } },
+      { required: ['sheets', 'type'], properties: { type: { enum: ['excel', 'xlsx'] } }, not: { anyOf: LAYOUT_KEYS.map((k) => ({ required: [k] })) } },
+    ],
+  };
+  return z.preprocess(fillSource, checked).openapi(sheetRules as never);
 }
 
 export const submitSchema = withSheets(submitFields);

@@ -55,8 +55,12 @@ export function createRealtime(deps: ApiContext, root: Hono<AppEnv>): Realtime {
     '/',
     refusalsWithBody,
     (c, next) => {
-      if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
-        throw new DomainError('upgrade_required', 'GET /v1/ws is a WebSocket endpoint: send Upgrade: websocket');
+      // Both headers, as RFC 6455 asks: Node hands a request to the upgrade handler only with
+      // `Connection: upgrade`, so `Upgrade: websocket` alone would reach @hono/node-ws as a plain
+      // request, which it answers with an empty 200.
+      const connection = (c.req.header('connection') ?? '').toLowerCase().split(',').map((t) => t.trim());
+      if (c.req.header('upgrade')?.toLowerCase() !== 'websocket' || !connection.includes('upgrade')) {
+        throw new DomainError('upgrade_required', 'GET /v1/ws is a WebSocket endpoint: send Upgrade: websocket and Connection: Upgrade');
       }
       return next();
     },

@@ -566,6 +566,10 @@ export interface components {
                 request_id: string | null;
             };
         };
+        /** @description Any JSON value; no string or key in it may hold a NUL character. */
+        JsonValue: string | (number | boolean | null) | components["schemas"]["JsonValue"][] | {
+            [key: string]: components["schemas"]["JsonValue"];
+        };
         Project: {
             callback_hosts: string[];
             /** Format: date-time */
@@ -1071,7 +1075,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @default [] */
-                    callback_hosts?: string[];
+                    callback_hosts?: (string & unknown)[];
                     csv_max_file_bytes?: number;
                     csv_max_file_rows?: number;
                     excel_max_file_bytes?: number;
@@ -1083,7 +1087,7 @@ export interface operations {
                     name: string;
                     /** @default 168 */
                     retention_hours?: number;
-                    source_hosts: string[];
+                    source_hosts: (string & unknown)[];
                     /** @default 8 */
                     source_max_concurrency?: number;
                     /**
@@ -1231,7 +1235,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    callback_hosts?: string[];
+                    callback_hosts?: (string & unknown)[];
                     csv_max_file_bytes?: number;
                     csv_max_file_rows?: number;
                     excel_max_file_bytes?: number;
@@ -1240,7 +1244,7 @@ export interface operations {
                     max_schedules?: number;
                     name?: string;
                     retention_hours?: number;
-                    source_hosts?: string[];
+                    source_hosts?: (string & unknown)[];
                     source_max_concurrency?: number;
                     /** @enum {string} */
                     source_retry_backoff?: "exponential" | "uniform";
@@ -1494,25 +1498,27 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
+                "application/json": ({
                     /** Format: uri */
                     callback?: string;
                     cron?: string;
-                    every?: string;
-                    file_name?: string;
+                    /** @description A duration such as 15m, 1h, 1h30m or 1d: at least one minute, at most 366 days. */
+                    every?: string & unknown;
+                    /** @description The download's name; needs a character other than dots and spaces. */
+                    file_name?: string & unknown;
                     footer?: {
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     } | ({
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     } | {
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     }[])[];
                     header?: {
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     } | ({
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     } | {
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     }[])[];
                     max_file_bytes?: number;
                     max_file_rows?: number;
@@ -1530,30 +1536,31 @@ export interface operations {
                     priority?: number;
                     sheets?: {
                         footer?: {
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         } | ({
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         } | {
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         }[])[];
                         header?: {
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         } | ({
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         } | {
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         }[])[];
-                        name?: string;
+                        /** @description At most 31 characters; []:*?/\ become spaces; needs another character than those, apostrophes and spaces. */
+                        name?: string & unknown;
                         /** Format: uri */
                         source_url: string;
                         summary?: string;
-                        template?: unknown;
+                        template?: components["schemas"]["JsonValue"];
                         title?: string;
                     }[];
                     /** Format: uri */
                     source_url: string;
                     summary?: string;
-                    template?: unknown;
+                    template?: components["schemas"]["JsonValue"];
                     /** @default UTC */
                     timezone?: string;
                     title?: string;
@@ -1562,7 +1569,10 @@ export interface operations {
                      * @enum {string}
                      */
                     type?: "csv" | "excel" | "xlsx";
-                };
+                } | unknown | {
+                    /** @enum {unknown} */
+                    type: "excel" | "xlsx";
+                }) & (unknown | unknown);
             };
         };
         responses: {
@@ -1759,7 +1769,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     note?: string;
@@ -1774,6 +1784,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            /** @description Malformed JSON (malformed_json). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
@@ -1824,7 +1843,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     note?: string;
@@ -1839,6 +1858,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            /** @description Malformed JSON (malformed_json). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
@@ -2007,20 +2035,21 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     callback?: string;
-                    file_name?: string;
+                    /** @description The download's name; needs a character other than dots and spaces. */
+                    file_name?: string & unknown;
                     footer?: {
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     } | ({
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     } | {
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     }[])[];
                     header?: {
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     } | ({
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     } | {
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     }[])[];
                     max_file_bytes?: number;
                     max_file_rows?: number;
@@ -2031,36 +2060,40 @@ export interface operations {
                     priority?: number;
                     sheets?: {
                         footer?: {
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         } | ({
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         } | {
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         }[])[];
                         header?: {
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         } | ({
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         } | {
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         }[])[];
-                        name?: string;
+                        /** @description At most 31 characters; []:*?/\ become spaces; needs another character than those, apostrophes and spaces. */
+                        name?: string & unknown;
                         /** Format: uri */
                         source_url: string;
                         summary?: string;
-                        template?: unknown;
+                        template?: components["schemas"]["JsonValue"];
                         title?: string;
                     }[];
                     /** Format: uri */
                     source_url: string;
                     summary?: string;
-                    template?: unknown;
+                    template?: components["schemas"]["JsonValue"];
                     title?: string;
                     /**
                      * @default csv
                      * @enum {string}
                      */
                     type?: "csv" | "excel" | "xlsx";
+                } | unknown | {
+                    /** @enum {unknown} */
+                    type: "excel" | "xlsx";
                 };
             };
         };
@@ -2687,20 +2720,21 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     callback?: string;
-                    file_name?: string;
+                    /** @description The download's name; needs a character other than dots and spaces. */
+                    file_name?: string & unknown;
                     footer?: {
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     } | ({
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     } | {
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     }[])[];
                     header?: {
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     } | ({
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     } | {
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     }[])[];
                     max_file_bytes?: number;
                     max_file_rows?: number;
@@ -2713,36 +2747,40 @@ export interface operations {
                     rows?: number;
                     sheets?: {
                         footer?: {
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         } | ({
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         } | {
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         }[])[];
                         header?: {
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         } | ({
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         } | {
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         }[])[];
-                        name?: string;
+                        /** @description At most 31 characters; []:*?/\ become spaces; needs another character than those, apostrophes and spaces. */
+                        name?: string & unknown;
                         /** Format: uri */
                         source_url: string;
                         summary?: string;
-                        template?: unknown;
+                        template?: components["schemas"]["JsonValue"];
                         title?: string;
                     }[];
                     /** Format: uri */
                     source_url: string;
                     summary?: string;
-                    template?: unknown;
+                    template?: components["schemas"]["JsonValue"];
                     title?: string;
                     /**
                      * @default csv
                      * @enum {string}
                      */
                     type?: "csv" | "excel" | "xlsx";
+                } | unknown | {
+                    /** @enum {unknown} */
+                    type: "excel" | "xlsx";
                 };
             };
         };
@@ -2847,20 +2885,21 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     callback?: string;
-                    file_name?: string;
+                    /** @description The download's name; needs a character other than dots and spaces. */
+                    file_name?: string & unknown;
                     footer?: {
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     } | ({
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     } | {
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     }[])[];
                     header?: {
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     } | ({
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     } | {
-                        [key: string]: string | number | boolean | null | unknown;
+                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                     }[])[];
                     max_file_bytes?: number;
                     max_file_rows?: number;
@@ -2871,36 +2910,40 @@ export interface operations {
                     priority?: number;
                     sheets?: {
                         footer?: {
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         } | ({
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         } | {
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         }[])[];
                         header?: {
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         } | ({
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         } | {
-                            [key: string]: string | number | boolean | null | unknown;
+                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
                         }[])[];
-                        name?: string;
+                        /** @description At most 31 characters; []:*?/\ become spaces; needs another character than those, apostrophes and spaces. */
+                        name?: string & unknown;
                         /** Format: uri */
                         source_url: string;
                         summary?: string;
-                        template?: unknown;
+                        template?: components["schemas"]["JsonValue"];
                         title?: string;
                     }[];
                     /** Format: uri */
                     source_url: string;
                     summary?: string;
-                    template?: unknown;
+                    template?: components["schemas"]["JsonValue"];
                     title?: string;
                     /**
                      * @default csv
                      * @enum {string}
                      */
                     type?: "csv" | "excel" | "xlsx";
+                } | unknown | {
+                    /** @enum {unknown} */
+                    type: "excel" | "xlsx";
                 };
             };
         };
@@ -3023,6 +3066,7 @@ export interface operations {
                 access_token?: string;
             };
             header: {
+                connection: "Upgrade";
                 upgrade: "websocket";
             };
             path?: never;

@@ -28,8 +28,19 @@ export function clipText(text: string, maxChars: number, maxBytes: number): stri
   return text.slice(0, end);
 }
 
+/**
+ * What is trimmed from both ends: dots and JavaScript's whitespace (`\s`) less the control
+ * characters (already `_` by then), spelt out so that the API document's pattern means the same in
+ * any regex engine.
+ */
+const TRIMMED = '. \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
+/** A name is usable when it holds a character that is not trimmed (a pattern, unanchored as in JSON Schema). */
+export const FILE_NAME_USABLE = new RegExp(`[^${TRIMMED}]`);
+const LEADING = new RegExp(`^[${TRIMMED}]+`);
+const TRAILING = new RegExp(`[${TRIMMED}]+$`);
+
 /** The name as stored: NFC, unsafe characters as `_`, no leading or trailing dots or spaces, clipped. */
 export function sanitizeFileName(name: string): string {
   const safe = name.normalize('NFC').replace(UNSAFE, '_');
-  return clipText(safe.replace(/^[.\s]+/, ''), FILE_NAME_MAX_CHARS, FILE_NAME_MAX_BYTES).replace(/[.\s]+$/, '');
+  return clipText(safe.replace(LEADING, ''), FILE_NAME_MAX_CHARS, FILE_NAME_MAX_BYTES).replace(TRAILING, '');
 }
