@@ -59,8 +59,15 @@ describe('the description of the API and unknown routes', () => {
 
   it('answers a route that does not exist with 404 in the error envelope', async () => {
     expectError(await rt.call('GET', '/v1/nothing-here'), 404, 'not_found');
-    // A known path with a method it does not serve, past its key check.
-    expectError(await rt.call('DELETE', '/v1/projects', { token: ADMIN }), 404, 'not_found');
+  });
+
+  it('answers a method a known path does not take with 405 and Allow', async () => {
+    const res = await rt.call('DELETE', '/v1/projects', { token: ADMIN });
+    expectError(res, 405, 'method_not_allowed');
+    expect(res.headers.get('allow')).toBe('GET, HEAD, POST');
+    const trace = await rt.call('TRACE', '/healthz');
+    expectError(trace, 405, 'method_not_allowed');
+    expect(trace.headers.get('allow')).toMatch(/GET/);
   });
 });
 
