@@ -65,7 +65,7 @@ describe('the description of the API and unknown routes', () => {
     const res = await rt.call('DELETE', '/v1/projects', { token: ADMIN });
     expectError(res, 405, 'method_not_allowed');
     expect(res.headers.get('allow')).toBe('GET, HEAD, POST');
-    const trace = await rt.call('TRACE', '/healthz');
+    const trace = await rt.call('PATCH', '/healthz'); // (TRACE itself is the fuzzer's: fetch cannot send it)
     expectError(trace, 405, 'method_not_allowed');
     expect(trace.headers.get('allow')).toMatch(/GET/);
   });
