@@ -12,6 +12,7 @@ import { openApiApp } from './openapi.js';
 import { describeExtras, openApiDocument } from './openapi-document.js';
 import { pathText } from './validate.js';
 import { adminOnly, authenticate, projectOnly } from './middleware/auth.js';
+import { projectOrOperator } from './middleware/operator.js';
 import { requestLog } from './middleware/request-log.js';
 import { adminApp } from './routes/admin.js';
 import { consoleApp } from './routes/console.js';
@@ -58,7 +59,7 @@ export function createApp(deps: ApiDeps) {
   // Bad text in a path (a NUL, broken UTF-8) is a 422 before any lookup.
   app.use('/v1/*', pathText);
   app.use('/v1/projects/*', authenticate(deps));
-  app.use('/v1/tasks/*', authenticate(deps), projectOnly);
+  app.use('/v1/tasks/*', authenticate(deps), projectOrOperator);
   app.use('/v1/schedules/*', authenticate(deps), projectOnly);
   app.use('/v1/admin/*', authenticate(deps), adminOnly);
   app.route('/healthz', healthApp(deps));

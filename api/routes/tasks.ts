@@ -6,6 +6,7 @@ import { submitTask } from '../../domain/tasks/submit.js';
 import { taskJson } from '../../domain/tasks/view.js';
 import { assertDownloadable, primaryFile, sendFile } from '../download.js';
 import { rateLimitHeaders } from '../errors.js';
+import { scopedFilter } from '../middleware/operator.js';
 import { ownedTask } from '../middleware/owned-task.js';
 import { countSubmission } from '../middleware/submissions.js';
 import { auth, errors, file, json, keyed, openApiApp, rateHeaders, type Responses, taskIdParam } from '../openapi.js';
@@ -69,7 +70,7 @@ export function tasksApp(ctx: ApiContext) {
     responses: { 200: json(taskPage, 'One page of tasks.'), ...errors(...keyed) } as Responses,
   });
   app.openapi(list, async (c) => {
-    const { items, nextCursor } = await listTasks(db, c.get('project').id, c.req.valid('query'));
+    const { items, nextCursor } = await listTasks(db, c.get('project').id, scopedFilter(c, c.req.valid('query')));
     return c.json({ items: items.map((t) => taskJson(t, ctx.signer)), next_cursor: nextCursor });
   });
 
@@ -84,7 +85,7 @@ export function tasksApp(ctx: ApiContext) {
     request: { query: filterSchema },
     responses: { 200: json(taskCounts, 'Counts by status.'), ...errors(...keyed) } as Responses,
   });
-  app.openapi(counts, async (c) => c.json({ counts: await countTasks(db, c.get('project').id, c.req.valid('query')) }));
+  app.openapi(counts, async (c) => c.json({ counts: await countTasks(db, c.get('project').id, scopedFilter(c, c.req.valid('query'))) }));
 
   const get = createRoute({
     method: 'get',
