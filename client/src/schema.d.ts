@@ -104,6 +104,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/operator-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A token for one operator of the project: its tasks only, with the permissions named
+         * @description The url carries the token in its fragment (#token=…), which browsers never send to a server or put in a Referer.
+         */
+        post: operations["createOperatorSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/operator-sessions/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** End a session at once (its open WebSockets close with 4401 within seconds) */
+        delete: operations["revokeOperatorSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects": {
         parameters: {
             query?: never;
@@ -475,7 +512,7 @@ export interface paths {
          *     foreign origin is refused with 403 (WS_ALLOWED_ORIGINS).
          *
          *     Client messages (JSON text frames):
-         *     - `{"subscribe": "<task_id>"}` or `{"subscribe": "*"}` (every task of the project) → `{"subscribed": "<target>"}`,
+         *     - `{"subscribe": "<task_id>"}` or `{"subscribe": "*"}` (every task of the project; with an operator token, every task of its operator) → `{"subscribed": "<target>"}`,
          *       then at once the current state of the task (for `*`: of each active task)
          *     - `{"unsubscribe": "<task_id>" | "*"}` → `{"unsubscribed": "<target>"}`
          *
@@ -565,6 +602,19 @@ export interface components {
                 /** @description The X-Request-Id of this request, for the logs. */
                 request_id: string | null;
             };
+        };
+        OperatorSession: {
+            /** Format: date-time */
+            expires_at: string;
+            /** @enum {string} */
+            locale: "en" | "zh-CN";
+            operator_id: string;
+            permissions: ("download" | "cancel" | "retry" | "pause")[];
+            session_id: string;
+            /** @description The bearer token (dco_…); shown this once, only its hash is kept. */
+            token: string;
+            /** @description Opens the console as the operator: PUBLIC_BASE_URL/operator#token=<token> (a fragment, never sent to a server). */
+            url: string;
         };
         Project: {
             callback_hosts: string[];
@@ -781,7 +831,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -864,7 +914,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -919,7 +969,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -972,7 +1022,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1001,6 +1051,152 @@ export interface operations {
             };
             /** @description The files expired (expired, link_expired). */
             410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createOperatorSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Seconds until the session ends (60–86400).
+                     * @default 3600
+                     */
+                    expires_in?: number;
+                    /**
+                     * @default en
+                     * @enum {string}
+                     */
+                    locale?: "en" | "zh-CN";
+                    /** @description The operator whose tasks the session shows (the tasks' operator_id). */
+                    operator_id: string;
+                    /**
+                     * @description `download` is always granted; `pause` covers resume too.
+                     * @default [
+                     *       "download"
+                     *     ]
+                     */
+                    permissions?: ("download" | "cancel" | "retry" | "pause")[];
+                };
+            };
+        };
+        responses: {
+            /** @description The session; the token is shown this once. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorSession"];
+                };
+            };
+            /** @description Malformed JSON (malformed_json). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (payload_too_large). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeOperatorSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ops_… */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked (also when it already was). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, also for another project's resource (not_found). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1040,7 +1236,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1130,7 +1326,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1189,7 +1385,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1279,7 +1475,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1347,7 +1543,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1406,7 +1602,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1465,7 +1661,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1595,7 +1791,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1663,7 +1859,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1720,7 +1916,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1785,7 +1981,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1850,7 +2046,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1909,7 +2105,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1973,7 +2169,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2111,7 +2307,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2179,7 +2375,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2238,7 +2434,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2306,7 +2502,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2371,7 +2567,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2448,7 +2644,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2516,7 +2712,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2584,7 +2780,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2655,7 +2851,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2786,7 +2982,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2951,7 +3147,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3046,7 +3242,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
