@@ -13,11 +13,13 @@ import { openApiApp } from './openapi.js';
 import { describeExtras, openApiDocument } from './openapi-document.js';
 import { pathText } from './validate.js';
 import { adminOnly, authenticate, projectOnly } from './middleware/auth.js';
+import { projectOrOperator } from './middleware/operator.js';
 import { requestLog } from './middleware/request-log.js';
 import { adminApp } from './routes/admin.js';
 import { consoleApp } from './routes/console.js';
 import { docsApp } from './routes/docs.js';
 import { filesApp } from './routes/files.js';
+import { operatorSessionsApp } from './routes/operator-sessions.js';
 import { previewApp } from './routes/preview.js';
 import { healthApp, readyApp } from './routes/health.js';
 import { metricsApp } from './routes/metrics.js';
@@ -59,8 +61,9 @@ export function createApp(deps: ApiDeps) {
   // Bad text in a path (a NUL, broken UTF-8) is a 422 before any lookup.
   app.use('/v1/*', pathText);
   app.use('/v1/projects/*', authenticate(deps));
-  app.use('/v1/tasks/*', authenticate(deps), projectOnly);
+  app.use('/v1/tasks/*', authenticate(deps), projectOrOperator);
   app.use('/v1/schedules/*', authenticate(deps), projectOnly);
+  app.use('/v1/operator-sessions/*', authenticate(deps), projectOnly);
   app.use('/v1/admin/*', authenticate(deps), adminOnly);
   app.route('/healthz', healthApp(deps));
   app.route('/readyz', readyApp());
@@ -72,6 +75,7 @@ export function createApp(deps: ApiDeps) {
   app.route('/v1/tasks', previewApp(ctx));
   app.route('/v1/tasks', taskActionsApp(ctx));
   app.route('/v1/schedules', schedulesApp(ctx));
+  app.route('/v1/operator-sessions', operatorSessionsApp(deps));
   app.route('/v1/ws', realtime.routes);
   app.route('/v1/files', filesApp(deps));
   app.route('/', consoleApp());

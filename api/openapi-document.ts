@@ -13,7 +13,7 @@ browsers, which cannot set that header, may pass \`?access_token=<api_key>\` ins
 foreign origin is refused with 403 (WS_ALLOWED_ORIGINS).
 
 Client messages (JSON text frames):
-- \`{"subscribe": "<task_id>"}\` or \`{"subscribe": "*"}\` (every task of the project) → \`{"subscribed": "<target>"}\`,
+- \`{"subscribe": "<task_id>"}\` or \`{"subscribe": "*"}\` (every task of the project; with an operator token, every task of its operator) → \`{"subscribed": "<target>"}\`,
   then at once the current state of the task (for \`*\`: of each active task)
 - \`{"unsubscribe": "<task_id>" | "*"}\` → \`{"unsubscribed": "<target>"}\`
 
@@ -58,6 +58,11 @@ export function describeExtras<E extends Env>(app: OpenAPIHono<E>): void {
     scheme: 'bearer',
     description: "A project's api_key (dck_…): acts on that project's tasks and schedules only.",
   });
+  registry.registerComponent('securitySchemes', 'operatorToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description: "An operator session's token (dco_…, POST /v1/operator-sessions): one operator's tasks of one project — list, count, read, download, and the actions its permissions name.",
+  });
   registry.registerComponent('securitySchemes', 'adminToken', { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN: projects and cross-project views.' });
   registry.register('TaskEvent', taskEvent);
 
@@ -68,7 +73,7 @@ export function describeExtras<E extends Env>(app: OpenAPIHono<E>): void {
     tags: ['tasks'],
     summary: 'Task events over a WebSocket',
     description: WS_DESCRIPTION,
-    security: auth.project,
+    security: auth.projectOrOperator,
     request: {
       query: z.object({ access_token: z.string().optional().openapi({ description: 'The api_key, for browsers only (they cannot set Authorization on a WebSocket).' }) }),
       headers: z.object({ upgrade: z.literal('websocket'), connection: z.literal('Upgrade') }),

@@ -13,8 +13,10 @@ export function openApiApp<E extends Env>(): OpenAPIHono<E> {
 
 /** Security requirements, named as in components.securitySchemes (openapi-document.ts). */
 type Security = Array<Record<string, string[]>>;
-export const auth: Record<'project' | 'admin' | 'projectOrAdmin' | 'none', Security> = {
+export const auth: Record<'project' | 'projectOrOperator' | 'admin' | 'projectOrAdmin' | 'none', Security> = {
   project: [{ projectKey: [] }],
+  /** Also an operator session's token, limited to its operator's tasks (middleware/operator.ts). */
+  projectOrOperator: [{ projectKey: [] }, { operatorToken: [] }],
   admin: [{ adminToken: [] }],
   projectOrAdmin: [{ projectKey: [] }, { adminToken: [] }],
   none: [],
@@ -53,7 +55,7 @@ export const file = (description: string, headers: Headers = {}) => ({
 const WHY: Record<number, string> = {
   400: 'Malformed JSON (malformed_json).',
   401: 'No or an unknown key (unauthorized); WWW-Authenticate: Bearer.',
-  403: 'The key may not do this (forbidden), or a tampered link (invalid_signature).',
+  403: 'The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature).',
   404: 'Not found, also for another project\'s resource (not_found).',
   409: 'The resource is in a state that does not allow this (task_finished, not_ready, task_not_pausable, …).',
   410: 'The files expired (expired, link_expired).',
@@ -80,4 +82,5 @@ export const rateHeaders: Headers = {
 
 export const taskIdParam = z.object({ task_id: z.string().openapi({ description: 'A task of the caller\'s project (tsk_…).' }) });
 export const projectIdParam = z.object({ project_id: z.string().openapi({ description: 'prj_…' }) });
+export const operatorSessionIdParam = z.object({ session_id: z.string().openapi({ description: 'ops_…' }) });
 export const scheduleIdParam = z.object({ schedule_id: z.string().openapi({ description: 'sch_…' }) });

@@ -33,7 +33,11 @@ export interface ApiContext extends ApiDeps {
   source: PoliteSource;
 }
 
-export type Principal = { kind: 'admin' } | { kind: 'project'; project: ProjectRow };
+export type Principal =
+  | { kind: 'admin' }
+  | { kind: 'project'; project: ProjectRow }
+  /** An operator session's token: one operator's tasks of the project (middleware/operator.ts). */
+  | { kind: 'operator'; project: ProjectRow; operatorId: string; permissions: string[]; sessionId: string };
 
 export type AppEnv = {
   Variables: {

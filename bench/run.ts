@@ -21,6 +21,7 @@ import { benchSubmit, submitTable } from './submit.js';
 import { benchCsvOnly, benchIssue13 } from './issue13.js';
 import { benchMemory } from './memory.js';
 import { benchWs } from './ws.js';
+import { benchSessions } from './sessions.js';
 import { benchSync, syncTable } from './sync.js';
 import { cpuSeconds, dirBytes, freePort, machineBusySeconds, median, phaseSpans, rssMb, spawnNode, workflowClosed } from './measure.js';
 
@@ -44,6 +45,8 @@ async function main() {
   // `sync` alone: POST /v1/tasks/sync latency on the embedded start (bench/sync.ts).
   if (positionals.length === 1 && positionals[0] === 'sync') return console.log(syncTable(await benchSync()));
   if (positionals.length === 1 && positionals[0] === 'csv') return benchCsvOnly(repeat);
+  // `sessions`: an operator token's check beside a project key's (bench/sessions.ts).
+  if (positionals.length === 1 && positionals[0] === 'sessions') return console.log(await benchSessions());
   if (positionals.includes('submit')) return console.log(submitTable(await benchSubmit())); // issue 13, target 3 (bench/submit.ts)
   // `memory [1GB]`: the embedded start's idle and export peaks alone (bench/memory.ts);
   // BENCH_NODE_ARGS adds node flags to that process (e.g. --import bench/mem-probe.mjs).

@@ -27,7 +27,7 @@ export function taskActionsApp(ctx: ApiContext) {
       operationId: `${name}Task`,
       tags: ['tasks'],
       summary: action.summary,
-      security: auth.project,
+      security: auth.projectOrOperator,
       middleware: [owned],
       request: { params: taskIdParam },
       responses: {

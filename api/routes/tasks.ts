@@ -6,6 +6,7 @@ import { submitTask } from '../../domain/tasks/submit.js';
 import { taskJson } from '../../domain/tasks/view.js';
 import { assertDownloadable, primaryFile, sendFile } from '../download.js';
 import { rateLimitHeaders } from '../errors.js';
+import { scopedFilter } from '../middleware/operator.js';
 import { ownedTask } from '../middleware/owned-task.js';
 import { countSubmission } from '../middleware/submissions.js';
 import { auth, errors, file, json, keyed, openApiApp, rateHeaders, type Responses, taskIdParam } from '../openapi.js';
@@ -63,13 +64,13 @@ export function tasksApp(ctx: ApiContext) {
     tags: ['tasks'],
     summary: "The project's tasks, newest first",
     description: 'Cursor paging: pass next_cursor back as cursor until it is null.',
-    security: auth.project,
+    security: auth.projectOrOperator,
     middleware: [textGuard('query', listSchema)],
     request: { query: listSchema },
     responses: { 200: json(taskPage, 'One page of tasks.'), ...errors(...keyed) } as Responses,
   });
   app.openapi(list, async (c) => {
-    const { items, nextCursor } = await listTasks(db, c.get('project').id, c.req.valid('query'));
+    const { items, nextCursor } = await listTasks(db, c.get('project').id, scopedFilter(c, c.req.valid('query')));
     return c.json({ items: items.map((t) => taskJson(t, ctx.signer)), next_cursor: nextCursor });
   });
 
@@ -79,12 +80,12 @@ export function tasksApp(ctx: ApiContext) {
     operationId: 'countTasks',
     tags: ['tasks'],
     summary: "The project's tasks counted by status",
-    security: auth.project,
+    security: auth.projectOrOperator,
     middleware: [textGuard('query', filterSchema)],
     request: { query: filterSchema },
     responses: { 200: json(taskCounts, 'Counts by status.'), ...errors(...keyed) } as Responses,
   });
-  app.openapi(counts, async (c) => c.json({ counts: await countTasks(db, c.get('project').id, c.req.valid('query')) }));
+  app.openapi(counts, async (c) => c.json({ counts: await countTasks(db, c.get('project').id, scopedFilter(c, c.req.valid('query'))) }));
 
   const get = createRoute({
     method: 'get',
@@ -92,7 +93,7 @@ export function tasksApp(ctx: ApiContext) {
     operationId: 'getTask',
     tags: ['tasks'],
     summary: 'One task',
-    security: auth.project,
+    security: auth.projectOrOperator,
     middleware: [owned],
     request: { params: taskIdParam },
     responses: { 200: json(taskSchema, 'The task.'), ...errors(...keyed, 404) } as Responses,
@@ -105,7 +106,7 @@ export function tasksApp(ctx: ApiContext) {
     operationId: 'downloadTask',
     tags: ['tasks'],
     summary: "The task's file: the single file, or the zip of all parts",
-    security: auth.project,
+    security: auth.projectOrOperator,
     middleware: [owned],
     request: { params: taskIdParam },
     responses: {

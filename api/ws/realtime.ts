@@ -13,7 +13,8 @@ import { type Config, normalizeOrigin } from '../../platform/config.js';
 import { lifecycle } from '../../platform/lifecycle.js';
 import { logger } from '../../platform/logger.js';
 import { metrics } from '../../platform/metrics.js';
-import { authenticate, BEARER_PROTOCOL, projectOnly } from '../middleware/auth.js';
+import { authenticate, BEARER_PROTOCOL } from '../middleware/auth.js';
+import { operatorScope, projectOrOperator } from '../middleware/operator.js';
 import type { ApiContext, AppEnv } from '../types.js';
 import { CLOSE, Session } from './session.js';
 
@@ -67,14 +68,15 @@ export function createRealtime(deps: ApiContext, root: Hono<AppEnv>): Realtime {
     originGuard(config),
     capacity,
     authenticate(deps, { allowQueryToken: true }),
-    projectOnly,
+    projectOrOperator,
     nodeWs.upgradeWebSocket((c) => {
       const project = c.get('project');
+      const operatorId = operatorScope(c);
       const recheck = c.get('recheck');
       let session: Session | undefined;
       return {
         onOpen(_evt, ws) {
-          session = new Session(ws.raw!, project, { db: deps.database.db, hub, signer, config, recheck });
+          session = new Session(ws.raw!, project, { db: deps.database.db, hub, signer, config, recheck, operatorId });
           sessions.add(session);
           metrics.wsConnections.inc();
         },

@@ -1,4 +1,4 @@
-// One WebSocket connection of a project: its subscriptions, its limits, its credential checked
+// One WebSocket connection of a project (or of one operator of it, with an operator session's token): its subscriptions, its limits, its credential checked
 // again while it is open, and the events it is sent. Messages are small JSON objects; anything else counts as a strike.
 import type { WebSocket } from 'ws';
 import { z } from 'zod';
@@ -23,6 +23,8 @@ export interface SessionDeps {
   config: Config;
   /** Whether the key the socket opened with is still valid (rotation grace over, revoked …). */
   recheck: () => Promise<boolean>;
+  /** Set for an operator session: only this operator's tasks are shown, others look missing. */
+  operatorId?: string | undefined;
 }
 
 // Abuse limits that need no tuning: a client that keeps sending garbage or floods is cut off.
@@ -139,7 +141,7 @@ export class Session {
     const row = await getTask(this.deps.db, target);
     if (this.disposed) return;
     // Another project's task looks exactly like a missing one (docs/api.md#errors).
-    if (!row || row.projectId !== this.project.id) {
+    if (!row || !this.maySee(row)) {
       return this.strike('not_found', `task ${target} was not found`, { subscribe: target });
     }
     this.subs.set(target, this.deps.hub.watchTask(target, listener));
@@ -164,6 +166,8 @@ export class Session {
    * waiting for an event that will not come.
    */
   private push(row: TaskRow, event: TaskEventName): void {
+    // A project-wide watch of an operator's socket hears every task of the project: only its own go out.
+    if (!this.maySee(row)) return;
     const at = row.updatedAt.getTime();
     const last = this.sentAt.get(row.id);
     if (last !== undefined && at < last) return;
@@ -176,6 +180,10 @@ export class Session {
     if (this.ws.readyState !== this.ws.OPEN) return;
     this.ws.send(frameFor(row, event, this.deps.signer), { binary: false });
     metrics.wsEvents.inc({ event });
+  }
+
+  private maySee(row: TaskRow): boolean {
+    return row.projectId === this.project.id && (this.deps.operatorId === undefined || row.operatorId === this.deps.operatorId);
   }
 
   /**

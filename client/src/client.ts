@@ -16,11 +16,16 @@ export type TaskStatus = Task['status'];
 export type SubmitBody = paths['/v1/tasks']['post']['requestBody']['content']['application/json'];
 export type ListQuery = NonNullable<paths['/v1/tasks']['get']['parameters']['query']>;
 export type TaskPage = components['schemas']['TaskPage'];
+export type OperatorSession = components['schemas']['OperatorSession'];
+export type OperatorSessionBody = paths['/v1/operator-sessions']['post']['requestBody']['content']['application/json'];
 
 export interface ClientOptions {
   /** Where the API answers, e.g. http://localhost:8080 (PUBLIC_BASE_URL). */
   baseUrl: string;
-  /** The project's api_key. */
+  /**
+   * The project's api_key, or an operator session's token (createOperatorSession): with that, the
+   * same calls see and act on that operator's tasks only (docs/api.md#what-an-operator-token-may-do).
+   */
   apiKey: string;
   /** A fetch to use instead of the global one (proxies, tests). */
   fetch?: (input: Request) => Promise<Response>;
@@ -95,6 +100,17 @@ export class DownloadCenter {
 
   resume(taskId: string): Promise<Task> {
     return this.act('resume', taskId);
+  }
+
+  /** POST /v1/operator-sessions (project key): a token and a url for one operator; the token is shown this once. */
+  async createOperatorSession(body: OperatorSessionBody): Promise<OperatorSession> {
+    return ok(await this.api.POST('/v1/operator-sessions', { body }));
+  }
+
+  /** DELETE /v1/operator-sessions/{session_id} (project key): the session ends at once. */
+  async revokeOperatorSession(sessionId: string): Promise<void> {
+    const { response, error } = await this.api.DELETE('/v1/operator-sessions/{session_id}', { params: { path: { session_id: sessionId } } });
+    if (!response.ok) throw new DownloadCenterError(response.status, (error as { error?: never } | undefined)?.error, response.headers.get('retry-after'));
   }
 
   /** The task once it is final (succeeded, failed, cancelled or expired); a failed task is returned, not thrown. */

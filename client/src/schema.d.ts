@@ -104,6 +104,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/operator-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A token for one operator of the project: its tasks only, with the permissions named
+         * @description The url carries the token in its fragment (#token=…), which browsers never send to a server or put in a Referer.
+         */
+        post: operations["createOperatorSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/operator-sessions/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** End a session at once (its open WebSockets close with 4401 within seconds) */
+        delete: operations["revokeOperatorSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects": {
         parameters: {
             query?: never;
@@ -475,7 +512,7 @@ export interface paths {
          *     foreign origin is refused with 403 (WS_ALLOWED_ORIGINS).
          *
          *     Client messages (JSON text frames):
-         *     - `{"subscribe": "<task_id>"}` or `{"subscribe": "*"}` (every task of the project) → `{"subscribed": "<target>"}`,
+         *     - `{"subscribe": "<task_id>"}` or `{"subscribe": "*"}` (every task of the project; with an operator token, every task of its operator) → `{"subscribed": "<target>"}`,
          *       then at once the current state of the task (for `*`: of each active task)
          *     - `{"unsubscribe": "<task_id>" | "*"}` → `{"unsubscribed": "<target>"}`
          *
@@ -567,8 +604,21 @@ export interface components {
             };
         };
         /** @description Any JSON value; no string or key in it may hold a NUL character. */
-        JsonValue: string | (number | boolean | null) | components["schemas"]["JsonValue"][] | {
-            [key: string]: components["schemas"]["JsonValue"];
+        JsonValue: string | (number | boolean | null) | unknown[] | {
+            [key: string]: unknown;
+        };
+        OperatorSession: {
+            /** Format: date-time */
+            expires_at: string;
+            /** @enum {string} */
+            locale: "en" | "zh-CN";
+            operator_id: string;
+            permissions: ("download" | "cancel" | "retry" | "pause")[];
+            session_id: string;
+            /** @description The bearer token (dco_…); shown this once, only its hash is kept. */
+            token: string;
+            /** @description Opens the console as the operator: PUBLIC_BASE_URL/operator#token=<token> (a fragment, never sent to a server). */
+            url: string;
         };
         Project: {
             callback_hosts: string[];
@@ -785,7 +835,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -868,7 +918,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -923,7 +973,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -976,7 +1026,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1005,6 +1055,152 @@ export interface operations {
             };
             /** @description The files expired (expired, link_expired). */
             410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createOperatorSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Seconds until the session ends (60–86400).
+                     * @default 3600
+                     */
+                    expires_in?: number;
+                    /**
+                     * @default en
+                     * @enum {string}
+                     */
+                    locale?: "en" | "zh-CN";
+                    /** @description The operator whose tasks the session shows (the tasks' operator_id). */
+                    operator_id: string;
+                    /**
+                     * @description `download` is always granted; `pause` covers resume too.
+                     * @default [
+                     *       "download"
+                     *     ]
+                     */
+                    permissions?: ("download" | "cancel" | "retry" | "pause")[];
+                };
+            };
+        };
+        responses: {
+            /** @description The session; the token is shown this once. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorSession"];
+                };
+            };
+            /** @description Malformed JSON (malformed_json). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (payload_too_large). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeOperatorSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ops_… */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked (also when it already was). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, also for another project's resource (not_found). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1044,7 +1240,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1075,7 +1271,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @default [] */
-                    callback_hosts?: (string & unknown)[];
+                    callback_hosts?: string[];
                     csv_max_file_bytes?: number;
                     csv_max_file_rows?: number;
                     excel_max_file_bytes?: number;
@@ -1087,7 +1283,7 @@ export interface operations {
                     name: string;
                     /** @default 168 */
                     retention_hours?: number;
-                    source_hosts: (string & unknown)[];
+                    source_hosts: string[];
                     /** @default 8 */
                     source_max_concurrency?: number;
                     /**
@@ -1134,7 +1330,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1193,7 +1389,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1235,7 +1431,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    callback_hosts?: (string & unknown)[];
+                    callback_hosts?: string[];
                     csv_max_file_bytes?: number;
                     csv_max_file_rows?: number;
                     excel_max_file_bytes?: number;
@@ -1244,7 +1440,7 @@ export interface operations {
                     max_schedules?: number;
                     name?: string;
                     retention_hours?: number;
-                    source_hosts?: (string & unknown)[];
+                    source_hosts?: string[];
                     source_max_concurrency?: number;
                     /** @enum {string} */
                     source_retry_backoff?: "exponential" | "uniform";
@@ -1283,7 +1479,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1351,7 +1547,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1410,7 +1606,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1469,7 +1665,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1498,27 +1694,27 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": ({
+                "application/json": {
                     /** Format: uri */
                     callback?: string;
                     cron?: string;
                     /** @description A duration such as 15m, 1h, 1h30m or 1d: at least one minute, at most 366 days. */
-                    every?: string & unknown;
+                    every?: string;
                     /** @description The download's name; needs a character other than dots and spaces. */
-                    file_name?: string & unknown;
+                    file_name?: string;
                     footer?: {
-                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                        [key: string]: string | number | boolean | null | unknown;
                     } | ({
-                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                        [key: string]: string | number | boolean | null | unknown;
                     } | {
-                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                        [key: string]: string | number | boolean | null | unknown;
                     }[])[];
                     header?: {
-                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                        [key: string]: string | number | boolean | null | unknown;
                     } | ({
-                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                        [key: string]: string | number | boolean | null | unknown;
                     } | {
-                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                        [key: string]: string | number | boolean | null | unknown;
                     }[])[];
                     max_file_bytes?: number;
                     max_file_rows?: number;
@@ -1536,31 +1732,31 @@ export interface operations {
                     priority?: number;
                     sheets?: {
                         footer?: {
-                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                            [key: string]: string | number | boolean | null | unknown;
                         } | ({
-                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                            [key: string]: string | number | boolean | null | unknown;
                         } | {
-                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                            [key: string]: string | number | boolean | null | unknown;
                         }[])[];
                         header?: {
-                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                            [key: string]: string | number | boolean | null | unknown;
                         } | ({
-                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                            [key: string]: string | number | boolean | null | unknown;
                         } | {
-                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                            [key: string]: string | number | boolean | null | unknown;
                         }[])[];
                         /** @description At most 31 characters; []:*?/\ become spaces; needs another character than those, apostrophes and spaces. */
-                        name?: string & unknown;
+                        name?: string;
                         /** Format: uri */
                         source_url: string;
                         summary?: string;
-                        template?: components["schemas"]["JsonValue"];
+                        template?: unknown;
                         title?: string;
                     }[];
                     /** Format: uri */
                     source_url: string;
                     summary?: string;
-                    template?: components["schemas"]["JsonValue"];
+                    template?: unknown;
                     /** @default UTC */
                     timezone?: string;
                     title?: string;
@@ -1569,10 +1765,7 @@ export interface operations {
                      * @enum {string}
                      */
                     type?: "csv" | "excel" | "xlsx";
-                } | unknown | {
-                    /** @enum {unknown} */
-                    type: "excel" | "xlsx";
-                }) & (unknown | unknown);
+                };
             };
         };
         responses: {
@@ -1605,7 +1798,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1673,7 +1866,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1730,7 +1923,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1804,7 +1997,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1878,7 +2071,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1937,7 +2130,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2001,7 +2194,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2036,20 +2229,20 @@ export interface operations {
                     /** Format: uri */
                     callback?: string;
                     /** @description The download's name; needs a character other than dots and spaces. */
-                    file_name?: string & unknown;
+                    file_name?: string;
                     footer?: {
-                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                        [key: string]: string | number | boolean | null | unknown;
                     } | ({
-                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                        [key: string]: string | number | boolean | null | unknown;
                     } | {
-                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                        [key: string]: string | number | boolean | null | unknown;
                     }[])[];
                     header?: {
-                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                        [key: string]: string | number | boolean | null | unknown;
                     } | ({
-                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                        [key: string]: string | number | boolean | null | unknown;
                     } | {
-                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                        [key: string]: string | number | boolean | null | unknown;
                     }[])[];
                     max_file_bytes?: number;
                     max_file_rows?: number;
@@ -2060,40 +2253,37 @@ export interface operations {
                     priority?: number;
                     sheets?: {
                         footer?: {
-                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                            [key: string]: string | number | boolean | null | unknown;
                         } | ({
-                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                            [key: string]: string | number | boolean | null | unknown;
                         } | {
-                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                            [key: string]: string | number | boolean | null | unknown;
                         }[])[];
                         header?: {
-                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                            [key: string]: string | number | boolean | null | unknown;
                         } | ({
-                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                            [key: string]: string | number | boolean | null | unknown;
                         } | {
-                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                            [key: string]: string | number | boolean | null | unknown;
                         }[])[];
                         /** @description At most 31 characters; []:*?/\ become spaces; needs another character than those, apostrophes and spaces. */
-                        name?: string & unknown;
+                        name?: string;
                         /** Format: uri */
                         source_url: string;
                         summary?: string;
-                        template?: components["schemas"]["JsonValue"];
+                        template?: unknown;
                         title?: string;
                     }[];
                     /** Format: uri */
                     source_url: string;
                     summary?: string;
-                    template?: components["schemas"]["JsonValue"];
+                    template?: unknown;
                     title?: string;
                     /**
                      * @default csv
                      * @enum {string}
                      */
                     type?: "csv" | "excel" | "xlsx";
-                } | unknown | {
-                    /** @enum {unknown} */
-                    type: "excel" | "xlsx";
                 };
             };
         };
@@ -2144,7 +2334,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2212,7 +2402,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2271,7 +2461,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2339,7 +2529,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2404,7 +2594,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2481,7 +2671,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2549,7 +2739,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2617,7 +2807,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2688,7 +2878,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2721,20 +2911,20 @@ export interface operations {
                     /** Format: uri */
                     callback?: string;
                     /** @description The download's name; needs a character other than dots and spaces. */
-                    file_name?: string & unknown;
+                    file_name?: string;
                     footer?: {
-                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                        [key: string]: string | number | boolean | null | unknown;
                     } | ({
-                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                        [key: string]: string | number | boolean | null | unknown;
                     } | {
-                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                        [key: string]: string | number | boolean | null | unknown;
                     }[])[];
                     header?: {
-                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                        [key: string]: string | number | boolean | null | unknown;
                     } | ({
-                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                        [key: string]: string | number | boolean | null | unknown;
                     } | {
-                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                        [key: string]: string | number | boolean | null | unknown;
                     }[])[];
                     max_file_bytes?: number;
                     max_file_rows?: number;
@@ -2747,40 +2937,37 @@ export interface operations {
                     rows?: number;
                     sheets?: {
                         footer?: {
-                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                            [key: string]: string | number | boolean | null | unknown;
                         } | ({
-                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                            [key: string]: string | number | boolean | null | unknown;
                         } | {
-                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                            [key: string]: string | number | boolean | null | unknown;
                         }[])[];
                         header?: {
-                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                            [key: string]: string | number | boolean | null | unknown;
                         } | ({
-                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                            [key: string]: string | number | boolean | null | unknown;
                         } | {
-                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                            [key: string]: string | number | boolean | null | unknown;
                         }[])[];
                         /** @description At most 31 characters; []:*?/\ become spaces; needs another character than those, apostrophes and spaces. */
-                        name?: string & unknown;
+                        name?: string;
                         /** Format: uri */
                         source_url: string;
                         summary?: string;
-                        template?: components["schemas"]["JsonValue"];
+                        template?: unknown;
                         title?: string;
                     }[];
                     /** Format: uri */
                     source_url: string;
                     summary?: string;
-                    template?: components["schemas"]["JsonValue"];
+                    template?: unknown;
                     title?: string;
                     /**
                      * @default csv
                      * @enum {string}
                      */
                     type?: "csv" | "excel" | "xlsx";
-                } | unknown | {
-                    /** @enum {unknown} */
-                    type: "excel" | "xlsx";
                 };
             };
         };
@@ -2824,7 +3011,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2886,20 +3073,20 @@ export interface operations {
                     /** Format: uri */
                     callback?: string;
                     /** @description The download's name; needs a character other than dots and spaces. */
-                    file_name?: string & unknown;
+                    file_name?: string;
                     footer?: {
-                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                        [key: string]: string | number | boolean | null | unknown;
                     } | ({
-                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                        [key: string]: string | number | boolean | null | unknown;
                     } | {
-                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                        [key: string]: string | number | boolean | null | unknown;
                     }[])[];
                     header?: {
-                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                        [key: string]: string | number | boolean | null | unknown;
                     } | ({
-                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                        [key: string]: string | number | boolean | null | unknown;
                     } | {
-                        [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                        [key: string]: string | number | boolean | null | unknown;
                     }[])[];
                     max_file_bytes?: number;
                     max_file_rows?: number;
@@ -2910,40 +3097,37 @@ export interface operations {
                     priority?: number;
                     sheets?: {
                         footer?: {
-                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                            [key: string]: string | number | boolean | null | unknown;
                         } | ({
-                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                            [key: string]: string | number | boolean | null | unknown;
                         } | {
-                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                            [key: string]: string | number | boolean | null | unknown;
                         }[])[];
                         header?: {
-                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                            [key: string]: string | number | boolean | null | unknown;
                         } | ({
-                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                            [key: string]: string | number | boolean | null | unknown;
                         } | {
-                            [key: string]: string | number | boolean | null | components["schemas"]["JsonValue"];
+                            [key: string]: string | number | boolean | null | unknown;
                         }[])[];
                         /** @description At most 31 characters; []:*?/\ become spaces; needs another character than those, apostrophes and spaces. */
-                        name?: string & unknown;
+                        name?: string;
                         /** Format: uri */
                         source_url: string;
                         summary?: string;
-                        template?: components["schemas"]["JsonValue"];
+                        template?: unknown;
                         title?: string;
                     }[];
                     /** Format: uri */
                     source_url: string;
                     summary?: string;
-                    template?: components["schemas"]["JsonValue"];
+                    template?: unknown;
                     title?: string;
                     /**
                      * @default csv
                      * @enum {string}
                      */
                     type?: "csv" | "excel" | "xlsx";
-                } | unknown | {
-                    /** @enum {unknown} */
-                    type: "excel" | "xlsx";
                 };
             };
         };
@@ -2994,7 +3178,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3090,7 +3274,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
                 headers: {
                     [name: string]: unknown;

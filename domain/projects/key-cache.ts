@@ -4,12 +4,13 @@
 // process at once and, through a NOTIFY, of every other process; a reconnect of the listening
 // connection forgets everything (a notice may have been missed), and an entry lives at most
 // KEY_CACHE_TTL_MS in any case. A rotated-out key within its grace period is kept only until it expires.
+// Operator sessions (session-cache.ts) are kept here too, and forgotten with the keys.
 import { sql } from 'drizzle-orm';
 import type { Database, Db } from '../../db/client.js';
-import type { ProjectRow } from '../../db/schema.js';
+import type { OperatorSessionRow, ProjectRow } from '../../db/schema.js';
 import { sha256Hex } from '../../platform/crypto.js';
 import { logger } from '../../platform/logger.js';
-import { projectByApiKey } from './projects.js';
+import { keyStillValid, projectByApiKey } from './projects.js';
 
 export const PROJECT_EVENTS_CHANNEL = 'project_events';
 export const KEY_CACHE_TTL_MS = 5_000;
@@ -19,14 +20,17 @@ interface Entry {
   until: number;
 }
 
-class KeyCache {
+export class KeyCache {
   readonly byHash = new Map<string, Entry>();
+  /** Operator sessions by token hash (session-cache.ts): forgotten with the keys. */
+  readonly sessionsByHash = new Map<string, { session: OperatorSessionRow; project: ProjectRow; until: number }>();
   /** Bumped by every forget: a lookup that began before one must not store what it read. */
   generation = 0;
   /** Told of every forget: holders of long-lived credentials (WebSockets) check theirs again. */
   readonly watchers = new Set<() => void>();
   forget(): void {
     this.byHash.clear();
+    this.sessionsByHash.clear();
     this.generation++;
     for (const w of this.watchers) w();
   }
@@ -42,22 +46,22 @@ function cacheOf(db: Db): KeyCache {
   return c;
 }
 
-/** Whether the key (by its hash) still opens the project at `now`. */
-function stillValid(p: ProjectRow, hash: string, now: number): boolean {
-  if (p.apiKeyHash === hash) return true;
-  return p.previousApiKeyHash === hash && p.previousKeyExpiresAt !== null && p.previousKeyExpiresAt.getTime() > now;
-}
-
-/** projectByApiKey through the cache. */
-export async function cachedProjectByApiKey(database: Database, apiKey: string): Promise<ProjectRow | undefined> {
+/** This process's cache of the database, listening for other processes' changes from its first use. */
+export function listening(database: Database): KeyCache {
   const cache = cacheOf(database.db);
   cache.listening ??= database
     .listen(PROJECT_EVENTS_CHANNEL, () => cache.forget(), () => cache.forget())
     .catch((err: Error) => logger('auth').error({ err, channel: PROJECT_EVENTS_CHANNEL }, 'cannot LISTEN; API keys are cached for their TTL only'));
+  return cache;
+}
+
+/** projectByApiKey through the cache. */
+export async function cachedProjectByApiKey(database: Database, apiKey: string): Promise<ProjectRow | undefined> {
+  const cache = listening(database);
   const hash = sha256Hex(apiKey);
   const now = Date.now();
   const hit = cache.byHash.get(hash);
-  if (hit && hit.until > now && stillValid(hit.project, hash, now)) return hit.project;
+  if (hit && hit.until > now && keyStillValid(hit.project, hash, now)) return hit.project;
   cache.byHash.delete(hash);
   const generation = cache.generation;
   const project = await projectByApiKey(database.db, apiKey);

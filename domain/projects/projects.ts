@@ -39,6 +39,12 @@ export async function projectByApiKey(db: Db, apiKey: string): Promise<ProjectRo
   return row;
 }
 
+/** Whether a key (by its hash) still opens the project at `now`: the current one, or the previous in its grace. */
+export function keyStillValid(p: ProjectRow, keyHash: string, now: number): boolean {
+  if (p.apiKeyHash === keyHash) return true;
+  return p.previousApiKeyHash === keyHash && p.previousKeyExpiresAt !== null && p.previousKeyExpiresAt.getTime() > now;
+}
+
 /** The project's stored settings with defaults (rows written before a setting existed get it too). */
 export const settingsOf = (p: Pick<ProjectRow, 'settings'>): StoredSettings => parseStoredSettings(p.settings);
 

@@ -5,7 +5,7 @@
 import { expect, it } from 'vitest';
 import type { RouteApp } from '../support/route-app.js';
 
-export type RouteFile = 'admin' | 'files' | 'operations' | 'preview' | 'projects' | 'schedules' | 'sync' | 'task-actions' | 'tasks' | 'ws';
+export type RouteFile = 'admin' | 'files' | 'operations' | 'operator-sessions' | 'preview' | 'projects' | 'schedules' | 'sync' | 'task-actions' | 'tasks' | 'ws';
 
 export const ROUTE_TESTS: Record<string, RouteFile> = {
   'GET /healthz': 'operations',
@@ -40,6 +40,8 @@ export const ROUTE_TESTS: Record<string, RouteFile> = {
   'POST /v1/schedules/{schedule_id}/trigger': 'schedules',
   'GET /v1/files/{task_id}/{name}': 'files',
   'GET /v1/ws': 'ws',
+  'POST /v1/operator-sessions': 'operator-sessions',
+  'DELETE /v1/operator-sessions/{session_id}': 'operator-sessions',
 };
 
 /** Routes whose success cannot happen in process: app.request() cannot upgrade to a WebSocket. */
