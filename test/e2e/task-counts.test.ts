@@ -91,7 +91,7 @@ for (const kind of ['postgres', 'pglite'] as const) {
     it('after every status change the domain makes, concurrently across tasks', async () => {
       const chains: Array<Array<(id: string) => Promise<unknown>>> = [
         [(id) => status.cancelActive(database.db, id), (id) => status.resetForRetry(database.db, id)],
-        [(id) => status.finishTask(database.db, id, { status: 'failed', errorCode: 'source_error', errorMessage: 'x' }), (id) => status.resetForRetry(database.db, id)],
+        [(id) => status.finishTask(database.db, id, { status: 'failed', errorCode: 'source_unreachable', errorMessage: 'x' }), (id) => status.resetForRetry(database.db, id)],
         [(id) => status.pauseQueued(database.db, id), (id) => status.resumePaused(database.db, id), (id) => status.cancelActive(database.db, id)],
         [(id) => status.pauseRunning(database.db, id), (id) => status.resumePaused(database.db, id)],
         [(id) => status.finishTask(database.db, id, { status: 'succeeded', ...done }), (id) => status.markExpired(database.db, id)],
