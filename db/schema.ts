@@ -97,6 +97,21 @@ export const tasks = pgTable(
 );
 
 /**
+ * How many tasks each project has in each status, kept by triggers on tasks as rows change
+ * (db/migrations/0011_task_counts.sql, docs/adr/0028-kept-task-counts.md). Read-only here: the
+ * database is its only writer. A row may hold 0 once its last task has moved on.
+ */
+export const taskCounts = pgTable(
+  'task_counts',
+  {
+    projectId: text('project_id').notNull(),
+    status: text('status', { enum: TASK_STATUSES }).notNull(),
+    n: integer('n').notNull().default(0),
+  },
+  (c) => [primaryKey({ name: 'task_counts_pk', columns: [c.projectId, c.status] })],
+);
+
+/**
  * Recurring exports (domain/schedules, ADR 0014). Each row has a Temporal Schedule of the same id
  * that fires the runs; the row holds what the API shows and what a run needs: the task body with
  * its placeholders, the overlap rule and the failure streak that pauses it.

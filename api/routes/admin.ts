@@ -1,6 +1,7 @@
 // /v1/admin (docs/api.md#admin, admin token only): tasks across projects, for operators.
 import { createRoute } from '@hono/zod-openapi';
-import { countAllTasks, listAllTasks } from '../../domain/tasks/queries.js';
+import { countAllTasks } from '../../domain/tasks/counts.js';
+import { listAllTasks } from '../../domain/tasks/queries.js';
 import { taskJson } from '../../domain/tasks/view.js';
 import { auth, errors, json, keyed, openApiApp, type Responses } from '../openapi.js';
 import { taskCounts, taskPage } from '../schemas/responses.js';

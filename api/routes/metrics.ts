@@ -1,7 +1,7 @@
 // GET /metrics (docs/operations.md#metrics): Prometheus text of this process (platform/metrics.ts), for the admin
-// token, or for anyone with METRICS_PUBLIC=true. The task gauges are counted from the database.
+// token, or for anyone with METRICS_PUBLIC=true. The task gauges are read from the counts the database keeps (domain/tasks/counts.ts).
 import { createRoute } from '@hono/zod-openapi';
-import { taskGauges } from '../../domain/tasks/queries.js';
+import { taskGauges } from '../../domain/tasks/counts.js';
 import { countTasksWith, metricsContentType, metricsText } from '../../platform/metrics.js';
 import { adminOnly, authenticate } from '../middleware/auth.js';
 import { auth, errors, openApiApp, type Responses } from '../openapi.js';

@@ -1,7 +1,8 @@
 // /v1/tasks: submit, list, count, read one, download its file (docs/api.md#tasks).
 import { createRoute } from '@hono/zod-openapi';
 import { DomainError } from '../../domain/errors.js';
-import { countTasks, listTasks } from '../../domain/tasks/queries.js';
+import { countTasks } from '../../domain/tasks/counts.js';
+import { listTasks } from '../../domain/tasks/queries.js';
 import { submitTask } from '../../domain/tasks/submit.js';
 import { taskJson } from '../../domain/tasks/view.js';
 import { assertDownloadable, primaryFile, sendFile } from '../download.js';

@@ -1,8 +1,8 @@
-// Reading tasks: one task, and a project's tasks filtered, paged and counted.
-import { and, count, desc, eq, gte, lt, or, type SQL } from 'drizzle-orm';
+// Reading tasks: one task, and a project's tasks filtered and paged (counted: counts.ts).
+import { and, desc, eq, gte, lt, or, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { type TaskRow, tasks } from '../../db/schema.js';
-import { TASK_STATUSES, type TaskStage, type TaskStatus } from '../../model/task.js';
+import type { TaskStage, TaskStatus } from '../../model/task.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { DomainError } from '../errors.js';
 
@@ -49,7 +49,8 @@ export interface AdminTaskFilter extends TaskFilter {
 
 type Page = { limit: number; cursor?: string | undefined };
 
-function where(q: AdminTaskFilter): SQL[] {
+/** The conditions of a filter (the list here, the counts that need the rows in counts.ts). */
+export function taskWhere(q: AdminTaskFilter): SQL[] {
   const w: SQL[] = [];
   if (q.project_id) w.push(eq(tasks.projectId, q.project_id));
   if (q.operator_id) w.push(eq(tasks.operatorId, q.operator_id));
@@ -61,11 +62,9 @@ function where(q: AdminTaskFilter): SQL[] {
   return w;
 }
 
-
-
 /** Newest first, `limit` at a time; next_cursor continues after the last one. */
 async function list(db: Db, q: AdminTaskFilter & Page): Promise<{ items: TaskRow[]; nextCursor: string | null }> {
-  const w = where(q);
+  const w = taskWhere(q);
   if (q.cursor) {
     const [at, id] = decodeCursor(q.cursor);
     w.push(or(lt(tasks.createdAt, at), and(eq(tasks.createdAt, at), lt(tasks.id, id)))!);
@@ -75,24 +74,9 @@ async function list(db: Db, q: AdminTaskFilter & Page): Promise<{ items: TaskRow
   return { items, nextCursor: rows.length > q.limit ? encodeCursor(items[items.length - 1]!) : null };
 }
 
-async function countBy(db: Db, q: AdminTaskFilter): Promise<Record<TaskStatus, number>> {
-  const rows = await db.select({ status: tasks.status, n: count() }).from(tasks).where(and(...where(q))).groupBy(tasks.status);
-  const counts = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0])) as Record<TaskStatus, number>;
-  for (const r of rows) counts[r.status] = r.n;
-  return counts;
-}
-
 /** One project's tasks (the project comes from the caller's key, never from the query). */
 export const listTasks = (db: Db, projectId: string, q: TaskFilter & Page) => list(db, { ...q, project_id: projectId });
-export const countTasks = (db: Db, projectId: string, q: TaskFilter) => countBy(db, { ...q, project_id: projectId });
 
 /** Across projects, for operators (the admin token). */
 export const listAllTasks = (db: Db, q: AdminTaskFilter & Page) => list(db, q);
-export const countAllTasks = (db: Db, q: AdminTaskFilter) => countBy(db, q);
 
-/** For the dc_tasks and dc_tasks_queued gauges: every task by status, and the queued ones per project. */
-export async function taskGauges(db: Db): Promise<{ byStatus: Record<string, number>; queuedByProject: Record<string, number> }> {
-  const byStatus = await countBy(db, {});
-  const rows = await db.select({ projectId: tasks.projectId, n: count() }).from(tasks).where(eq(tasks.status, 'queued')).groupBy(tasks.projectId);
-  return { byStatus, queuedByProject: Object.fromEntries(rows.map((r) => [r.projectId, r.n])) };
-}
