@@ -1,10 +1,11 @@
 // POST /v1/operator-sessions (docs/api.md#operator-sessions): what a project asks for, and the session it gets.
 import { z } from '@hono/zod-openapi';
 import { OPERATOR_LOCALES, OPERATOR_PERMISSIONS } from '../../domain/projects/sessions.js';
+import { requiredChars } from './chars.js';
 
 export const createOperatorSessionSchema = z
   .object({
-    operator_id: z.string().trim().min(1).max(128).openapi({ description: "The operator whose tasks the session shows (the tasks' operator_id)." }),
+    operator_id: requiredChars(128).openapi({ description: "The operator whose tasks the session shows (the tasks' operator_id)." }),
     expires_in: z.number().int().min(60).max(86_400).default(3600).openapi({ description: 'Seconds until the session ends (60–86400).' }),
     permissions: z
       .array(z.enum(OPERATOR_PERMISSIONS))

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { hostPatternRegex } from '../../domain/source/hosts.js';
 import { projectSettingsSchema } from '../../model/project-settings.js';
+import { requiredChars } from './chars.js';
 
 const hostList = (max: number, min = 0) =>
   z
@@ -12,7 +13,7 @@ const hostList = (max: number, min = 0) =>
 /** POST /v1/projects: a name, the allow-lists, and the settings (model/project-settings.ts). */
 export const createProjectSchema = projectSettingsSchema
   .extend({
-    name: z.string().trim().min(1).max(100),
+    name: requiredChars(100),
     source_hosts: hostList(50, 1),
     callback_hosts: hostList(50).default([]),
   })

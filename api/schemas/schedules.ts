@@ -6,6 +6,7 @@ import { isTimeZone, placeholderProblem } from '../../domain/schedules/placehold
 import type { ScheduleInput } from '../../domain/schedules/schedules.js';
 import { OVERLAP_POLICIES } from '../../model/schedule.js';
 import { submitFields, withSheets } from './tasks.js';
+import { requiredChars } from './chars.js';
 
 const UNITS = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000 } as const;
 const EVERY = /^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/;
@@ -18,9 +19,9 @@ export function parseEvery(text: string): number | null {
 }
 
 const fields = submitFields.extend({
-  cron: z.string().trim().min(1).max(200).optional(),
+  cron: requiredChars(200).optional(),
   every: z.string().max(40).openapi({ pattern: `^(?=\\d)${EVERY.source.slice(1)}`, description: 'A duration such as 15m, 1h, 1h30m or 1d: at least one minute, at most 366 days.' }).optional(),
-  timezone: z.string().trim().min(1).max(64).default('UTC'),
+  timezone: requiredChars(64).default('UTC'),
   overlap: z.enum(OVERLAP_POLICIES).default('skip'),
   pause_after_failures: z.number().int().min(1).max(100).default(3),
 });
@@ -64,4 +65,4 @@ export const scheduleListSchema = z.object({
 });
 
 /** pause / resume: an optional note, shown on the schedule (and in the Temporal UI). */
-export const noteSchema = z.strictObject({ note: z.string().trim().min(1).max(500).optional() });
+export const noteSchema = z.strictObject({ note: requiredChars(500).optional() });

@@ -8,16 +8,11 @@ import { templateField } from '../../domain/formats/template/template.js';
 import { sheetName } from '../../domain/formats/xlsx/sheet-names.js';
 import { PREVIEW_DEFAULT_ROWS, PREVIEW_MAX_ROWS } from '../../domain/tasks/preview.js';
 import { TASK_STAGES, TASK_STATUSES } from '../../model/task.js';
+import { maxChars, requiredChars } from './chars.js';
 
 /** Worksheets one Excel task may have (each one more source to fetch). */
 export const MAX_SHEETS = 20;
 
-/** At most `max` characters as JSON Schema counts them (code points), not UTF-16 units as zod's max does. */
-export const maxChars = (max: number) =>
-  z
-    .string()
-    .refine((s) => [...s].length <= max, `at most ${max} characters`)
-    .openapi({ maxLength: max });
 
 /** A sheet name keeps a character that sheetName() neither replaces nor trims. */
 const SHEET_NAME_USABLE = "[^\\[\\]:*?/\\\\\\u0000-\\u001f' \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]";
@@ -25,8 +20,8 @@ const SHEET_NAME_USABLE = "[^\\[\\]:*?/\\\\\\u0000-\\u001f' \\u00a0\\u1680\\u200
 const sourceUrl = z.string().max(4096).url('must be an http(s) URL');
 /** What a worksheet is laid out by; a task's own, or each entry of `sheets`. */
 const layoutFields = {
-  title: z.string().max(500).optional(),
-  summary: z.string().max(20_000).optional(),
+  title: maxChars(500).optional(),
+  summary: maxChars(20_000).optional(),
   template: templateField.optional(),
   header: areaSchema.optional(),
   footer: areaSchema.optional(),
@@ -48,7 +43,7 @@ const sheetSchema = z.strictObject({
  */
 export const submitFields = z.strictObject({
   source_url: sourceUrl,
-  operator_id: z.string().trim().min(1).max(128),
+  operator_id: requiredChars(128),
   type: z.enum(['csv', 'excel', 'xlsx']).default('csv').transform((t) => (t === 'xlsx' ? 'excel' : t)),
   file_name: maxChars(200)
     .openapi({ pattern: FILE_NAME_USABLE.source, description: 'The download\'s name; needs a character other than dots and spaces.' })
@@ -113,7 +108,7 @@ export const idempotencyHeader = z.object({
 });
 
 export const filterSchema = z.object({
-  operator_id: z.string().max(128).optional(),
+  operator_id: maxChars(128).optional(),
   schedule_id: z.string().max(64).optional(),
   status: z.enum(TASK_STATUSES).optional(),
   // Creation time window: created_after inclusive, created_before exclusive (ISO 8601).

@@ -108,6 +108,15 @@ describe('long file names', () => {
     expect(preview.json.error.code).toBe('source_unreachable');
   });
 
+  it('counts every text limit in characters as the document does (code points), not UTF-16 units', async () => {
+    const at = (n: number) => '😀'.repeat(n);
+    expect((await env.api('POST', '/v1/tasks', { token: key, body: { ...task, operator_id: at(128), title: at(500), type: 'excel' } })).status).toBe(202);
+    const over = await env.api('POST', '/v1/tasks', { token: key, body: { ...task, operator_id: at(129) } });
+    expect(over.json.error.details).toContainEqual({ field: 'operator_id', message: 'at most 128 characters' });
+    expect((await env.api('POST', '/v1/projects', { token: ADMIN, body: { name: at(100), source_hosts: ['127.0.0.1'] } })).status).toBe(201);
+    expect((await env.api('POST', '/v1/projects', { token: ADMIN, body: { name: at(101), source_hosts: ['127.0.0.1'] } })).status).toBe(422);
+  });
+
   it('counts the limit in characters as the document does (code points)', async () => {
     const ok = await env.api('POST', '/v1/tasks', { token: key, body: { ...task, file_name: '😀'.repeat(200) } });
     expect(ok.status, JSON.stringify(ok.json)).toBe(202);
