@@ -93,8 +93,9 @@ export const tasks = pgTable(
       .where(sql`${t.idempotencyKey} is null and ${t.status} in ('queued', 'running', 'paused')`),
     // Admission: a project's waiting tasks in start order.
     index('tasks_queue_idx').on(t.projectId, t.priority, t.createdAt, t.id).where(sql`${t.status} = 'queued' and ${t.admittedAt} is null`),
-    // The cleaner scans for expired files.
-    index('tasks_expires_idx').on(t.expiresAt),
+    // The cleaner's succeeded tasks past expiry, oldest first; the expired ones keep expires_at and
+    // would otherwise be read again by every batch (docs/adr/0029-list-queries-by-index.md).
+    index('tasks_expires_idx').on(t.expiresAt).where(sql`${t.status} = 'succeeded'`),
     // GET /v1/tasks?schedule_id=, a schedule's live task (overlap) and its recent outcomes (failure streak).
     index('tasks_project_schedule_idx').on(t.projectId, t.scheduleId, t.createdAt.desc(), t.id.desc()),
   ],
