@@ -29,6 +29,7 @@ const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(
  * The history: task g (1 = newest) is 0.5 s older than g-1; every sixth belongs to one of the other
  * projects. Mostly succeeded, some failed, cancelled and expired, a few newest still queued or
  * running (the only ones with a stage); one in ten a schedule's run, 50 operators per project.
+ * Expired tasks keep the expires_at that expired them, as the cleaner leaves them.
  */
 export async function loadHistory(database: Database, main: string, others: string[], total: number): Promise<void> {
   const list = others.map((id) => `'${id.replace(/'/g, "''")}'`).join(',');
@@ -37,7 +38,7 @@ export async function loadHistory(database: Database, main: string, others: stri
     select 'tk_h' || g, case when g % 6 = 0 then (array[${sql.raw(list)}])[1 + (g / 6) % ${others.length}] else ${main} end,
       'op-' || (g % 50), 'csv', 'f.csv', 'http://127.0.0.1/x', 500, 3, '{}'::jsonb, s.status,
       case when s.status = 'running' then 'fetching' end, case when g % 10 = 3 then 'sc_h' || (g % 7) end, 'h' || g, c.at,
-      case when s.status = 'succeeded' then c.at + interval '168 hours' end
+      case when s.status = 'succeeded' then c.at + interval '168 hours' when s.status = 'expired' then c.at + interval '1 hour' end
     from generate_series(1, ${total}) g,
       lateral (select date_trunc('milliseconds', now()) - g * interval '500 milliseconds' as at) c,
       lateral (select case when g <= 20 then 'queued' when g <= 40 then 'running' when g % 50 = 7 then 'failed'
