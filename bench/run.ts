@@ -23,6 +23,7 @@ import { benchMemory } from './memory.js';
 import { benchWs } from './ws.js';
 import { benchSessions } from './sessions.js';
 import { benchSync, syncTable } from './sync.js';
+import { benchHistory } from './history.js';
 import { cpuSeconds, dirBytes, freePort, machineBusySeconds, median, phaseSpans, rssMb, spawnNode, workflowClosed } from './measure.js';
 
 const PG = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
@@ -47,6 +48,12 @@ async function main() {
   if (positionals.length === 1 && positionals[0] === 'csv') return benchCsvOnly(repeat);
   // `sessions`: an operator token's check beside a project key's (bench/sessions.ts).
   if (positionals.length === 1 && positionals[0] === 'sessions') return console.log(await benchSessions());
+  // `history [1M|5M] [pglite]`: every list page over a long history (bench/history.ts, issue 24).
+  if (positionals[0] === 'history') {
+    const pglite = positionals.includes('pglite');
+    const size = positionals.find((x) => /^\d+M$/i.test(x));
+    return console.log(await benchHistory(size ? Number(size.slice(0, -1)) * 1e6 : pglite ? 100_000 : 1_000_000, pglite ? 'pglite' : 'postgres'));
+  }
   if (positionals.includes('submit')) return console.log(submitTable(await benchSubmit())); // issue 13, target 3 (bench/submit.ts)
   // `memory [1GB]`: the embedded start's idle and export peaks alone (bench/memory.ts);
   // BENCH_NODE_ARGS adds node flags to that process (e.g. --import bench/mem-probe.mjs).

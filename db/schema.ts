@@ -76,11 +76,15 @@ export const tasks = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    // The list endpoint pages newest first within one project; the admin list across projects.
+    // The lists page newest first, one index per filter: its equalities, then (created_at, id) in
+    // the order newestFirst() asks for (domain/cursor.ts; docs/adr/0029-list-queries-by-index.md).
     index('tasks_project_created_idx').on(t.projectId, t.createdAt.desc(), t.id.desc()),
     index('tasks_created_idx').on(t.createdAt.desc(), t.id.desc()),
-    index('tasks_project_operator_idx').on(t.projectId, t.operatorId, t.createdAt.desc()),
-    index('tasks_project_status_idx').on(t.projectId, t.status),
+    index('tasks_project_operator_idx').on(t.projectId, t.operatorId, t.createdAt.desc(), t.id.desc()),
+    index('tasks_project_status_idx').on(t.projectId, t.status, t.createdAt.desc(), t.id.desc()),
+    // The admin list by status or by stage across projects; only live tasks have a stage.
+    index('tasks_status_created_idx').on(t.status, t.createdAt.desc(), t.id.desc()),
+    index('tasks_stage_created_idx').on(t.stage, t.createdAt.desc(), t.id.desc()).where(sql`${t.stage} is not null`),
     index('tasks_request_hash_idx').on(t.projectId, t.requestHash),
     uniqueIndex('tasks_idempotency_idx').on(t.projectId, t.idempotencyKey),
     // De-duplication without a key: one live task per identical request, enforced by the database.
@@ -89,10 +93,11 @@ export const tasks = pgTable(
       .where(sql`${t.idempotencyKey} is null and ${t.status} in ('queued', 'running', 'paused')`),
     // Admission: a project's waiting tasks in start order.
     index('tasks_queue_idx').on(t.projectId, t.priority, t.createdAt, t.id).where(sql`${t.status} = 'queued' and ${t.admittedAt} is null`),
-    // The cleaner scans for expired files.
-    index('tasks_expires_idx').on(t.expiresAt),
+    // The cleaner's succeeded tasks past expiry, oldest first; the expired ones keep expires_at and
+    // would otherwise be read again by every batch (docs/adr/0029-list-queries-by-index.md).
+    index('tasks_expires_idx').on(t.expiresAt).where(sql`${t.status} = 'succeeded'`),
     // GET /v1/tasks?schedule_id=, a schedule's live task (overlap) and its recent outcomes (failure streak).
-    index('tasks_project_schedule_idx').on(t.projectId, t.scheduleId, t.createdAt.desc()),
+    index('tasks_project_schedule_idx').on(t.projectId, t.scheduleId, t.createdAt.desc(), t.id.desc()),
   ],
 );
 

@@ -3,14 +3,14 @@
 // Temporal UI. The cron expression and the time zone are Temporal's to parse: what it accepts is
 // exactly what will fire, and its refusal ("Minute is not in range [0-59]") is the 422.
 import { type Client, ScheduleNotFoundError, ScheduleOverlapPolicy, type ScheduleSpec, ServiceError } from '@temporalio/client';
-import { and, count, desc, eq, lt, or, sql } from 'drizzle-orm';
+import { and, count, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { type ProjectRow, type ScheduleRow, schedules } from '../../db/schema.js';
 import type { OverlapPolicy } from '../../model/schedule.js';
 import type { Config } from '../../platform/config.js';
 import { newId } from '../../platform/crypto.js';
 import { scheduledRunWorkflow } from '../../workflows/scheduled-run.js';
-import { decodeCursor, encodeCursor } from '../cursor.js';
+import { encodeCursor, newestFirst, olderThan } from '../cursor.js';
 import { DomainError } from '../errors.js';
 import { settingsOf } from '../projects/projects.js';
 import { checkHosts, type SubmitInput } from '../tasks/submit.js';
@@ -110,11 +110,8 @@ export async function getSchedule(db: Db, id: string): Promise<ScheduleRow | und
 /** Newest first, `limit` at a time. */
 export async function listSchedules(db: Db, projectId: string, q: { limit: number; cursor?: string | undefined }): Promise<{ items: ScheduleRow[]; nextCursor: string | null }> {
   const w = [eq(schedules.projectId, projectId)];
-  if (q.cursor) {
-    const [at, id] = decodeCursor(q.cursor);
-    w.push(or(lt(schedules.createdAt, at), and(eq(schedules.createdAt, at), lt(schedules.id, id)))!);
-  }
-  const rows = await db.select().from(schedules).where(and(...w)).orderBy(desc(schedules.createdAt), desc(schedules.id)).limit(q.limit + 1);
+  if (q.cursor) w.push(olderThan(schedules.createdAt, schedules.id, q.cursor));
+  const rows = await db.select().from(schedules).where(and(...w)).orderBy(...newestFirst(schedules.createdAt, schedules.id)).limit(q.limit + 1);
   const items = rows.slice(0, q.limit);
   const last = items[items.length - 1];
   return { items, nextCursor: rows.length > q.limit && last ? encodeCursor(last) : null };

@@ -137,15 +137,12 @@ async function reset(db: Db, taskId: string): Promise<TaskRow | undefined> {
   return row;
 }
 
-/** Succeeded tasks past their expiry, oldest first. */
+/** Succeeded tasks past their expiry, oldest first (by tasks_expires_idx, which holds only those). */
+export const dueForExpiryQuery = (db: Db, batch: number) =>
+  db.select({ id: tasks.id }).from(tasks).where(and(eq(tasks.status, 'succeeded'), lt(tasks.expiresAt, new Date()))).orderBy(asc(tasks.expiresAt)).limit(batch);
+
 export async function dueForExpiry(db: Db, batch: number): Promise<string[]> {
-  const rows = await db
-    .select({ id: tasks.id })
-    .from(tasks)
-    .where(and(eq(tasks.status, 'succeeded'), lt(tasks.expiresAt, new Date())))
-    .orderBy(asc(tasks.expiresAt))
-    .limit(batch);
-  return rows.map((r) => r.id);
+  return (await dueForExpiryQuery(db, batch)).map((r) => r.id);
 }
 
 /** succeeded → expired: marked before its files go, so a link served meanwhile answers 410. */

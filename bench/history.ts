@@ -1,0 +1,130 @@
+// `npm run bench -- history [1M|5M] [pglite]`: every list the API pages (issue 24, targets 1 and 4)
+// over a long history: one project of N tasks (1,000,000 by default) and N/5 more spread over 49
+// other projects, inserted by one statement; 30 calls of each list through app.request() (no
+// network), p50 / p95 in ms. Postgres: a scratch database on BENCH_PG_URL, dropped at the end;
+// `pglite`: a file database in a temp dir, as the embedded start has it (100,000 by default).
+// BENCH_KEEP_DB=name keeps the Postgres database (loaded on the first run, migrated and measured as
+// it is on the next), so one load serves a before and an after.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import postgres from 'postgres';
+import { sql } from 'drizzle-orm';
+import { createApp } from '../api/app.js';
+import { type Database, openDatabase, rowsOf } from '../db/client.js';
+import { encodeCursor } from '../domain/cursor.js';
+import { loadConfig } from '../platform/config.js';
+import { configureLogging } from '../platform/logger.js';
+import { LocalStorage } from '../platform/storage/local.js';
+import { FakeTemporal } from '../test/support/fake-temporal.js';
+
+const PG = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
+const ADMIN = 'bench-admin-token-0123456789';
+// The few fields read of the answers (projects created, listed and rotated).
+type Answer = { project_id: string; api_key: string; items: Answer[] };
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+
+/**
+ * The history: task g (1 = newest) is 0.5 s older than g-1; every sixth belongs to one of the other
+ * projects. Mostly succeeded, some failed, cancelled and expired, a few newest still queued or
+ * running (the only ones with a stage); one in ten a schedule's run, 50 operators per project.
+ * Expired tasks keep the expires_at that expired them, as the cleaner leaves them.
+ */
+export async function loadHistory(database: Database, main: string, others: string[], total: number): Promise<void> {
+  const list = others.map((id) => `'${id.replace(/'/g, "''")}'`).join(',');
+  await database.db.execute(sql`insert into tasks (id, project_id, operator_id, type, file_name, source_url, page_size, priority, options,
+      status, stage, schedule_id, request_hash, created_at, expires_at)
+    select 'tk_h' || g, case when g % 6 = 0 then (array[${sql.raw(list)}])[1 + (g / 6) % ${others.length}] else ${main} end,
+      'op-' || (g % 50), 'csv', 'f.csv', 'http://127.0.0.1/x', 500, 3, '{}'::jsonb, s.status,
+      case when s.status = 'running' then 'fetching' end, case when g % 10 = 3 then 'sc_h' || (g % 7) end, 'h' || g, c.at,
+      case when s.status = 'succeeded' then c.at + interval '168 hours' when s.status = 'expired' then c.at + interval '1 hour' end
+    from generate_series(1, ${total}) g,
+      lateral (select date_trunc('milliseconds', now()) - g * interval '500 milliseconds' as at) c,
+      lateral (select case when g <= 20 then 'queued' when g <= 40 then 'running' when g % 50 = 7 then 'failed'
+        when g % 97 = 3 then 'cancelled' when g % 13 = 5 then 'expired' else 'succeeded' end as status) s`);
+  await database.db.execute(sql`analyze tasks`);
+}
+
+export async function benchHistory(n: number, kind: 'postgres' | 'pglite'): Promise<string> {
+  configureLogging('error', { pretty: false });
+  const dataDir = mkdtempSync(join(tmpdir(), 'dc-bench-history-'));
+  const kept = kind === 'postgres' ? process.env.BENCH_KEEP_DB : undefined;
+  const dbName = kept ?? `dc_bench_history_${process.pid}`;
+  const admin = postgres(`${PG}/postgres`, { max: 1, onnotice: () => {} });
+  if (kind === 'postgres') await admin.unsafe(`create database ${dbName}`).catch((e: unknown) => { if (!kept) throw e; });
+  const database = await openDatabase(kind === 'postgres' ? { url: `${PG}/${dbName}`, dataDir } : { dataDir });
+  const out: string[] = [];
+  try {
+    await database.migrate();
+    const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, LINK_SECRET: 'bench-link-secret-0123456789', PUBLIC_BASE_URL: 'http://dc.test' });
+    const secrets = { adminToken: ADMIN, linkSecret: config.LINK_SECRET ?? '', adminTokenGenerated: false };
+    const { app, realtime } = createApp({ config, database, storage: new LocalStorage(join(dataDir, 'store')), secrets, temporal: new FakeTemporal().client } as never);
+    await realtime.hub.ready;
+    const call = async (path: string, token: string, init: RequestInit = {}) => {
+      const res = await app.request(path, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
+      if (res.status >= 300) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+      return res.json() as Promise<Answer>;
+    };
+    // A kept database has its projects already: fresh keys of the two measured are rotated in.
+    const projects: Array<{ project_id: string; api_key: string }> = [];
+    const listed = await call('/v1/projects?limit=100', ADMIN);
+    if (listed.items.length > 0) {
+      for (const { project_id } of listed.items.slice(0, 2)) {
+        projects.push({ project_id, api_key: (await call(`/v1/projects/${project_id}/rotate-key`, ADMIN, { method: 'POST', body: '{}' })).api_key });
+      }
+    } else {
+      for (let i = 0; i < 50; i++) {
+        projects.push(await call('/v1/projects', ADMIN, { method: 'POST', body: JSON.stringify({ name: `bench-${i}`, source_hosts: ['127.0.0.1'] }) }));
+      }
+      const t0 = performance.now();
+      await loadHistory(database, projects[0]!.project_id, projects.slice(1).map((p) => p.project_id), Math.round(n * 1.2));
+      out.push(`loaded ${Math.round(n * 1.2)} tasks in ${Math.round((performance.now() - t0) / 1000)} s`);
+    }
+    const [p, other] = [projects[0]!, projects[1]!];
+    // A cursor in the middle of the main project's history.
+    const midId = `tk_h${Math.round(n * 0.6)}`;
+    const [mid] = rowsOf<{ created_at: string | Date }>(await database.db.execute(sql`select created_at from tasks where id = ${midId}`));
+    const cursor = encodeCursor({ id: midId, createdAt: new Date(mid!.created_at) });
+    const [day0, day1] = [new Date(Date.now() - n * 250 - 86_400_000).toISOString(), new Date(Date.now() - n * 250).toISOString()];
+    const range = `created_after=${encodeURIComponent(day0)}&created_before=${encodeURIComponent(day1)}`;
+    const reads: Array<[string, string, string]> = [
+      ['GET /v1/tasks?limit=50 (newest first)', '/v1/tasks?limit=50', p.api_key],
+      ['the page at the middle (cursor)', `/v1/tasks?limit=50&cursor=${cursor}`, p.api_key],
+      ['?status=failed', '/v1/tasks?limit=50&status=failed', p.api_key],
+      ['?status=failed, middle cursor', `/v1/tasks?limit=50&status=failed&cursor=${cursor}`, p.api_key],
+      ['?status=paused (none)', '/v1/tasks?limit=50&status=paused', p.api_key],
+      ['?operator_id=op-7', '/v1/tasks?limit=50&operator_id=op-7', p.api_key],
+      ['?operator_id=op-7, middle cursor', `/v1/tasks?limit=50&operator_id=op-7&cursor=${cursor}`, p.api_key],
+      ['?schedule_id=sc_h3', '/v1/tasks?limit=50&schedule_id=sc_h3', p.api_key],
+      ['a day, a day back (date range)', `/v1/tasks?limit=50&${range}`, p.api_key],
+      ['another project, newest first', '/v1/tasks?limit=50', other.api_key],
+      ['GET /v1/admin/tasks?limit=50', '/v1/admin/tasks?limit=50', ADMIN],
+      ['admin, middle cursor', `/v1/admin/tasks?limit=50&cursor=${cursor}`, ADMIN],
+      ['admin ?project_id=', `/v1/admin/tasks?limit=50&project_id=${p.project_id}`, ADMIN],
+      ['admin ?status=failed', '/v1/admin/tasks?limit=50&status=failed', ADMIN],
+      ['admin ?status=paused (none)', '/v1/admin/tasks?limit=50&status=paused', ADMIN],
+      ['admin ?stage=fetching', '/v1/admin/tasks?limit=50&stage=fetching', ADMIN],
+      ['GET /v1/schedules', '/v1/schedules?limit=50', p.api_key],
+      ['GET /v1/projects', '/v1/projects?limit=50', ADMIN],
+    ];
+    out.push(`${kind}, ${n} tasks in one project and ${Math.round(n / 5)} in 49 others`, '', '| list | p50 / p95 ms |', '| --- | --- |');
+    for (const [name, path, token] of reads) {
+      for (let i = 0; i < 3; i++) await call(path, token);
+      const ms: number[] = [];
+      for (let i = 0; i < 30; i++) {
+        const s = performance.now();
+        await call(path, token);
+        ms.push(performance.now() - s);
+      }
+      out.push(`| ${name} | ${pct(ms, 50).toFixed(1)} / ${pct(ms, 95).toFixed(1)} |`);
+    }
+    await realtime.hub.close();
+  } finally {
+    await database.close();
+    if (kind === 'postgres' && !kept) await admin.unsafe(`drop database if exists ${dbName} with (force)`);
+    await admin.end();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  return out.join('\n');
+}
