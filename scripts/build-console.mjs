@@ -1,5 +1,5 @@
 // Builds the web console (console/, Preact) into console/dist/ with esbuild: one minified script
-// and one stylesheet, named by their content hash (served as immutable), and index.html naming them
+// and one stylesheet, named by their content hash (served as immutable), and index.html and operator.html naming them
 // (served with no-store, so a new build is picked up at the next load). Beside it, in
 // console/dist/docs/, the API reference page of GET /docs: Scalar's HTML and its one prebuilt
 // browser script, copied here so the image needs none of Scalar's packages at run time
@@ -22,7 +22,8 @@ const hashed = (name, ext, body) => `${name}.${createHash('sha256').update(body)
 export async function buildConsole({ outDir = consoleOut } = {}) {
   const esbuild = await import('esbuild');
   const result = await esbuild.build({
-    entryPoints: { app: join(root, 'console', 'src', 'main.tsx') },
+    // The operator's center (GET /operator) is a second, smaller page: none of the project's forms.
+    entryPoints: { app: join(root, 'console', 'src', 'main.tsx'), operator: join(root, 'console', 'src', 'operator-main.tsx') },
     bundle: true,
     minify: true,
     format: 'esm',
@@ -35,20 +36,23 @@ export async function buildConsole({ outDir = consoleOut } = {}) {
     logLevel: 'warning',
     legalComments: 'none',
   });
-  const js = result.outputFiles.find((f) => f.path.endsWith('.js'));
-  const css = result.outputFiles.find((f) => f.path.endsWith('.css'));
-  const assets = [
-    { name: hashed('app', 'js', js.contents), body: js.contents },
-    { name: hashed('app', 'css', css.contents), body: css.contents },
+  const out = (name, ext) => {
+    const f = result.outputFiles.find((o) => o.path.endsWith(`/${name}.${ext}`));
+    return { name: hashed(name, ext, f.contents), body: f.contents };
+  };
+  const assets = [out('app', 'js'), out('app', 'css'), out('operator', 'js'), out('operator', 'css')];
+  const page = (template, js, css) => readFileSync(join(root, 'console', template), 'utf8').replace('%JS%', `/console/${js.name}`).replace('%CSS%', `/console/${css.name}`);
+  const pages = [
+    { name: 'index.html', body: page('index.html', assets[0], assets[1]) },
+    { name: 'operator.html', body: page('operator.html', assets[2], assets[3]) },
   ];
-  const html = readFileSync(join(root, 'console', 'index.html'), 'utf8').replace('%JS%', `/console/${assets[0].name}`).replace('%CSS%', `/console/${assets[1].name}`);
-  // Written to a fresh folder, then index.html last: a server never names assets not yet there.
+  // Written to a fresh folder, then the pages last: a server never names assets not yet there.
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
   for (const a of assets) writeFileSync(join(outDir, a.name), a.body);
   await buildDocsPage(join(outDir, 'docs'));
-  writeFileSync(join(outDir, 'index.html'), html);
-  return [...assets, { name: 'index.html', body: html }].map((a) => ({ name: a.name, bytes: typeof a.body === 'string' ? Buffer.byteLength(a.body) : a.body.length, gzip: gzipSync(a.body).length }));
+  for (const p of pages) writeFileSync(join(outDir, p.name), p.body);
+  return [...assets, ...pages].map((a) => ({ name: a.name, bytes: typeof a.body === 'string' ? Buffer.byteLength(a.body) : a.body.length, gzip: gzipSync(a.body).length }));
 }
 
 /**
