@@ -43,6 +43,7 @@ describe('POST /v1/projects', () => {
     expect(set.status).toBe(200);
     expect(set.json.embed_origins).toEqual(['https://shop.example', 'https://erp.example:8443']);
     expect((await rt.call('GET', `/v1/projects/${made.json.project_id}`, { token: made.json.api_key })).json.embed_origins).toEqual(['https://shop.example', 'https://erp.example:8443']);
+    expect((await rt.call('PATCH', `/v1/projects/${made.json.project_id}`, { ...admin, body: { embed_origins: ['http://127.0.0.1:5173'] } })).json.embed_origins).toEqual(['http://127.0.0.1:5173']);
     for (const bad of ['http://shop.example', 'https://shop.example/path', '*', 'https://*.example']) {
       expectError(await rt.call('PATCH', `/v1/projects/${made.json.project_id}`, { ...admin, body: { embed_origins: [bad] } }), 422, 'validation_failed');
     }
