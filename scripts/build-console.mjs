@@ -6,7 +6,7 @@
 // (docs/adr/0025-runtime-weight.md). Run by `npm install` (postinstall, after the tools), by
 // `npm run build` and by the console's browser test. `node scripts/build-console.mjs` prints the sizes.
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { Buffer } from 'node:buffer';
@@ -15,6 +15,13 @@ import { pathToFileURL } from 'node:url';
 
 const root = resolve(import.meta.dirname, '..');
 export const consoleOut = join(root, 'console', 'dist');
+
+/** Writes a file whole or not at all, as readers see it. */
+function writeAtomic(path, body) {
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, body);
+  renameSync(tmp, path);
+}
 
 const hashed = (name, ext, body) => `${name}.${createHash('sha256').update(body).digest('hex').slice(0, 12)}.${ext}`;
 
@@ -46,12 +53,16 @@ export async function buildConsole({ outDir = consoleOut } = {}) {
     { name: 'index.html', body: page('index.html', assets[0], assets[1]) },
     { name: 'operator.html', body: page('operator.html', assets[2], assets[3]) },
   ];
-  // Written to a fresh folder, then the pages last: a server never names assets not yet there.
-  rmSync(outDir, { recursive: true, force: true });
+  // The assets first, then the pages: a server never names assets not yet there. Each file is
+  // written beside and renamed into place, and the folder is never emptied, so two builds at once
+  // (the browser tests run in parallel) never leave a page missing or half written; files of an
+  // older build are removed last.
   mkdirSync(outDir, { recursive: true });
-  for (const a of assets) writeFileSync(join(outDir, a.name), a.body);
+  for (const a of assets) writeAtomic(join(outDir, a.name), a.body);
   await buildDocsPage(join(outDir, 'docs'));
-  for (const p of pages) writeFileSync(join(outDir, p.name), p.body);
+  for (const p of pages) writeAtomic(join(outDir, p.name), p.body);
+  const current = new Set([...assets, ...pages].map((f) => f.name));
+  for (const f of readdirSync(outDir)) if (f !== 'docs' && !current.has(f) && !f.includes('.tmp-')) rmSync(join(outDir, f), { force: true });
   return [...assets, ...pages].map((a) => ({ name: a.name, bytes: typeof a.body === 'string' ? Buffer.byteLength(a.body) : a.body.length, gzip: gzipSync(a.body).length }));
 }
 
@@ -66,8 +77,8 @@ async function buildDocsPage(dir) {
   // The middleware answers through the context's html(); that is all it uses of it.
   const page = await Scalar(config)({ html: (body) => body });
   mkdirSync(dir, { recursive: true });
-  copyFileSync(createRequire(import.meta.url).resolve('@scalar/api-reference/browser/standalone.js'), join(dir, 'scalar.js'));
-  writeFileSync(join(dir, 'index.html'), page);
+  writeAtomic(join(dir, 'scalar.js'), readFileSync(createRequire(import.meta.url).resolve('@scalar/api-reference/browser/standalone.js')));
+  writeAtomic(join(dir, 'index.html'), page);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
