@@ -16,7 +16,9 @@ import { adminOnly, authenticate, projectOnly } from './middleware/auth.js';
 import { projectOrOperator } from './middleware/operator.js';
 import { requestLog } from './middleware/request-log.js';
 import { adminApp } from './routes/admin.js';
-import { consoleApp } from './routes/console.js';
+import { consoleApp, consoleDir } from './routes/console.js';
+import { operatorPageApp } from './routes/operator-page.js';
+import { cachedOperatorSession } from '../domain/projects/session-cache.js';
 import { docsApp } from './routes/docs.js';
 import { filesApp } from './routes/files.js';
 import { operatorSessionsApp } from './routes/operator-sessions.js';
@@ -79,6 +81,7 @@ export function createApp(deps: ApiDeps) {
   app.route('/v1/ws', realtime.routes);
   app.route('/v1/files', filesApp(deps));
   app.route('/', consoleApp());
+  app.route('/operator', operatorPageApp(consoleDir, (token) => cachedOperatorSession(deps.database, token)));
   describeExtras(app);
   app.route('/', docsApp(() => openApiDocument(app, config.publicBaseUrl)));
   app.notFound((c) => {

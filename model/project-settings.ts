@@ -8,6 +8,12 @@ export const EXCEL_SHEET_ROWS = 1_048_576;
 export const MIN_FILE_BYTES = 1024 * 1024;
 export const MAX_FILE_BYTES = 2 ** 31;
 
+/**
+ * An origin a page framing the operator's center may have: https, a host name or IPv4, a port; or
+ * http on the loopback (localhost, 127.0.0.1), which browsers count as secure, for development.
+ */
+export const EMBED_ORIGIN = /^(?:https:\/\/[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|http:\/\/(?:localhost|127\.0\.0\.1))(?::\d{1,5})?$/;
+
 export const fileRows = z.number().int().min(1).max(EXCEL_SHEET_ROWS);
 export const fileBytes = z.number().int().min(MIN_FILE_BYTES).max(MAX_FILE_BYTES);
 
@@ -28,6 +34,15 @@ export const storedSettingsSchema = z.object({
   csv_max_file_bytes: fileBytes.optional(),
   // Recurring exports (schedules) the project may have at once; their runs are ordinary tasks.
   max_schedules: z.number().int().min(0).max(1000).default(20),
+  // Who may frame the operator's center (GET /operator): its CSP frame-ancestors. Empty: nobody
+  // (docs/adr/0030-embedding-the-operator-center.md). Origins only: a path would be ignored by
+  // browsers, and http: (but on the loopback) is refused: a host page on plain HTTP shows the token to the network.
+  embed_origins: z
+    .array(z.string().max(300).regex(EMBED_ORIGIN, 'must be an origin: https://host[:port] (or http://localhost[:port], http://127.0.0.1[:port])'))
+    .max(20)
+    .transform((list) => [...new Set(list.map((o) => o.toLowerCase()))])
+    // The default outermost: PATCH's schema drops defaults it finds there (a field left out keeps its value).
+    .default([]),
 });
 
 /** Every setting of a project: the columns (read on hot paths) and the stored settings. */

@@ -18,8 +18,12 @@ const ASSET = /^[a-z]+\.[0-9a-f]{12}\.(js|css)$/;
 const TYPES: Record<string, string> = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8' };
 const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 
-/** The page's policy. `connect-src 'self'` covers ws(s): of this host in CSP 3; older browsers need it named. */
-function policy(host: string | undefined): string {
+/**
+ * The page's policy. `connect-src 'self'` covers ws(s): of this host in CSP 3; older browsers need it
+ * named. `ancestors` is frame-ancestors' value; null leaves the directive out (any page may frame it:
+ * only for pages that show and do nothing, operator-page.ts).
+ */
+export function policy(host: string | undefined, ancestors: string | null = "'none'"): string {
   const ws = host && HOST.test(host) ? ` ws://${host} wss://${host}` : '';
   return [
     "default-src 'none'",
@@ -29,17 +33,18 @@ function policy(host: string | undefined): string {
     `connect-src 'self'${ws}`,
     "form-action 'self'",
     "base-uri 'none'",
-    "frame-ancestors 'none'",
+    ...(ancestors === null ? [] : [`frame-ancestors ${ancestors}`]),
   ].join('; ');
 }
 
-const notBuilt = () => new DomainError('console_not_built', 'the web console is not built: run `npm run build:console` (npm install and npm run build do it too)');
+export const common = { 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' };
+
+export const notBuilt = () => new DomainError('console_not_built', 'the web console is not built: run `npm run build:console` (npm install and npm run build do it too)');
 
 export function consoleApp(dir = consoleDir) {
   const app = new Hono<AppEnv>();
   // Assets never change under their name: read and compressed once.
   const cache = new Map<string, { raw: Buffer; gzip: Buffer }>();
-  const common = { 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' };
 
   app.get('/', async (c) => {
     const html = await readFile(join(dir, 'index.html')).catch(() => null);

@@ -99,6 +99,7 @@ export const projectSchema = z
     source_retry_max_interval_seconds: z.number().int(),
     source_retry_backoff: z.enum(['exponential', 'uniform']),
     max_schedules: z.number().int(),
+    embed_origins: z.array(z.string()).openapi({ description: 'origins that may frame the operator center (CSP frame-ancestors); empty: none' }),
     excel_max_file_rows: z.number().int(),
     excel_max_file_bytes: z.number().int(),
     csv_max_file_rows: z.number().int().nullable(),

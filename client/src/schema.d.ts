@@ -626,6 +626,8 @@ export interface components {
             created_at: string;
             csv_max_file_bytes: number;
             csv_max_file_rows: number | null;
+            /** @description origins that may frame the operator center (CSP frame-ancestors); empty: none */
+            embed_origins: string[];
             excel_max_file_bytes: number;
             excel_max_file_rows: number;
             max_running_tasks: number;
@@ -1274,6 +1276,8 @@ export interface operations {
                     callback_hosts?: string[];
                     csv_max_file_bytes?: number;
                     csv_max_file_rows?: number;
+                    /** @default [] */
+                    embed_origins?: string[];
                     excel_max_file_bytes?: number;
                     excel_max_file_rows?: number;
                     /** @default 4 */
@@ -1434,6 +1438,7 @@ export interface operations {
                     callback_hosts?: string[];
                     csv_max_file_bytes?: number;
                     csv_max_file_rows?: number;
+                    embed_origins?: string[];
                     excel_max_file_bytes?: number;
                     excel_max_file_rows?: number;
                     max_running_tasks?: number;

@@ -1,11 +1,14 @@
 // Calls to the API with the project key in the Authorization header (never in a URL). Errors keep
 // the API's envelope: the code for the program, the message (a sentence) for the person.
-const KEY = 'dc.key';
+// The operator's center keeps its token under another name (operator-main.tsx), so a project key
+// signed in on the console of the same tab is neither used nor replaced by it.
+let KEY = 'dc.key';
 
 export const session = {
   key: (): string | null => sessionStorage.getItem(KEY),
   set: (key: string) => sessionStorage.setItem(KEY, key),
   clear: () => sessionStorage.removeItem(KEY),
+  storeAs: (name: string) => void (KEY = name),
 };
 
 export class ApiError extends Error {

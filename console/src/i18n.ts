@@ -63,6 +63,11 @@ const en = {
   statuses: { queued: 'Queued', running: 'Running', paused: 'Paused', succeeded: 'Succeeded', failed: 'Failed', cancelled: 'Cancelled', expired: 'Expired' } as Record<string, string>,
   stages: { probing: 'probing', fetching: 'fetching', rendering: 'rendering', uploading: 'uploading', notifying: 'notifying' } as Record<string, string>,
   progressOf: (name: string) => `Progress of ${name}`,
+  myDownloads: 'My downloads',
+  signedInAs: (who: string) => `Signed in as ${who}`,
+  until: 'Session until',
+  sessionEnded: 'This session has ended',
+  sessionEndedHint: 'The link has expired or was revoked. Open the download center again from the system you came from.',
 };
 
 export type Words = typeof en;
@@ -127,6 +132,11 @@ const zh: Words = {
   statuses: { queued: '排队中', running: '进行中', paused: '已暂停', succeeded: '已完成', failed: '失败', cancelled: '已取消', expired: '已过期' },
   stages: { probing: '探测', fetching: '拉取数据', rendering: '生成文件', uploading: '上传', notifying: '通知' },
   progressOf: (name) => `${name} 的进度`,
+  myDownloads: '我的下载',
+  signedInAs: (who) => `当前用户 ${who}`,
+  until: '会话有效至',
+  sessionEnded: '会话已结束',
+  sessionEndedHint: '链接已过期或已被撤销。请从原来的系统重新打开下载中心。',
 };
 
 export const words = { en, zh };

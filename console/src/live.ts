@@ -9,6 +9,8 @@ export interface LiveHandlers {
   onTask(task: Task, event: TaskEvent['event']): void;
   onState(open: boolean): void;
   onReconnect(): void;
+  /** The credential no longer opens the project (close code 4401): given, the socket is not reopened. */
+  onEnded?(): void;
 }
 
 export function connectLive(key: string, h: LiveHandlers): () => void {
@@ -33,9 +35,10 @@ export function connectLive(key: string, h: LiveHandlers): () => void {
       const msg = JSON.parse(String(m.data)) as Partial<TaskEvent>;
       if (msg.event && msg.task) h.onTask(msg.task, msg.event);
     };
-    ws.onclose = () => {
+    ws.onclose = (e) => {
       h.onState(false);
       if (stopped) return;
+      if (e.code === 4401 && h.onEnded) return h.onEnded();
       timer = setTimeout(open, delay);
       delay = Math.min(delay * 2, 15_000);
     };

@@ -12,9 +12,10 @@ const ACTIONS = {
   cancel: ['queued', 'running', 'paused'],
   retry: ['failed', 'cancelled'],
 } as const;
-type Action = keyof typeof ACTIONS;
+export type Action = keyof typeof ACTIONS;
 
-export function TaskRow({ task: t, onChange, onError }: { task: Task; onChange: (t: Task) => void; onError: (e: unknown) => void }) {
+/** `can` says which actions the caller may take (an operator session's permissions); all by default. */
+export function TaskRow({ task: t, onChange, onError, can = () => true }: { task: Task; onChange: (t: Task) => void; onError: (e: unknown) => void; can?: (a: Action) => boolean }) {
   const w = useWords();
   const [busy, setBusy] = useState(false);
   const p = t.progress;
@@ -86,7 +87,7 @@ export function TaskRow({ task: t, onChange, onError }: { task: Task; onChange: 
       )}
       <div class="actions">
         {(Object.keys(ACTIONS) as Action[])
-          .filter((a) => (ACTIONS[a] as readonly string[]).includes(t.status))
+          .filter((a) => can(a) && (ACTIONS[a] as readonly string[]).includes(t.status))
           .map((a) => (
             <button key={a} type="button" class={a === 'cancel' ? 'danger' : ''} disabled={busy} onClick={() => act(a)} aria-describedby={nameId}>
               {w[a]}

@@ -92,6 +92,7 @@ export function projectJson(p: ProjectRow) {
     source_retry_max_interval_seconds: s.source_retry_max_interval_seconds,
     source_retry_backoff: s.source_retry_backoff,
     max_schedules: s.max_schedules,
+    embed_origins: s.embed_origins,
     excel_max_file_rows: excel.maxRows,
     excel_max_file_bytes: excel.maxBytes,
     csv_max_file_rows: csv.maxRows === Number.MAX_SAFE_INTEGER ? null : csv.maxRows,

@@ -36,6 +36,19 @@ describe('POST /v1/projects', () => {
     expectError(await rt.call('POST', '/v1/projects', { ...admin, body: { name: 'x'.repeat(5000), source_hosts: ['a.example'] } }), 413, 'payload_too_large');
   });
 
+  it('keeps embed_origins (https origins, none by default), and PATCH changes them', async () => {
+    const made = await rt.call('POST', '/v1/projects', { ...admin, body: { name: 'embeds', source_hosts: ['a.example'] } });
+    expect(made.json.embed_origins).toEqual([]);
+    const set = await rt.call('PATCH', `/v1/projects/${made.json.project_id}`, { ...admin, body: { embed_origins: ['https://Shop.Example', 'https://shop.example', 'https://erp.example:8443'] } });
+    expect(set.status).toBe(200);
+    expect(set.json.embed_origins).toEqual(['https://shop.example', 'https://erp.example:8443']);
+    expect((await rt.call('GET', `/v1/projects/${made.json.project_id}`, { token: made.json.api_key })).json.embed_origins).toEqual(['https://shop.example', 'https://erp.example:8443']);
+    expect((await rt.call('PATCH', `/v1/projects/${made.json.project_id}`, { ...admin, body: { embed_origins: ['http://127.0.0.1:5173'] } })).json.embed_origins).toEqual(['http://127.0.0.1:5173']);
+    for (const bad of ['http://shop.example', 'https://shop.example/path', '*', 'https://*.example']) {
+      expectError(await rt.call('PATCH', `/v1/projects/${made.json.project_id}`, { ...admin, body: { embed_origins: [bad] } }), 422, 'validation_failed');
+    }
+  });
+
   it('is for the admin', async () => {
     await expectKeyRefusals(rt, 'POST', '/v1/projects', 'admin', { body: { name: 'x', source_hosts: ['a.example'] } });
   });
