@@ -5,25 +5,13 @@
 // `pglite`: a file database in a temp dir, as the embedded start has it (100,000 by default).
 // BENCH_KEEP_DB=name keeps the Postgres database (loaded on the first run, migrated and measured as
 // it is on the next), so one load serves a before and an after.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import postgres from 'postgres';
 import { sql } from 'drizzle-orm';
-import { createApp } from '../api/app.js';
-import { type Database, openDatabase, rowsOf } from '../db/client.js';
+import { type Database, rowsOf } from '../db/client.js';
 import { encodeCursor } from '../domain/cursor.js';
-import { loadConfig } from '../platform/config.js';
-import { configureLogging } from '../platform/logger.js';
-import { LocalStorage } from '../platform/storage/local.js';
-import { FakeTemporal } from '../test/support/fake-temporal.js';
+import { ADMIN, inProcessApp, timeCalls } from './in-process.js';
 
-const PG = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
-const ADMIN = 'bench-admin-token-0123456789';
-// The few fields read of the answers (projects created, listed and rotated).
 type Answer = { project_id: string; api_key: string; items: Answer[] };
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
 /**
  * The history: task g (1 = newest) is 0.5 s older than g-1; every sixth belongs to one of the other
@@ -47,35 +35,19 @@ export async function loadHistory(database: Database, main: string, others: stri
 }
 
 export async function benchHistory(n: number, kind: 'postgres' | 'pglite'): Promise<string> {
-  configureLogging('error', { pretty: false });
-  const dataDir = mkdtempSync(join(tmpdir(), 'dc-bench-history-'));
-  const kept = kind === 'postgres' ? process.env.BENCH_KEEP_DB : undefined;
-  const dbName = kept ?? `dc_bench_history_${process.pid}`;
-  const admin = postgres(`${PG}/postgres`, { max: 1, onnotice: () => {} });
-  if (kind === 'postgres') await admin.unsafe(`create database ${dbName}`).catch((e: unknown) => { if (!kept) throw e; });
-  const database = await openDatabase(kind === 'postgres' ? { url: `${PG}/${dbName}`, dataDir } : { dataDir });
+  const { database, call, close } = await inProcessApp(kind, 'history', kind === 'postgres' ? process.env.BENCH_KEEP_DB : undefined);
   const out: string[] = [];
   try {
-    await database.migrate();
-    const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, LINK_SECRET: 'bench-link-secret-0123456789', PUBLIC_BASE_URL: 'http://dc.test' });
-    const secrets = { adminToken: ADMIN, linkSecret: config.LINK_SECRET ?? '', adminTokenGenerated: false };
-    const { app, realtime } = createApp({ config, database, storage: new LocalStorage(join(dataDir, 'store')), secrets, temporal: new FakeTemporal().client } as never);
-    await realtime.hub.ready;
-    const call = async (path: string, token: string, init: RequestInit = {}) => {
-      const res = await app.request(path, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
-      if (res.status >= 300) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-      return res.json() as Promise<Answer>;
-    };
     // A kept database has its projects already: fresh keys of the two measured are rotated in.
     const projects: Array<{ project_id: string; api_key: string }> = [];
-    const listed = await call('/v1/projects?limit=100', ADMIN);
+    const listed = await call<Answer>('/v1/projects?limit=100', ADMIN);
     if (listed.items.length > 0) {
       for (const { project_id } of listed.items.slice(0, 2)) {
-        projects.push({ project_id, api_key: (await call(`/v1/projects/${project_id}/rotate-key`, ADMIN, { method: 'POST', body: '{}' })).api_key });
+        projects.push({ project_id, api_key: (await call<Answer>(`/v1/projects/${project_id}/rotate-key`, ADMIN, { method: 'POST', body: '{}' })).api_key });
       }
     } else {
       for (let i = 0; i < 50; i++) {
-        projects.push(await call('/v1/projects', ADMIN, { method: 'POST', body: JSON.stringify({ name: `bench-${i}`, source_hosts: ['127.0.0.1'] }) }));
+        projects.push(await call<Answer>('/v1/projects', ADMIN, { method: 'POST', body: JSON.stringify({ name: `bench-${i}`, source_hosts: ['127.0.0.1'] }) }));
       }
       const t0 = performance.now();
       await loadHistory(database, projects[0]!.project_id, projects.slice(1).map((p) => p.project_id), Math.round(n * 1.2));
@@ -110,21 +82,11 @@ export async function benchHistory(n: number, kind: 'postgres' | 'pglite'): Prom
     ];
     out.push(`${kind}, ${n} tasks in one project and ${Math.round(n / 5)} in 49 others`, '', '| list | p50 / p95 ms |', '| --- | --- |');
     for (const [name, path, token] of reads) {
-      for (let i = 0; i < 3; i++) await call(path, token);
-      const ms: number[] = [];
-      for (let i = 0; i < 30; i++) {
-        const s = performance.now();
-        await call(path, token);
-        ms.push(performance.now() - s);
-      }
-      out.push(`| ${name} | ${pct(ms, 50).toFixed(1)} / ${pct(ms, 95).toFixed(1)} |`);
+      const { p50, p95 } = await timeCalls(() => call(path, token));
+      out.push(`| ${name} | ${p50.toFixed(1)} / ${p95.toFixed(1)} |`);
     }
-    await realtime.hub.close();
   } finally {
-    await database.close();
-    if (kind === 'postgres' && !kept) await admin.unsafe(`drop database if exists ${dbName} with (force)`);
-    await admin.end();
-    rmSync(dataDir, { recursive: true, force: true });
+    await close();
   }
   return out.join('\n');
 }

@@ -5,14 +5,11 @@
 import { performance } from 'node:perf_hooks';
 import { projectChanged } from '../domain/projects/key-cache.js';
 import { startRouteApp, taskBody } from '../test/support/route-app.js';
+import { pct } from './in-process.js';
 
 const WARM = 2000;
 const COLD = 200;
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
 const ms = (x: number) => x.toFixed(3);
 
 export async function benchSessions(): Promise<string> {
