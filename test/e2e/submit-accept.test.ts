@@ -2,42 +2,29 @@
 // on, real Postgres (concurrent connections) and PGlite (the embedded default): de-duplication,
 // the submit rate and admission's slot decision stay exact under concurrent submissions, and the
 // row the statement reports is the row it stored.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, openDatabase } from '../../db/client.js';
+import type { Database } from '../../db/client.js';
 import { type ProjectRow, tasks } from '../../db/schema.js';
 import { createProject } from '../../domain/projects/projects.js';
 import { type Acceptance, acceptSubmission } from '../../domain/tasks/admission/index.js';
 import { RateLimitedError } from '../../domain/tasks/rate.js';
 import { newTask, type SubmitInput } from '../../domain/tasks/submit.js';
-import { createDatabase, dropDatabase } from '../support/env.js';
+import { scratchDatabase } from '../support/env.js';
 
 const input = (n: number | string, extra: Partial<SubmitInput> = {}): SubmitInput => ({ source_url: `http://127.0.0.1:9/x?n=${n}`, operator_id: 'op', type: 'csv', page_size: 500, priority: 3, ...extra });
 
 for (const kind of ['postgres', 'pglite'] as const) {
   describe(`accepting submissions on ${kind}`, () => {
     let database: Database;
-    let cleanup: () => Promise<void>;
+    let close: (() => Promise<void>) | undefined;
 
     beforeAll(async () => {
-      if (kind === 'postgres') {
-        const url = await createDatabase();
-        database = await openDatabase({ url, dataDir: '' });
-        cleanup = () => dropDatabase(url);
-      } else {
-        const dir = mkdtempSync(join(tmpdir(), 'dc-accept-'));
-        database = await openDatabase({ dataDir: dir });
-        cleanup = async () => rmSync(dir, { recursive: true, force: true });
-      }
-      await database.migrate();
+      ({ database, close } = await scratchDatabase(kind));
     }, 60_000);
 
     afterAll(async () => {
-      await database?.close();
-      await cleanup?.();
+      await close?.();
     });
 
     const project = async (settings: { max_running_tasks?: number; submit_per_minute?: number } = {}): Promise<ProjectRow> =>

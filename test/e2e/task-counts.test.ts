@@ -4,19 +4,16 @@
 // statements the domain never makes but an operator or a later cleanup might (many rows at once,
 // deletions, a task moved between projects, a rolled-back transaction), task_counts equals a full
 // count(*) group by project_id, status. The counts the API and /metrics answer come from it.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, openDatabase, rowsOf } from '../../db/client.js';
+import { type Database, rowsOf } from '../../db/client.js';
 import type { ProjectRow } from '../../db/schema.js';
 import { createProject } from '../../domain/projects/projects.js';
 import { acceptSubmission } from '../../domain/tasks/admission/index.js';
 import { countAllTasks, countTasks, taskGauges } from '../../domain/tasks/counts.js';
 import * as status from '../../domain/tasks/status.js';
 import { newTask, type SubmitInput } from '../../domain/tasks/submit.js';
-import { createDatabase, dropDatabase } from '../support/env.js';
+import { scratchDatabase } from '../support/env.js';
 
 type Tally = Record<string, number>;
 const input = (n: number | string, operator = 'op'): SubmitInput => ({ source_url: `http://127.0.0.1:9/x?n=${n}`, operator_id: operator, type: 'csv', page_size: 500, priority: 3 });
@@ -25,20 +22,11 @@ const done = { files: [], expiresAt: new Date(Date.now() - 1000) };
 for (const kind of ['postgres', 'pglite'] as const) {
   describe(`kept task counts on ${kind}`, () => {
     let database: Database;
-    let cleanup: () => Promise<void>;
+    let close: (() => Promise<void>) | undefined;
     const projects: ProjectRow[] = [];
 
     beforeAll(async () => {
-      if (kind === 'postgres') {
-        const url = await createDatabase();
-        database = await openDatabase({ url, dataDir: '' });
-        cleanup = () => dropDatabase(url);
-      } else {
-        const dir = mkdtempSync(join(tmpdir(), 'dc-counts-'));
-        database = await openDatabase({ dataDir: dir });
-        cleanup = async () => rmSync(dir, { recursive: true, force: true });
-      }
-      await database.migrate();
+      ({ database, close } = await scratchDatabase(kind));
       for (let i = 0; i < 3; i++) {
         const settings = { name: `p${i}`, source_hosts: ['127.0.0.1:9'], callback_hosts: [], retention_hours: 1, max_running_tasks: 5, submit_per_minute: 10_000 };
         projects.push((await createProject(database.db, settings as never)).project);
@@ -46,8 +34,7 @@ for (const kind of ['postgres', 'pglite'] as const) {
     }, 60_000);
 
     afterAll(async () => {
-      await database?.close();
-      await cleanup?.();
+      await close?.();
     });
 
     const q = async <T>(query: ReturnType<typeof sql>) => rowsOf<T>(await database.db.execute(query));

@@ -8,6 +8,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import postgres from 'postgres';
 import { inject } from 'vitest';
+import { type Database, openDatabase } from '../../db/client.js';
 import { type Config, loadConfig } from '../../platform/config.js';
 import { randomToken } from '../../platform/crypto.js';
 import { type Core, installTemporalRuntime, openCore, drainStarts, startApi } from '../../app/runtime.js';
@@ -46,6 +47,22 @@ export async function dropDatabase(url: string): Promise<void> {
   const admin = postgres(PG_ADMIN_URL, { max: 1, onnotice: () => {} });
   await admin.unsafe(`drop database if exists ${name} with (force)`);
   await admin.end();
+}
+
+/** A migrated scratch database of either kind, for tests that run on both; close() removes it. */
+export async function scratchDatabase(kind: 'postgres' | 'pglite'): Promise<{ database: Database; close(): Promise<void> }> {
+  const url = kind === 'postgres' ? await createDatabase() : undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'dc-scratch-'));
+  const database = await openDatabase(url ? { url, dataDir: dir } : { dataDir: dir });
+  await database.migrate();
+  return {
+    database,
+    async close() {
+      await database.close();
+      if (url) await dropDatabase(url);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** Environment for the S3 store: the run's SeaweedFS (global-setup.ts) and a bucket of our own. */
