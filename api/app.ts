@@ -17,7 +17,7 @@ import { projectOrOperator } from './middleware/operator.js';
 import { requestLog } from './middleware/request-log.js';
 import { adminApp } from './routes/admin.js';
 import { consoleApp, consoleDir } from './routes/console.js';
-import { operatorPageApp } from './routes/operator-page.js';
+import { OPERATOR_FORM_BYTES, operatorPageApp } from './routes/operator-page.js';
 import { cachedOperatorSession } from '../domain/projects/session-cache.js';
 import { docsApp } from './routes/docs.js';
 import { filesApp } from './routes/files.js';
@@ -51,15 +51,16 @@ export function createApp(deps: ApiDeps) {
   const realtime = createRealtime(ctx, app);
   app.use('*', requestId());
   app.use('*', requestLog);
-  app.use(
-    '/v1/*',
+  const limit = (maxSize: number) =>
     bodyLimit({
-      maxSize: config.MAX_BODY_BYTES,
+      maxSize,
       onError: () => {
-        throw new DomainError('payload_too_large', `the request body is larger than ${config.MAX_BODY_BYTES} bytes`);
+        throw new DomainError('payload_too_large', `the request body is larger than ${maxSize} bytes`);
       },
-    }),
-  );
+    });
+  app.use('/v1/*', limit(config.MAX_BODY_BYTES));
+  // The operator page takes one form field, a token of ~50 characters, from anyone.
+  app.use('/operator', limit(OPERATOR_FORM_BYTES));
   // Bad text in a path (a NUL, broken UTF-8) is a 422 before any lookup.
   app.use('/v1/*', pathText);
   app.use('/v1/projects/*', authenticate(deps));

@@ -24,19 +24,29 @@ export function authenticate(deps: ApiDeps, opts: { allowQueryToken?: boolean } 
     const header = c.req.header('authorization');
     let token = header?.match(/^Bearer\s+(\S+)$/i)?.[1];
     // At the upgrade, the subprotocol keeps the key out of URLs (and so out of proxies' access logs).
-    if (!token && opts.allowQueryToken) token = protocolToken(c.req.header('sec-websocket-protocol')) ?? c.req.query('access_token');
+    if (!token && opts.allowQueryToken) token = protocolToken(c.req.header('sec-websocket-protocol')) ?? queryToken(c.req.query('access_token'));
     if (!token) throw new DomainError('unauthorized', 'send Authorization: Bearer <api_key>');
     const principal = await resolvePrincipal(deps, token);
     // The one gate for operator tokens: any route not listed in operator.ts is 403 here.
     if (principal.kind === 'operator') assertOperatorMayCall(principal, c.req.method, c.req.path);
     c.set('principal', principal);
     // A WebSocket outlives this request: it checks the same credential again while it is open.
-    c.set('recheck', () => resolvePrincipal(deps, token).then(() => true, () => false));
+    // Only a refusal ends it: a database that cannot answer for a moment says nothing about the key.
+    c.set('recheck', () => resolvePrincipal(deps, token).then(
+      () => true,
+      (err: unknown) => !(err instanceof DomainError && err.code === 'unauthorized'),
+    ));
     await next();
   });
 }
 
-export async function resolvePrincipal(deps: ApiDeps, token: string): Promise<Principal> {
+/** `?access_token=` (clients that cannot set headers) takes project keys only: an operator token never rides in a URL. */
+function queryToken(value: string | undefined): string | undefined {
+  if (value?.startsWith(OPERATOR_TOKEN_PREFIX)) throw new DomainError('unauthorized', 'an operator token goes in Authorization or the WebSocket subprotocol, never in the URL');
+  return value;
+}
+
+async function resolvePrincipal(deps: ApiDeps, token: string): Promise<Principal> {
   if (safeEqual(token, deps.secrets.adminToken)) return { kind: 'admin' };
   if (token.startsWith(OPERATOR_TOKEN_PREFIX)) {
     const found = await cachedOperatorSession(deps.database, token);

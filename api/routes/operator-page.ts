@@ -23,6 +23,8 @@ export type SessionLookup = (token: string) => Promise<{ session: OperatorSessio
 
 /** An operator token's shape (domain/projects/sessions.ts): anything else is not looked up. */
 const TOKEN = /^dco_[A-Za-z0-9_-]{10,200}$/;
+/** The largest form POST /operator reads: the token and its field name, with room to spare. */
+export const OPERATOR_FORM_BYTES = 1024;
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
@@ -33,7 +35,7 @@ export function operatorPageApp(dir: string, lookup: SessionLookup) {
     const html = await readFile(join(dir, 'operator.html'), 'utf8').catch(() => null);
     if (!html) throw notBuilt();
     const tags = Object.entries(meta).map(([k, v]) => `<meta name="dc-${k}" content="${escape(v)}">`).join('\n');
-    return new Response(bodyOf(Buffer.from(html.replace('<!--META-->', tags))), {
+    return new Response(bodyOf(Buffer.from(html.replace('<!--META-->', () => tags))), {
       status: 200,
       headers: {
         ...common,

@@ -24,19 +24,24 @@ const SNAPSHOT_LIMIT = 100;
 const SNAPSHOT_SHARE_MS = 250;
 const snapshots = new Map<string, { at: number; rows: Promise<TaskRow[]> }>();
 
-/** The project's queued, running and paused tasks, oldest first (the `*` subscription's snapshot). */
-export function activeSnapshot(db: Db, projectId: string): Promise<TaskRow[]> {
+/**
+ * The project's queued, running and paused tasks, oldest first (the `*` subscription's snapshot);
+ * an operator's socket asks for that operator's alone, so the limit never hides its own tasks
+ * behind other operators' newer ones.
+ */
+export function activeSnapshot(db: Db, projectId: string, operatorId?: string): Promise<TaskRow[]> {
   const now = Date.now();
-  const hit = snapshots.get(projectId);
+  const key = operatorId === undefined ? projectId : `${projectId}\u0000${operatorId}`;
+  const hit = snapshots.get(key);
   if (hit && now - hit.at < SNAPSHOT_SHARE_MS) return hit.rows;
   const rows = db
     .select()
     .from(tasks)
-    .where(and(eq(tasks.projectId, projectId), inArray(tasks.status, [...ACTIVE_STATUSES])))
+    .where(and(eq(tasks.projectId, projectId), inArray(tasks.status, [...ACTIVE_STATUSES]), operatorId === undefined ? undefined : eq(tasks.operatorId, operatorId)))
     .orderBy(desc(tasks.createdAt))
     .limit(SNAPSHOT_LIMIT)
     .then((r) => r.reverse());
-  snapshots.set(projectId, { at: now, rows });
+  snapshots.set(key, { at: now, rows });
   for (const [id, s] of snapshots) if (now - s.at > SNAPSHOT_SHARE_MS) snapshots.delete(id);
   return rows;
 }

@@ -135,7 +135,7 @@ export class Session {
       this.subs.set(target, this.deps.hub.watchProject(this.project.id, listener));
       this.armIdle();
       this.send({ subscribed: '*' });
-      for (const row of await activeSnapshot(this.deps.db, this.project.id)) this.push(row, eventFor(row.status));
+      for (const row of await activeSnapshot(this.deps.db, this.project.id, this.deps.operatorId)) this.push(row, eventFor(row.status));
       return;
     }
     const row = await getTask(this.deps.db, target);

@@ -159,6 +159,25 @@ describe('what an operator token may do', () => {
     expectError(await rt.call('GET', '/v1/tasks', { token: s.token }), 401, 'unauthorized');
     expect((await rt.call('GET', '/v1/tasks', { token: after.token })).status).toBe(200);
   });
+
+  it('never travels in a URL: ?access_token= refuses an operator token (401)', async () => {
+    const s = await mint({ operator_id: 'alice' });
+    const upgrade = { upgrade: 'websocket', connection: 'Upgrade', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' };
+    const res = await rt.call('GET', `/v1/ws?access_token=${s.token}`, { headers: upgrade });
+    expectError(res, 401, 'unauthorized');
+    expect(res.json.error.message).toMatch(/never in the URL/);
+  });
+});
+
+describe('POST /operator (the center page)', () => {
+  it('reads a small form only: a larger body is 413 before it is parsed', async () => {
+    const s = await mint({ operator_id: 'alice' });
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const ok = await rt.call('POST', '/operator', { raw: `token=${s.token}`, headers: form });
+    expect(ok.status).toBe(200);
+    const big = await rt.call('POST', '/operator', { raw: `token=${s.token}&pad=${'x'.repeat(4096)}`, headers: form });
+    expect(big.status).toBe(413);
+  });
 });
 
 itCalledItsRoutes('operator-sessions', () => rt);
