@@ -52,12 +52,13 @@ const sleep = (ms: number, signal?: AbortSignal) =>
 /** The free function tryOnce yields, or the abort: a slot taken after the abort is given back. */
 function abortable(attempt: Promise<(() => Promise<void>) | null>, signal?: AbortSignal): Promise<(() => Promise<void>) | null> {
   if (!signal) return attempt;
-  signal.throwIfAborted();
   return new Promise((resolve, reject) => {
     const onAbort = () => {
       reject(signal.reason as Error);
       void attempt.then((free) => free?.()).catch(() => {});
     };
+    // Aborted already: the attempt has started (it may hold a slot), so it is given back too.
+    if (signal.aborted) return onAbort();
     signal.addEventListener('abort', onAbort, { once: true });
     attempt.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
@@ -67,6 +68,8 @@ function abortable(attempt: Promise<(() => Promise<void>) | null>, signal?: Abor
 async function acquireLoop(tryOnce: () => Promise<(() => Promise<void>) | null>, limits: SourceLimits, signal?: AbortSignal): Promise<Permit> {
   let pause = 10;
   for (;;) {
+    // Before an attempt, not after it: an attempt that took a slot must not be dropped by the throw.
+    signal?.throwIfAborted();
     const free = await abortable(tryOnce(), signal);
     if (free) {
       const heldUntil = Date.now() + (limits.rps ? (limits.maxConcurrency * 1000) / limits.rps : 0);
@@ -128,9 +131,10 @@ export class PgSourceLimiter implements SourceLimiter {
     };
   }
 
+  /** Only live leases: a release racing this statement on another connection must stay released. */
   private async renew(): Promise<void> {
     if (this.held.size === 0) return;
-    await this.sql`update source_slots set expires_at = now() + ${this.leaseMs} * interval '1 millisecond' where holder = any(${this.sql.array([...this.held])}::text[])`;
+    await this.sql`update source_slots set expires_at = now() + ${this.leaseMs} * interval '1 millisecond' where holder = any(${this.sql.array([...this.held])}::text[]) and expires_at > now()`;
   }
 
   close(): Promise<void> {

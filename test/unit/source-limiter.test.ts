@@ -3,7 +3,7 @@
 // wait is abortable, the cap holds across processes, and a dead holder's slots expire.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../db/client.js';
-import { PgSourceLimiter, type Permit } from '../../domain/source/limiter.js';
+import { LocalSourceLimiter, PgSourceLimiter, type Permit } from '../../domain/source/limiter.js';
 import { createDatabase, dropDatabase } from '../support/env.js';
 
 let url: string;
@@ -93,5 +93,18 @@ describe('PgSourceLimiter', () => {
     await (await within(other.acquire('leased', limits(1)), 3000)).release();
     expect(Date.now() - started).toBeLessThan(1500);
     void held;
+  });
+});
+
+describe('an already aborted wait', () => {
+  // A preview whose other sheet failed asks for its next page with the signal already aborted.
+  it('takes no slot, on either limiter: the next taker gets it at once', async () => {
+    const aborted = AbortSignal.abort(new Error('stopped'));
+    const local = new LocalSourceLimiter();
+    const pg = limiter(2);
+    for (const l of [local, pg]) {
+      for (let i = 0; i < 3; i++) await expect(l.acquire('pre-aborted', limits(1), aborted)).rejects.toThrow('stopped');
+      await (await within(l.acquire('pre-aborted', limits(1)), 1000)).release();
+    }
   });
 });
