@@ -164,8 +164,9 @@ export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps
         // first, so a resumed run asks none of them again; then the CancelledFailure, not the
         // aborted request, is reported.
         if (ctx.cancellationSignal.aborted) {
-          await store();
-          await progress(true);
+          // Best effort: a store failing now only means a resumed run asks those pages again; the
+          // answer stays the cancellation (a pause must not turn into a failed task).
+          await store().then(() => progress(true)).catch(() => {});
           throw cancelled(ctx, err);
         }
         if (!(err instanceof DomainError) || !err.retryable) throw err;

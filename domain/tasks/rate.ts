@@ -48,7 +48,7 @@ export async function takeSubmission(db: Db, project: ProjectRow): Promise<RateS
   const [r] = rowsOf<{ limit: number; old_tat: number | null; tat: number | null; now_ms: number }>(
     await db.execute(sql`select * from dc_take_submission(${project.id}, ${WINDOW_MS}::float8)`),
   );
-  if (!r) throw new Error(`project ${project.id} not found`);
+  if (!r) throw DomainError.notFound(`project ${project.id}`);
   if (r.tat === null) throw refusal(r.limit, r.old_tat ?? 0, r.now_ms);
   return state(r.limit, r.tat, r.now_ms);
 }
