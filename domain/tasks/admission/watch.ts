@@ -16,36 +16,42 @@ export const WATCH_DISPATCH_DELAY_MS = 1000;
 /** A claim taken with the notice's task has lapsed by then, unless its starter still renews it. */
 const SWEEP_DELAY_MS = START_CLAIM_MS + 1000;
 
+type Kind = 'dispatch' | 'sweep';
+
 export async function watchQueue(deps: AdmissionDeps & { database: Database }): Promise<() => Promise<void>> {
-  // Per project: one dispatch at a time (a notice meanwhile runs it once more afterwards), and one
-  // pending sweep however many notices arrive (a burst of submissions is one timer, not many).
-  const running = new Map<string, boolean>();
+  // Per project: one job at a time; a job asked for meanwhile (a dispatch, a sweep) runs once
+  // afterwards, however often it was asked; and one pending timer of each kind however many
+  // notices arrive (a burst of submissions is one timer, not many).
+  const busy = new Set<string>();
+  const waiting = new Map<string, Map<Kind, () => Promise<unknown>>>();
   const sweeps = new Map<string, NodeJS.Timeout>();
   const dispatches = new Map<string, NodeJS.Timeout>();
   let stopped = false;
-  const run = (projectId: string, job: () => Promise<unknown>) => {
-    if (running.has(projectId)) return void running.set(projectId, true);
-    running.set(projectId, false);
+  const run = (projectId: string, kind: Kind, job: () => Promise<unknown>) => {
+    if (busy.has(projectId)) return void waiting.set(projectId, (waiting.get(projectId) ?? new Map()).set(kind, job));
+    busy.add(projectId);
     job()
-      .catch((err: Error) => logger('admission', { project_id: projectId }).error({ err }, 'dispatch failed'))
+      .catch((err: Error) => logger('admission', { project_id: projectId }).error({ err, job: kind }, `${kind} failed`))
       .finally(() => {
-        const again = running.get(projectId);
-        running.delete(projectId);
-        if (again) run(projectId, () => dispatch(deps, projectId));
+        busy.delete(projectId);
+        const next = waiting.get(projectId)?.entries().next().value;
+        if (!next) return void waiting.delete(projectId);
+        waiting.get(projectId)!.delete(next[0]);
+        run(projectId, next[0], next[1]);
       });
   };
-  const later = (timers: Map<string, NodeJS.Timeout>, projectId: string, ms: number, job: () => Promise<unknown>) => {
+  const later = (timers: Map<string, NodeJS.Timeout>, kind: Kind, projectId: string, ms: number, job: () => Promise<unknown>) => {
     if (stopped || timers.has(projectId)) return;
     const t = setTimeout(() => {
       timers.delete(projectId);
-      run(projectId, job);
+      run(projectId, kind, job);
     }, ms);
     t.unref();
     timers.set(projectId, t);
   };
   // Starts another process still holds are looked at again until they have begun or been swept.
   const sweepSoon = (projectId: string) =>
-    later(sweeps, projectId, SWEEP_DELAY_MS, async () => {
+    later(sweeps, 'sweep', projectId, SWEEP_DELAY_MS, async () => {
       if ((await sweepProject(deps, projectId)).pending > 0) sweepSoon(projectId);
     });
   const onNotice = (payload: string) => {
@@ -56,7 +62,7 @@ export async function watchQueue(deps: AdmissionDeps & { database: Database }): 
       return;
     }
     if (n.status !== 'queued' || !n.project) return;
-    later(dispatches, n.project, WATCH_DISPATCH_DELAY_MS, () => dispatch(deps, n.project!));
+    later(dispatches, 'dispatch', n.project, WATCH_DISPATCH_DELAY_MS, () => dispatch(deps, n.project!));
     sweepSoon(n.project);
   };
   const unlisten = await deps.database.listen(TASK_EVENTS_CHANNEL, onNotice);
