@@ -35,6 +35,20 @@ export class KeyCache {
     for (const w of this.watchers) w();
   }
   listening: Promise<unknown> | undefined;
+  private readonly inflight = new Map<string, Promise<unknown>>();
+  /**
+   * One database read per key and generation at a time: after a change every open socket checks
+   * its credential at once, and sockets sharing a key share the read.
+   */
+  shared<T>(key: string, load: () => Promise<T>): Promise<T> {
+    const k = `${this.generation}:${key}`;
+    let p = this.inflight.get(k) as Promise<T> | undefined;
+    if (!p) {
+      p = load().finally(() => this.inflight.delete(k));
+      this.inflight.set(k, p);
+    }
+    return p;
+  }
 }
 
 // One cache per database handle: the processes' API apps (and tests' several apps) share it.
@@ -64,7 +78,7 @@ export async function cachedProjectByApiKey(database: Database, apiKey: string):
   if (hit && hit.until > now && keyStillValid(hit.project, hash, now)) return hit.project;
   cache.byHash.delete(hash);
   const generation = cache.generation;
-  const project = await projectByApiKey(database.db, apiKey);
+  const project = await cache.shared(`key:${hash}`, () => projectByApiKey(database.db, apiKey));
   if (project && generation === cache.generation) {
     const expiry = project.apiKeyHash === hash ? Infinity : (project.previousKeyExpiresAt?.getTime() ?? now);
     cache.byHash.set(hash, { project, until: Math.min(now + KEY_CACHE_TTL_MS, expiry) });

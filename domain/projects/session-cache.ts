@@ -17,7 +17,7 @@ export async function cachedOperatorSession(database: Database, token: string): 
   if (hit && hit.until > now) return sessionValid(hit.session, hit.project, now) ? hit : undefined;
   cache.sessionsByHash.delete(hash);
   const generation = cache.generation;
-  const found = await sessionByToken(database.db, token);
+  const found = await cache.shared(`session:${hash}`, () => sessionByToken(database.db, token));
   if (!found || !sessionValid(found.session, found.project, now)) return undefined;
   if (generation === cache.generation) {
     const grace = found.project.apiKeyHash === found.session.projectKeyHash ? Infinity : (found.project.previousKeyExpiresAt?.getTime() ?? now);
