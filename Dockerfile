@@ -29,9 +29,13 @@ FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY scripts/prune-runtime-deps.mjs scripts/
-# The production tree, then only this platform's Temporal core-bridge binary (the package ships five):
-# ~230 MB, measured in CI by scripts/measure-runtime-deps.mjs (docs/adr/0025-runtime-weight.md).
+COPY patches/ patches/
+# The production tree with our patches applied (--ignore-scripts skips the postinstall that would:
+# the postgres driver's fix, docs/adr/0036-database-restarts.md), then only this platform's Temporal
+# core-bridge binary (the package ships five): ~230 MB, measured in CI by
+# scripts/measure-runtime-deps.mjs (docs/adr/0025-runtime-weight.md).
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+    && npx --no-install patch-package --error-on-fail \
     && node scripts/prune-runtime-deps.mjs node_modules \
     && npm cache clean --force
 

@@ -1,27 +1,36 @@
 // Scheduled housekeeping: expired files deleted from the store, the task marked `expired`
-// (docs/operations.md#retention); admission's sweep of what a crash left waiting.
+// (docs/operations.md#retention, domain/tasks/expiry.ts); admission's sweep of what a crash left waiting.
+import { Context } from '@temporalio/activity';
 import type { Activities } from '../model/activities.js';
-import { keys } from '../domain/staging/keys.js';
 import { sweep } from '../domain/tasks/admission/index.js';
-import { dueForExpiry, markExpired } from '../domain/tasks/status.js';
-import type { ActivityDeps } from './deps.js';
+import { expireDue } from '../domain/tasks/expiry.js';
+import { type ActivityDeps, heartbeat } from './deps.js';
 import { atBoundary } from './failure.js';
 
-export function createCleanupActivities(deps: ActivityDeps): Pick<Activities, 'expireFiles' | 'sweepAdmission'> {
-  const { db, storage } = deps;
+export function createCleanupActivities(deps: ActivityDeps): Pick<Activities, 'expireFiles' | 'expireTasks' | 'sweepAdmission'> {
+  const { db, storage, config } = deps;
+  const concurrency = config.CLEANUP_DELETE_CONCURRENCY;
   return atBoundary({
     async sweepAdmission() {
       return sweep(deps);
     },
 
     async expireFiles({ batch }) {
-      const due = await dueForExpiry(db, batch);
-      for (const id of due) {
-        // Marked first: a link served between the two steps then answers 410, not a broken stream.
-        await markExpired(db, id);
-        await storage.deletePrefix(keys.files(id));
-      }
-      return { expired: due.length };
+      return { expired: await expireDue(db, storage, { batch, concurrency, maxBatches: 1 }) };
+    },
+
+    // Nothing to resume from the heartbeat: a batch's tasks stay due until their files are gone and
+    // they are marked, so a retried attempt simply finds what is left. The heartbeat is liveness
+    // (a dead worker's attempt is retried within the profile's heartbeat timeout) and progress.
+    async expireTasks() {
+      const ctx = Context.current();
+      const expired = await expireDue(db, storage, {
+        batch: config.CLEANUP_BATCH_SIZE,
+        concurrency,
+        signal: ctx.cancellationSignal,
+        onBatch: (n) => heartbeat(ctx, { expired: n }),
+      });
+      return { expired };
     },
   });
 }

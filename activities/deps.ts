@@ -10,6 +10,8 @@ export interface ActivityDeps {
   config: Config;
   /** Signs the file links in callback payloads (activities/notify.ts), as the API does. */
   linkSecret: string;
+  /** Open destinations' sealed secrets (platform/sealed.ts). */
+  destinationKeys: readonly string[];
   /** Starts the next waiting task when a run frees its slot (domain/tasks/admission/). */
   temporal: Client;
 }

@@ -2,6 +2,7 @@
 // throws DomainError, a workflow sees an ApplicationFailure whose type is a task's error code.
 import { CompleteAsyncError } from '@temporalio/activity';
 import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { DomainError } from '../domain/errors.js';
 import { isTaskErrorCode } from '../model/errors.js';
 
@@ -11,6 +12,8 @@ import { isTaskErrorCode } from '../model/errors.js';
  *   error says a retry may help (and then after its delay, when it names one);
  * - Temporal's own failures (an activity's deliberate ApplicationFailure such as waiting_for_slot,
  *   a cancellation), an AbortError and CompleteAsyncError: as they are, the worker reads them;
+ * - a full disk (ENOSPC, EDQUOT, EFBIG): storage_failed, not retried;
+ * - the database unreachable (db/unavailable.ts): internal_error, retried after 5 s, its message saying so;
  * - anything else (a DomainError with a request's code, a file system or database error):
  *   internal_error, still retryable, because the activity's retry policy is what decides for an
  *   error nobody classified (a database that blinked comes back).
@@ -29,9 +32,32 @@ export function toActivityFailure(err: unknown): unknown {
     if (err.stack) failure.stack = err.stack;
     return failure;
   }
+  // The worker's scratch disk full: this export fails now, cleanly (the render removed its partial
+  // file), rather than retrying into the same full disk for minutes.
+  if (err instanceof Error && DISK_FULL.has((err as NodeJS.ErrnoException).code ?? '')) {
+    return ApplicationFailure.create({ type: 'storage_failed', message: `the worker's disk is full: ${err.message}`, nonRetryable: true });
+  }
+  // A database restarting: retried every 5 s whatever the policy's backoff, so an outage of a few
+  // seconds costs an attempt or two rather than a source lane's whole budget (its first waits can
+  // be a fraction of a second).
+  if (isDatabaseUnavailable(err)) {
+    const failure = ApplicationFailure.create({ type: 'internal_error', message: `database unavailable: ${(err as Error).message}`, nonRetryable: false, nextRetryDelay: DB_RETRY_DELAY_MS });
+    unavailableFailures.add(failure);
+    return failure;
+  }
   const message = err instanceof DomainError ? `${err.code}: ${err.message}` : err instanceof Error ? `${err.name}: ${err.message}` : String(err);
   return ApplicationFailure.create({ type: 'internal_error', message, nonRetryable: false, ...(err instanceof Error ? { cause: err } : {}) });
 }
+
+const DB_RETRY_DELAY_MS = 5000;
+
+const unavailableFailures = new WeakSet<object>();
+
+/** Whether an activity failed because the database was unreachable: the worker then pauses (app/worker-supervisor.ts). */
+export const isDatabaseUnavailableFailure = (err: unknown): boolean => typeof err === 'object' && err !== null && unavailableFailures.has(err);
+
+/** No space, over quota, over the file-size limit. */
+const DISK_FULL = new Set(['ENOSPC', 'EDQUOT', 'EFBIG']);
 
 type AsyncFn = (...args: never[]) => Promise<unknown>;
 

@@ -128,7 +128,8 @@ export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps
         // Cancelled or paused: no new request; the one in flight may still finish within the grace.
         if (page >= input.toPage || ctx.cancellationSignal.aborted) return undefined;
         const request = { sourceUrl, projectId: task.projectId, limits, page, pageSize: meta.pageSize, signal, lease };
-        const answer = ext === 'csv' ? source.getBytes(request) : source.get(request);
+        // CSV and JSON Lines pages go from their bytes to the staged fragment (the transcoders).
+        const answer = ext !== 'ndjson' ? source.getBytes(request) : source.get(request);
         answer.catch(() => {}); // awaited below, or abandoned when the lane stops first
         return answer;
       };
@@ -141,7 +142,7 @@ export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps
             const got = await answer!;
             answer = ask(next + 1);
             if (Buffer.isBuffer(got)) {
-              piece.add(await encoder.encode(got, next, meta.pageSize, meta, meta.columns));
+              piece.add(await encoder.encode(got, next, meta.pageSize, meta, meta.columns, ext === 'jsonl' ? 'jsonl' : 'csv'));
             } else {
               checkPage(got.total, got.data.length, next, meta);
               piece.add(encodeStaged(ext, got.data, meta.columns));

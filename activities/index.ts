@@ -3,6 +3,8 @@
 import type { Activities } from '../model/activities.js';
 import { createCleanupActivities } from './cleanup.js';
 import type { ActivityDeps } from './deps.js';
+import { createDeliverActivities } from './deliver.js';
+import { createEmailActivities } from './email.js';
 import { createFetchActivities } from './fetch.js';
 import { createNotifyActivities } from './notify.js';
 import { createRenderActivities } from './render.js';
@@ -18,8 +20,10 @@ export function createActivities(deps: ActivityDeps): Activities {
     ...createFetchActivities(deps),
     ...createStagingActivities(deps),
     ...createRenderActivities(deps),
+    ...createDeliverActivities(deps),
     ...createCleanupActivities(deps),
     ...createNotifyActivities(deps),
+    ...createEmailActivities(deps),
     ...createScheduleActivities(deps),
   };
 }

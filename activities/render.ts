@@ -2,13 +2,14 @@
 import { Context } from '@temporalio/activity';
 import type { Activities } from '../model/activities.js';
 import { settingsFor } from '../domain/projects/projects.js';
-import { renderCsv } from '../domain/staging/render-csv.js';
+import { renderText } from '../domain/staging/render-csv.js';
+import { renderParquet } from '../domain/staging/render-parquet.js';
 import { renderXlsx } from '../domain/staging/render-xlsx.js';
 import { requireTask } from '../domain/tasks/queries.js';
 import { type ActivityDeps, heartbeat } from './deps.js';
 import { atBoundary } from './failure.js';
 
-export function createRenderActivities({ db, storage, config }: ActivityDeps): Pick<Activities, 'renderCsv' | 'renderXlsx'> {
+export function createRenderActivities({ db, storage, config }: ActivityDeps): Pick<Activities, 'renderCsv' | 'renderXlsx' | 'renderFile'> {
   const job = async (taskId: string) => {
     const ctx = Context.current();
     const task = await requireTask(db, taskId);
@@ -17,10 +18,15 @@ export function createRenderActivities({ db, storage, config }: ActivityDeps): P
   const deps = { storage, dataDir: config.DATA_DIR };
   return atBoundary({
     async renderCsv({ taskId }) {
-      return { outputs: await renderCsv(deps, await job(taskId)) };
+      return { outputs: await renderText(deps, await job(taskId)) };
     },
     async renderXlsx({ taskId }) {
       return { outputs: await renderXlsx(deps, await job(taskId)) };
+    },
+    async renderFile({ taskId }) {
+      const j = await job(taskId);
+      const render = j.task.type === 'excel' ? renderXlsx : j.task.type === 'parquet' ? renderParquet : renderText;
+      return { outputs: await render(deps, j) };
     },
   });
 }

@@ -32,6 +32,13 @@ export function createTaskStateActivities(deps: ActivityDeps): TaskStateActiviti
     return { ok };
   };
 
+  /** When a task's files go: the project's retention from now. */
+  const expiryOf = async (taskId: string) => {
+    const task = await requireTask(db, taskId);
+    const hours = (await getProject(db, task.projectId))?.retentionHours ?? 168;
+    return new Date(Date.now() + hours * 3600_000);
+  };
+
   return atBoundary({
     /**
      * queued → running; the slot was reserved by admission before the run started. A run started
@@ -52,9 +59,7 @@ export function createTaskStateActivities(deps: ActivityDeps): TaskStateActiviti
     },
 
     async completeTask({ taskId, files, stages }) {
-      const task = await requireTask(db, taskId);
-      const hours = (await getProject(db, task.projectId))?.retentionHours ?? 168;
-      const expiresAt = new Date(Date.now() + hours * 3600_000);
+      const expiresAt = await expiryOf(taskId);
       const done = await finishTask(db, taskId, { status: 'succeeded', files, expiresAt });
       // Already succeeded: this step ran before and its result was lost (a local activity runs again
       // when the workflow task that recorded it failed, e.g. across a Temporal restart). Not a cancel:
@@ -63,10 +68,11 @@ export function createTaskStateActivities(deps: ActivityDeps): TaskStateActiviti
       return next(taskId, done, 'succeeded', stages);
     },
 
-    async failTask({ taskId, code, message, stages }) {
+    async failTask({ taskId, code, message, stages, files }) {
       // Checked again here: a failTask scheduled by an older run's code may carry any type.
       const errorCode = taskErrorCode(code);
-      return next(taskId, await finishTask(db, taskId, { status: 'failed', errorCode, errorMessage: message }), 'failed', stages);
+      const kept = files?.length ? { kept: { files, expiresAt: await expiryOf(taskId) } } : {};
+      return next(taskId, await finishTask(db, taskId, { status: 'failed', errorCode, errorMessage: message, ...kept }), 'failed', stages);
     },
 
     /** A run cancelled from outside the API (Temporal UI or CLI) still ends as a cancelled task. */

@@ -12,6 +12,8 @@ export function primaryFile(task: TaskRow): StoredFile | undefined {
 
 export function assertDownloadable(task: TaskRow): void {
   if (task.status === 'expired') throw new DomainError('expired', 'the files of this task have expired and were removed');
+  // A failed delivery keeps the task's files downloadable here until they expire (docs/destinations.md).
+  if (task.status === 'failed' && task.files.length > 0) return;
   if (task.status !== 'succeeded') throw new DomainError('not_ready', `the task is ${task.status}; files exist once it has succeeded`);
 }
 

@@ -3,6 +3,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { DomainError } from '../domain/errors.js';
 import type { ApiErrorCode } from '../model/errors.js';
 import { RateLimitedError, type RateState } from '../domain/tasks/rate.js';
@@ -25,18 +26,25 @@ export const STATUS: Record<ApiErrorCode, ContentfulStatusCode> = {
   task_not_paused: 409,
   task_duplicate_live: 409,
   schedule_limit_reached: 409,
+  schedule_paused: 409,
   conflict: 409,
   expired: 410,
   link_expired: 410,
   payload_too_large: 413,
   validation_failed: 422,
+  backfill_too_large: 422,
+  compression_unsupported: 422,
   preview_too_large: 422,
   source_host_not_allowed: 422,
   callback_host_not_allowed: 422,
+  destination_host_not_allowed: 422,
+  destination_not_found: 404,
+  email_domain_not_allowed: 422,
   idempotency_key_reused: 422,
   upgrade_required: 426,
   rate_limited: 429,
   temporal_unavailable: 503,
+  database_unavailable: 503,
   too_many_connections: 503,
   shutting_down: 503,
   console_not_built: 503,
@@ -48,10 +56,18 @@ export const STATUS: Record<ApiErrorCode, ContentfulStatusCode> = {
   source_changed: 502,
   template_invalid: 502,
   export_too_large: 422,
+  // The customer's bucket refused or could not be reached (a delivery's codes, docs/destinations.md).
+  destination_auth_failed: 502,
+  destination_bucket_missing: 502,
+  destination_permission_denied: 502,
+  destination_unreachable: 502,
   render_failed: 500,
   storage_failed: 500,
   internal_error: 500,
 };
+
+/** A restart or failover takes seconds (docs/operations.md); the client's next try is likely to succeed. */
+const DB_RETRY_AFTER_SECONDS = 5;
 
 /** Headers an answer with this code always carries. */
 const HEADERS: Partial<Record<ApiErrorCode, Record<string, string>>> = {
@@ -85,6 +101,11 @@ export function onError(err: Error, c: Context): Response {
   if (err instanceof HTTPException) {
     const code = err.status === 413 ? 'payload_too_large' : err.status === 401 ? 'unauthorized' : 'bad_request';
     return c.json(body(c, code, err.message || 'bad request'), err.status);
+  }
+  // A database restarting or failing over: the request may succeed in a few seconds. The driver's
+  // message (addresses) stays in the log.
+  if (isDatabaseUnavailable(err)) {
+    return c.json(body(c, 'database_unavailable', 'the database cannot be reached right now; try again shortly'), 503, { 'Retry-After': String(DB_RETRY_AFTER_SECONDS) });
   }
   // Logged with its stack by the request log (middleware/request-log.ts), never to the caller.
   return c.json(body(c, 'internal_error', 'an unexpected error occurred'), 500);

@@ -38,7 +38,7 @@ export const json = (schema: z.ZodType, description: string, headers?: Headers) 
 });
 
 const binary = { type: 'string' as const, format: 'binary' };
-/** A file answer: CSV, an xlsx workbook, or a zip of parts. */
+/** A file answer: CSV, an xlsx workbook, JSON Lines, Parquet, a compressed file, or a zip of parts. */
 export const file = (description: string, headers: Headers = {}) => ({
   description,
   headers: {
@@ -48,6 +48,10 @@ export const file = (description: string, headers: Headers = {}) => ({
   content: {
     'text/csv': { schema: binary },
     'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': { schema: binary },
+    'application/jsonl': { schema: binary },
+    'application/vnd.apache.parquet': { schema: binary },
+    'application/gzip': { schema: binary },
+    'application/zstd': { schema: binary },
     'application/zip': { schema: binary },
   },
 });
@@ -83,4 +87,5 @@ export const rateHeaders: Headers = {
 export const taskIdParam = z.object({ task_id: z.string().openapi({ description: 'A task of the caller\'s project (tsk_…).' }) });
 export const projectIdParam = z.object({ project_id: z.string().openapi({ description: 'prj_…' }) });
 export const operatorSessionIdParam = z.object({ session_id: z.string().openapi({ description: 'ops_…' }) });
+export const destinationIdParam = z.object({ destination_id: z.string().openapi({ description: 'dst_…' }) });
 export const scheduleIdParam = z.object({ schedule_id: z.string().openapi({ description: 'sch_…' }) });

@@ -1,3 +1,4 @@
+import type { MailCatcher } from '../platform/mail-catcher.js';
 import type { Client } from '@temporalio/client';
 import type { Database } from '../db/client.js';
 import type { ProjectRow, TaskRow } from '../db/schema.js';
@@ -21,6 +22,8 @@ export interface ApiDeps {
    * ADR 0020). Absent in the API alone, whose runs go through the task queue.
    */
   eagerTemporal?: Client | undefined;
+  /** The embedded start's local SMTP catcher (no SMTP_URL): what GET /v1/admin/mails reads. */
+  mailbox?: MailCatcher | undefined;
 }
 
 /** What every route may use: the dependencies plus what the app builds once from them. */

@@ -9,21 +9,24 @@ import type { Context, ValidationTargets } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { z } from 'zod';
 import { DomainError, type FieldError } from '../domain/errors.js';
+import type { ErrorCode } from '../model/errors.js';
 import { findBadText, MAX_DETAILS, printable, textProblem, UTF8_MESSAGE } from './text.js';
 
 export function validationError(error: z.ZodError, fieldNames: Record<string, string> = {}): DomainError {
+  // A rule with a code of its own (compression_unsupported) answers with it rather than validation_failed.
+  const own = error.issues.map((i) => (i.code === 'custom' ? (i.params as { code?: ErrorCode } | undefined)?.code : undefined)).find(Boolean);
   const details = error.issues.flatMap((i) => {
     // A field the schema does not know (strict schemas): named itself, not the object around it.
     if (i.code === 'unrecognized_keys') return i.keys.map((k) => ({ field: [...i.path, k].join('.'), message: 'is not a field of this request' }));
     const field = i.path.join('.') || '(body)';
     return [{ field: fieldNames[field] ?? field, message: i.message }];
   });
-  return fieldErrors(details);
+  return fieldErrors(details, own);
 }
 
-function fieldErrors(details: FieldError[]): DomainError {
+function fieldErrors(details: FieldError[], code: ErrorCode = 'validation_failed'): DomainError {
   const first = details[0];
-  return new DomainError('validation_failed', first ? `${first.field}: ${first.message}` : 'the request is not valid', { details });
+  return new DomainError(code, first ? `${first.field}: ${first.message}` : 'the request is not valid', { details });
 }
 
 function refuse(details: FieldError[]): void {

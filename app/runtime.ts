@@ -4,12 +4,13 @@ import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import { createAdaptorServer, type ServerType } from '@hono/node-server';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { NativeConnection, Runtime } from '@temporalio/worker';
 import { createApp } from '../api/app.js';
 import type { ApiDeps } from '../api/types.js';
 import { type Database, openDatabase } from '../db/client.js';
 import { cachedWorkflowBundle } from './bundle.js';
 import { createWorker } from './worker-setup.js';
+import { WorkerSupervisor } from './worker-supervisor.js';
 import { watchQueue } from '../domain/tasks/admission/index.js';
 import { type Config, loadConfig } from '../platform/config.js';
 import { lifecycle } from '../platform/lifecycle.js';
@@ -18,6 +19,7 @@ import { setTemporalMetricsUrl } from '../platform/metrics.js';
 import { ensureSearchAttributes } from '../platform/search-attributes.js';
 import { PinoTemporalLogger } from '../platform/temporal-log.js';
 import { loadSecrets, type Secrets } from '../platform/secrets.js';
+import { resealDestinations } from '../domain/destinations/store.js';
 import { createStorage, type Storage } from '../platform/storage/index.js';
 
 export interface Core {
@@ -25,6 +27,13 @@ export interface Core {
   database: Database;
   storage: Storage;
   secrets: Secrets;
+}
+
+/** SMTP_URL and the password in it, as written and decoded: never in a log line. */
+function smtpSecrets(url: string | undefined): string[] {
+  if (!url) return [];
+  const password = new URL(url).password;
+  return [url, ...(password ? [password, decodeURIComponent(password)] : [])];
 }
 
 export async function openCore(config: Config): Promise<Core> {
@@ -43,7 +52,10 @@ export async function openCore(config: Config): Promise<Core> {
   }
   const secrets = loadSecrets(config);
   // Scrubbed from every log line should one ever slip into a message (platform/logger.ts).
-  registerSecrets([secrets.adminToken, secrets.linkSecret, config.s3?.secretKey]);
+  registerSecrets([secrets.adminToken, secrets.linkSecret, config.s3?.secretKey, ...secrets.destinationKeys, ...smtpSecrets(config.SMTP_URL)]);
+  // After a DESTINATION_KEYS rotation: old secrets sealed again with the first key (docs/destinations.md).
+  const resealed = await resealDestinations(database.db, secrets.destinationKeys);
+  if (resealed.resealed || resealed.unreadable.length) lifecycleLog().info(resealed, 'destinations re-sealed');
   return { config, database, storage, secrets };
 }
 
@@ -140,7 +152,8 @@ function loopbackPort(): Promise<number> {
 
 /** The worker; `temporal` is the client its activities start the next waiting tasks with. */
 export interface RunningWorker {
-  worker: Worker;
+  /** Pauses polling while the database is unreachable (app/worker-supervisor.ts). */
+  supervisor: WorkerSupervisor;
   running: Promise<void>;
   connection: NativeConnection;
   /** Stops watching the queue (domain/tasks/admission/watch.ts). */
@@ -158,15 +171,17 @@ export async function connectWorker(config: Config, address: string): Promise<Na
 
 export async function startWorker(core: Core, address: string, temporal: Client, shared?: NativeConnection): Promise<RunningWorker> {
   const connection = shared ?? (await connectWorker(core.config, address));
-  const worker = await createWorker({
+  const options = {
     connection,
     namespace: core.config.TEMPORAL_NAMESPACE,
     taskQueue: core.config.TEMPORAL_TASK_QUEUE,
-    deps: { db: core.database.db, storage: core.storage, config: core.config, linkSecret: core.secrets.linkSecret, temporal },
+    deps: { db: core.database.db, storage: core.storage, config: core.config, linkSecret: core.secrets.linkSecret, destinationKeys: core.secrets.destinationKeys, temporal },
     workflowBundle: await cachedWorkflowBundle(join(core.config.DATA_DIR, 'cache')),
-  });
+  };
+  // A resume makes a fresh Worker from the same options: the connection and bundle are reused.
+  const supervisor = await WorkerSupervisor.start({ create: (report) => createWorker({ ...options, onDatabaseUnavailable: report }), probe: () => core.database.ping(), log: lifecycleLog() });
   const unwatch = await watchQueue({ db: core.database.db, database: core.database, temporal, config: core.config });
-  return { worker, running: worker.run(), connection, unwatch };
+  return { supervisor, running: supervisor.running, connection, unwatch };
 }
 
 /**
@@ -211,7 +226,7 @@ export async function drainStarts(server: ServerType): Promise<void> {
 export async function drainWorker(w: RunningWorker): Promise<void> {
   const started = Date.now();
   await w.unwatch();
-  if (w.worker.getState() === 'RUNNING') w.worker.shutdown();
+  await w.supervisor.stop();
   await w.running;
   lifecycleLog().info({ drain_ms: Date.now() - started }, '[download-center] worker drained');
 }

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { demoSourceApp } from './demo-source.js';
 import type { Config } from '../platform/config.js';
 import { serveWorkerMetrics } from './metrics-server.js';
+import { startMailCatcher } from '../platform/mail-catcher.js';
 import { Client } from '@temporalio/client';
 import { cannotStart, connectTemporal, connectWorker, drainWorker, lifecycleLog, onShutdown, openCore, startApi, startUp, startWorker, stopApi } from './runtime.js';
 import { type DevServer, DevServerStartError, startDevServer } from '../platform/temporal-server.js';
@@ -52,12 +53,14 @@ async function main() {
     await dev?.stop();
     cannotStart(e.message);
   };
-  const core = await openCore(config).catch(orStop);
+  // No SMTP_URL: mail goes to a catcher on the loopback, read at /mails (docs/notifications.md#5-e-mail).
+  const mailbox = config.SMTP_URL ? undefined : await startMailCatcher().catch(orStop);
+  const core = await openCore(mailbox ? { ...config, SMTP_URL: mailbox.url } : config).catch(orStop);
   const temporal = await connectTemporal(config, address).catch(orStop);
   // One connection for the worker and the sync exports' client: their runs start eagerly here.
   const native = await connectWorker(config, address).catch(orStop);
   const eagerTemporal = new Client({ connection: native, namespace: config.TEMPORAL_NAMESPACE });
-  const server = await startApi({ ...core, temporal, eagerTemporal }, (app) => {
+  const server = await startApi({ ...core, temporal, eagerTemporal, mailbox }, (app) => {
     if (config.DEMO_SOURCE) app.route('/demo', demoSourceApp());
   }).catch(orStop);
   const w = await startWorker(core, address, temporal, native).catch(orStop);
@@ -69,6 +72,7 @@ async function main() {
     // Side by side: the API stays up (not ready) while the worker hands back its activities.
     () => Promise.all([stopApi(server, config), drainWorker(w)]),
     async () => metricsServer && new Promise((r) => metricsServer.close(r)),
+    async () => mailbox?.close(),
     () => temporal.connection.close(),
     () => w.connection.close(),
     () => core.database.close(),
@@ -86,6 +90,7 @@ async function main() {
       files: core.storage.kind === 'local' ? `local in ${resolve(config.DATA_DIR, 'store')}` : core.storage.kind,
       // The token itself is never logged: it is in this file (or the environment).
       admin_token: core.secrets.adminTokenGenerated ? `generated, in ${resolve(config.DATA_DIR, 'secrets.json')}` : 'from the environment',
+      mail: mailbox ? `caught locally (no SMTP_URL): read at ${config.publicBaseUrl}/mails` : 'sent through SMTP_URL',
       ...(config.DEMO_SOURCE ? { demo_source: `${config.publicBaseUrl}/demo/orders (try: npm run demo)` } : {}),
     },
     '[download-center] ready',

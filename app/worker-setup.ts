@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
-import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
+import { type ActivityInterceptorsFactory, NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.js';
+import { isDatabaseUnavailableFailure } from '../activities/failure.js';
 
 // .ts from the sources, .js from the compiled dist/.
 const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
@@ -13,6 +14,24 @@ export interface WorkerOptions {
   deps: ActivityDeps;
   /** A pre-built bundle (app/bundle.ts; tests build one per run); otherwise workflows/ is bundled here. */
   workflowBundle?: WorkflowBundleOption;
+  /** Called when an activity failed because the database was unreachable (app/worker-supervisor.ts). */
+  onDatabaseUnavailable?: () => void;
+}
+
+/** Tells the supervisor about activities that found the database unreachable; the failure goes on as it is. */
+function databaseWatch(onUnavailable: () => void): ActivityInterceptorsFactory {
+  return () => ({
+    inbound: {
+      async execute(input, next) {
+        try {
+          return await next(input);
+        } catch (err) {
+          if (isDatabaseUnavailableFailure(err)) onUnavailable();
+          throw err;
+        }
+      },
+    },
+  });
 }
 
 export async function createWorker(opts: WorkerOptions): Promise<Worker> {
@@ -31,5 +50,6 @@ export async function createWorker(opts: WorkerOptions): Promise<Worker> {
     // second apart (instead of 0.8 x heartbeatTimeout) makes a cancel stop page fetches promptly,
     // and a fetch resumed after a crash redoes at most about a second of pages.
     maxHeartbeatThrottleInterval: '1 second',
+    ...(opts.onDatabaseUnavailable ? { interceptors: { activity: [databaseWatch(opts.onDatabaseUnavailable)] } } : {}),
   });
 }

@@ -17,7 +17,7 @@ try {
   const w = await startWorker(core, config.TEMPORAL_ADDRESS, client);
   await ensureCleanupSchedule(client, config);
   await ensureAdmissionSweepSchedule(client, config);
-  const health = config.HEALTH_PORT ? await serveWorkerHealth(w.worker, config.HEALTH_PORT) : null;
+  const health = config.HEALTH_PORT ? await serveWorkerHealth(w.supervisor, config.HEALTH_PORT) : null;
   onShutdown([
     // Running activities get WORKER_SHUTDOWN_GRACE_MS, then are handed back to the server.
     () => drainWorker(w),

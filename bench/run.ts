@@ -24,6 +24,10 @@ import { benchWs } from './ws.js';
 import { benchSessions } from './sessions.js';
 import { benchSync, syncTable } from './sync.js';
 import { benchHistory } from './history.js';
+import { benchExpiry } from './expiry.js';
+import { benchFormats } from './formats.js';
+import { benchEncode } from './encode-formats.js';
+import { benchParquetWriters } from './parquet-writers.js';
 import { cpuSeconds, dirBytes, freePort, machineBusySeconds, median, phaseSpans, rssMb, spawnNode, workflowClosed } from './measure.js';
 
 const PG = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
@@ -40,15 +44,26 @@ const parseSize = (s: string) => {
 const load1m = () => round(loadavg()[0]!, 2);
 
 async function main() {
-  const { values, positionals } = parseArgs({ options: { repeat: { type: 'string' } }, allowPositionals: true });
+  const { values, positionals } = parseArgs({ options: { repeat: { type: 'string' }, rows: { type: 'string' }, only: { type: 'string' } }, allowPositionals: true });
   // Issue 13's table takes the median of five CSV runs by default: this VM's speed drifts.
   const repeat = Number(values.repeat ?? (positionals.length === 0 ? 5 : 1));
   // `sync` alone: POST /v1/tasks/sync latency on the embedded start (bench/sync.ts).
   if (positionals.length === 1 && positionals[0] === 'sync') return console.log(syncTable(await benchSync()));
   if (positionals.length === 1 && positionals[0] === 'csv') return benchCsvOnly(repeat);
+  // `parquet [--rows N]`: the Parquet writer candidates side by side (bench/parquet-writers.ts, ADR 0032).
+  if (positionals[0] === 'parquet') return console.log(await benchParquetWriters(Number(values.rows ?? 1_000_000)));
+  // `encode`: a page's encoding alone, CSV's transcoder beside JSON Lines' (bench/encode-formats.ts).
+  if (positionals[0] === 'encode') return console.log(benchEncode(Number(values.rows ?? 1_000_000)));
+  // `formats [--rows N] [--only TYPE]`: one source exported as csv, jsonl, parquet and compressed (bench/formats.ts).
+  if (positionals[0] === 'formats') return console.log(await benchFormats(Number(values.rows ?? 1_000_000), repeat, values.only));
   // `sessions`: an operator token's check beside a project key's (bench/sessions.ts).
   if (positionals.length === 1 && positionals[0] === 'sessions') return console.log(await benchSessions());
-  // `history [1M|5M] [pglite]`: every list page over a long history (bench/history.ts, issue 24).
+  // `history [1M|5M] [pglite]`: every list page over a long history (bench/history.ts, issue 24);
+  // `history expiry [1M]`: submissions while the cleaner expires a backlog (bench/expiry.ts).
+  if (positionals[0] === 'history' && positionals.includes('expiry')) {
+    const size = positionals.find((x) => /^\d+(\.\d+)?M$/i.test(x));
+    return console.log(await benchExpiry(size ? Number(size.slice(0, -1)) * 1e6 : 1_000_000));
+  }
   if (positionals[0] === 'history') {
     const pglite = positionals.includes('pglite');
     const size = positionals.find((x) => /^\d+M$/i.test(x));

@@ -34,6 +34,14 @@ const migrationsFolder = fileURLToPath(new URL('./migrations', import.meta.url))
 // Any fixed number: the advisory lock that makes concurrent start-ups (api + worker) migrate one at a time.
 const MIGRATION_LOCK = 7_262_001;
 
+/**
+ * Seconds before a connection that failed retries. The driver's default grows 3^n with the pool's
+ * failed attempts up to 20 s, so a Postgres that was down for one second is used again only up to
+ * 20 s later; capped at one second, everything resumes within about a second of its return
+ * (docs/adr/0036-database-restarts.md).
+ */
+export const reconnectDelaySeconds = (attempts: number): number => Math.min(0.05 * 2 ** attempts, 1);
+
 async function migrateLocked(url: string): Promise<void> {
   // One connection, so the session lock and the migration share it.
   const one = postgres(url, { max: 1, onnotice: () => {} });
@@ -53,7 +61,7 @@ async function migrateLocked(url: string): Promise<void> {
 export async function openDatabase(opts: { url?: string; dataDir: string; memory?: { loadDataDir?: Blob } }): Promise<Database> {
   if (opts.url) {
     // A small pool: the API and the activities each hold a few short queries at once.
-    const client = postgres(opts.url, { max: 10, onnotice: () => {} });
+    const client = postgres(opts.url, { max: 10, onnotice: () => {}, backoff: reconnectDelaySeconds });
     const db = drizzlePostgres(client, { schema }) as unknown as Db;
     return {
       db,

@@ -21,6 +21,8 @@ export const projects = pgTable('projects', {
   previousWebhookSecretExpiresAt: timestamp('previous_webhook_secret_expires_at', { withTimezone: true }),
   sourceHosts: jsonb('source_hosts').$type<string[]>().notNull(),
   callbackHosts: jsonb('callback_hosts').$type<string[]>().notNull(),
+  // Where the project's destinations may point (domain/destinations/); set by the admin, like sourceHosts.
+  destinationHosts: jsonb('destination_hosts').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
   retentionHours: integer('retention_hours').notNull(),
   maxRunningTasks: integer('max_running_tasks').notNull(),
   submitPerMinute: integer('submit_per_minute').notNull(),
@@ -95,7 +97,8 @@ export const tasks = pgTable(
     index('tasks_queue_idx').on(t.projectId, t.priority, t.createdAt, t.id).where(sql`${t.status} = 'queued' and ${t.admittedAt} is null`),
     // The cleaner's succeeded tasks past expiry, oldest first; the expired ones keep expires_at and
     // would otherwise be read again by every batch (docs/adr/0029-list-queries-by-index.md).
-    index('tasks_expires_idx').on(t.expiresAt).where(sql`${t.status} = 'succeeded'`),
+    // A task whose delivery failed keeps its files until they expire too (docs/destinations.md).
+    index('tasks_expires_idx').on(t.expiresAt).where(sql`${t.status} in ('succeeded', 'failed')`),
     // GET /v1/tasks?schedule_id=, a schedule's live task (overlap) and its recent outcomes (failure streak).
     index('tasks_project_schedule_idx').on(t.projectId, t.scheduleId, t.createdAt.desc(), t.id.desc()),
   ],
@@ -153,11 +156,57 @@ export const schedules = pgTable(
   (t) => [index('schedules_project_created_idx').on(t.projectId, t.createdAt.desc(), t.id.desc())],
 );
 
+/**
+ * A project's delivery targets (domain/destinations/): a customer's S3-compatible bucket. The secret
+ * key is kept sealed (AES-256-GCM under a server key, platform/sealed.ts) and never shown again.
+ */
+export const destinations = pgTable(
+  'destinations',
+  {
+    id: text('id').primaryKey(),
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id),
+    name: text('name').notNull(),
+    kind: text('kind', { enum: ['s3'] }).notNull(),
+    endpoint: text('endpoint').notNull(),
+    region: text('region').notNull(),
+    bucket: text('bucket').notNull(),
+    prefix: text('prefix').notNull(),
+    accessKeyId: text('access_key_id').notNull(),
+    secretSealed: text('secret_sealed').notNull(),
+    pathStyle: boolean('path_style').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (d) => [index('destinations_project_created_idx').on(d.projectId, d.createdAt.desc(), d.id.desc())],
+);
+
+export type DestinationRow = typeof destinations.$inferSelect;
+
+/**
+ * A backfill asked of a schedule (POST /v1/schedules/:id/backfill): its runs are those due after
+ * start up to and including end, and they are never skipped by the schedule's overlap rule.
+ */
+export const scheduleBackfills = pgTable(
+  'schedule_backfills',
+  {
+    id: text('id').primaryKey(),
+    scheduleId: text('schedule_id')
+      .notNull()
+      .references(() => schedules.id, { onDelete: 'cascade' }),
+    startAt: timestamp('start_at', { withTimezone: true }).notNull(),
+    endAt: timestamp('end_at', { withTimezone: true }).notNull(),
+    intervals: integer('intervals').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('schedule_backfills_schedule_idx').on(t.scheduleId, t.startAt)],
+);
+
 export type ProjectRow = typeof projects.$inferSelect;
 export type ScheduleRow = typeof schedules.$inferSelect;
 export type TaskRow = typeof tasks.$inferSelect;
 
-/** One row per callback delivery attempt, shown by GET /v1/tasks/:id/deliveries. */
+/** One row per callback or e-mail delivery attempt, shown by GET /v1/tasks/:id/deliveries. */
 export const deliveries = pgTable(
   'deliveries',
   {
@@ -165,8 +214,15 @@ export const deliveries = pgTable(
     taskId: text('task_id')
       .notNull()
       .references(() => tasks.id, { onDelete: 'cascade' }),
+    // `callback` (a signed POST) or `email` (one recipient's mail).
+    channel: text('channel', { enum: ['callback', 'email'] }).notNull().default('callback'),
+    // The e-mail's address; null for a callback.
+    recipient: text('recipient'),
+    // E-mail only: sending (claimed, in flight), delivered, failed, unknown (a worker died mid-send:
+    // not sent again, docs/adr/0031-task-emails.md). Null for a callback, whose result is its status code.
+    result: text('result', { enum: ['sending', 'delivered', 'failed', 'unknown'] }),
     event: text('event').notNull(),
-    // Standard Webhooks: the same webhook-id on every retry of one event.
+    // Standard Webhooks: the same webhook-id on every retry of one event. An e-mail's Message-ID.
     webhookId: text('webhook_id').notNull(),
     attempt: integer('attempt').notNull(),
     statusCode: integer('status_code'),
@@ -176,7 +232,11 @@ export const deliveries = pgTable(
     nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('deliveries_task_idx').on(t.taskId, t.createdAt)],
+  (t) => [
+    index('deliveries_task_idx').on(t.taskId, t.createdAt),
+    // The claim of an e-mail: at most one attempt of one Message-ID sending or delivered, ever.
+    uniqueIndex('deliveries_email_claim_idx').on(t.webhookId).where(sql`${t.channel} = 'email' and ${t.result} in ('sending', 'delivered', 'unknown')`),
+  ],
 );
 
 export type DeliveryRow = typeof deliveries.$inferSelect;

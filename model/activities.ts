@@ -93,13 +93,40 @@ export interface DeliverOutput {
   reason?: string;
 }
 
+/** The e-mails of one task end (workflows/email.ts): one per recipient, `recipients` of them. */
+export interface EmailInput {
+  taskId: string;
+  run: number;
+  event: CallbackEvent;
+  recipients: number;
+}
+
+/** One recipient's mail: the task's notify_email[index]; the address itself stays out of history. */
+export interface SendEmailInput {
+  taskId: string;
+  run: number;
+  event: CallbackEvent;
+  index: number;
+}
+
+export interface SendEmailOutput {
+  /** skipped: nothing to send any more (the task was retried, or is gone). */
+  result: 'delivered' | 'skipped';
+  attempt: number;
+  reason?: string;
+}
+
+/** Attempts of one e-mail (workflows/profiles.ts's email profile; the activity leaves next_attempt_at empty on the last). */
+export const EMAIL_MAX_ATTEMPTS = 10;
+
 export interface Activities {
   // task state (activities/task-state.ts)
   /** `status`: the task's status when it does not proceed (absent from runs of older workers). */
   startTask(input: TaskRef): Promise<{ proceed: boolean; status?: TaskStatus }>;
   setStage(input: TaskRef & { stage: TaskStage }): Promise<Ok>;
   completeTask(input: TaskRef & StageTiming & { files: StoredFile[] }): Promise<Ok>;
-  failTask(input: TaskRef & StageTiming & { code: TaskErrorCode; message: string }): Promise<Ok>;
+  /** `files`: a failed delivery's published files, kept downloadable until they expire. */
+  failTask(input: TaskRef & StageTiming & { code: TaskErrorCode; message: string; files?: StoredFile[] }): Promise<Ok>;
   markCancelled(input: TaskRef & StageTiming): Promise<Ok>;
   /** running → paused, the slot freed for the project's next task. */
   pauseTask(input: TaskRef & StageTiming): Promise<Ok>;
@@ -119,11 +146,20 @@ export interface Activities {
   // rendering (activities/render.ts)
   renderCsv(input: TaskRef): Promise<{ outputs: RenderedFile[] }>;
   renderXlsx(input: TaskRef): Promise<{ outputs: RenderedFile[] }>;
+  // delivery into the task's destination (activities/deliver.ts): the files with delivered_to
+  deliverFiles(input: TaskRef & { files: StoredFile[] }): Promise<{ files: StoredFile[] }>;
+  /** Any type's files, the renderer picked by the task's type (runs after dc-render-by-type). */
+  renderFile(input: TaskRef): Promise<{ outputs: RenderedFile[] }>;
   // expiry and admission's sweep (activities/cleanup.ts)
+  /** One batch of `batch` (cleanup runs started before dc-expiry-batches). */
   expireFiles(input: { batch: number }): Promise<{ expired: number }>;
+  /** Every task past its retention, in batches of CLEANUP_BATCH_SIZE, heartbeating the running total. */
+  expireTasks(input: Record<string, never>): Promise<{ expired: number }>;
   sweepAdmission(input: Record<string, never>): Promise<{ started: number }>;
   // callbacks (activities/notify.ts)
   deliverCallback(input: DeliverInput): Promise<DeliverOutput>;
+  // e-mail (activities/email.ts)
+  sendTaskEmail(input: SendEmailInput): Promise<SendEmailOutput>;
   // schedules (activities/schedules.ts)
   submitScheduledRun(input: SubmitRunInput): Promise<SubmitRunOutput>;
 }

@@ -12,6 +12,12 @@ export const TASK_ERROR_CODES = [
   'storage_failed',
   'template_invalid',
   'export_too_large',
+  'destination_auth_failed',
+  'destination_bucket_missing',
+  'destination_permission_denied',
+  'destination_host_not_allowed',
+  'destination_not_found',
+  'destination_unreachable',
   'internal_error',
 ] as const;
 
@@ -35,17 +41,22 @@ export const REQUEST_ERROR_CODES = [
   'task_not_paused',
   'task_duplicate_live',
   'schedule_limit_reached',
+  'schedule_paused',
+  'backfill_too_large',
   'conflict',
   'expired',
   'link_expired',
   'payload_too_large',
   'preview_too_large',
   'validation_failed',
+  'compression_unsupported',
   'callback_host_not_allowed',
+  'email_domain_not_allowed',
   'idempotency_key_reused',
   'upgrade_required',
   'rate_limited',
   'temporal_unavailable',
+  'database_unavailable',
   'too_many_connections',
   'shutting_down',
   'console_not_built',
@@ -76,5 +87,15 @@ export function taskErrorCode(type: string | null | undefined): TaskErrorCode {
 /** Source failures that no retry can fix: the workflow does not retry them. */
 export const SOURCE_ERRORS_PERMANENT: TaskErrorCode[] = ['source_bad_response', 'source_changed', 'source_host_not_allowed', 'template_invalid'];
 
+/**
+ * Delivery failures into a customer's bucket that no retry can fix (wrong secret, no such bucket,
+ * no right to write, a host the project no longer allows, a destination deleted): the task fails
+ * at once. Anything else (DNS, TLS, refused or dropped connections, 5xx) is retried with backoff.
+ */
+export const DESTINATION_ERRORS_PERMANENT: TaskErrorCode[] = ['destination_auth_failed', 'destination_bucket_missing', 'destination_permission_denied', 'destination_host_not_allowed', 'destination_not_found'];
+
 /** Failure types that end a callback delivery for good (activities/notify.ts throws them). */
 export const CALLBACK_STOP_TYPES = ['callback_rejected', 'callback_gave_up', 'callback_host_not_allowed'];
+
+/** Failure types that end an e-mail's delivery for good (activities/email.ts throws them). */
+export const EMAIL_STOP_TYPES = ['email_rejected', 'email_domain_not_allowed', 'email_in_doubt', 'email_not_configured'];

@@ -14,6 +14,9 @@ export const MAX_FILE_BYTES = 2 ** 31;
  */
 export const EMBED_ORIGIN = /^(?:https:\/\/[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|http:\/\/(?:localhost|127\.0\.0\.1))(?::\d{1,5})?$/;
 
+/** A domain name of the project's email_domains: labels of letters, digits and hyphens, at least two. */
+export const EMAIL_DOMAIN = /^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+
 export const fileRows = z.number().int().min(1).max(EXCEL_SHEET_ROWS);
 export const fileBytes = z.number().int().min(MIN_FILE_BYTES).max(MAX_FILE_BYTES);
 
@@ -42,6 +45,13 @@ export const storedSettingsSchema = z.object({
     .max(20)
     .transform((list) => [...new Set(list.map((o) => o.toLowerCase()))])
     // The default outermost: PATCH's schema drops defaults it finds there (a field left out keeps its value).
+    .default([]),
+  // Domains the tasks' notify_email addresses may be at (exactly, without subdomains). Empty: no
+  // task of the project may ask for e-mail (422 email_domain_not_allowed).
+  email_domains: z
+    .array(z.string().max(253).regex(EMAIL_DOMAIN, 'must be a domain name, e.g. example.com'))
+    .max(50)
+    .transform((list) => [...new Set(list.map((d) => d.toLowerCase()))])
     .default([]),
 });
 

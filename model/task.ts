@@ -11,11 +11,15 @@ export type TaskStatus = (typeof TASK_STATUSES)[number];
 /** A failed or cancelled task may run again under the same id. */
 export const RETRYABLE_STATUSES = ['failed', 'cancelled'] as const;
 
-export const TASK_STAGES = ['probing', 'fetching', 'rendering', 'uploading', 'notifying'] as const;
+export const TASK_STAGES = ['probing', 'fetching', 'rendering', 'uploading', 'delivering', 'notifying'] as const;
 export type TaskStage = (typeof TASK_STAGES)[number];
 
-export const EXPORT_TYPES = ['csv', 'excel'] as const;
+export const EXPORT_TYPES = ['csv', 'excel', 'jsonl', 'parquet'] as const;
 export type ExportType = (typeof EXPORT_TYPES)[number];
+/** Types written as lines of text, which a stream compressor may wrap (docs/formats.md). */
+export const COMPRESSIBLE_TYPES = ['csv', 'jsonl'] as const;
+export const COMPRESSIONS = ['gzip', 'zstd'] as const;
+export type Compression = (typeof COMPRESSIONS)[number];
 
 const terminal = new Set<string>(TERMINAL_STATUSES);
 export const isTerminal = (status: string): boolean => terminal.has(status);
@@ -30,4 +34,6 @@ export interface StoredFile {
   bytes: number;
   rows: number;
   sha256: string;
+  /** Where delivery wrote it in the customer's bucket (`s3://bucket/key`); absent without a destination. */
+  delivered_to?: string;
 }

@@ -11,6 +11,13 @@ const schema = z.object({
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   // Signs download links; generated and kept in DATA_DIR when unset (see platform/secrets.ts).
   LINK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  // Seal destinations' secret keys (AES-256-GCM, platform/sealed.ts): a comma-separated list, the
+  // first seals, every one opens (rotation: docs/destinations.md). Unset: one generated and kept in DATA_DIR.
+  DESTINATION_KEYS: z
+    .string()
+    .transform((v) => v.split(',').map((k) => k.trim()).filter(Boolean))
+    .pipe(z.array(z.string().min(32, 'each key must be at least 32 characters')).min(1))
+    .optional(),
   PUBLIC_BASE_URL: optionalUrl,
   DATABASE_URL: z
     .string()
@@ -41,6 +48,11 @@ const schema = z.object({
     .transform((v) => v === 'on'),
   // `npm run worker` answers GET /healthz on this port when set (container and Kubernetes probes).
   HEALTH_PORT: port.optional(),
+  // Delivery into destinations (docs/destinations.md): files above DELIVERY_PART_BYTES go as a
+  // multipart upload of parts that size (S3's smallest part is 5 MiB; each part is held in memory
+  // once), and each request to the bucket must answer within DELIVERY_TIMEOUT_MS.
+  DELIVERY_PART_BYTES: positiveInt.min(5 * 1024 * 1024, 'at least 5 MiB (S3\'s smallest part)').max(512 * 1024 * 1024).default(8 * 1024 * 1024),
+  DELIVERY_TIMEOUT_MS: positiveInt.default(60_000),
   // Operational knobs with safe defaults, documented in docs/operations.md#configuration.
   LINK_TTL_SECONDS: positiveInt.default(24 * 3600),
   MAX_BODY_BYTES: positiveInt.default(256 * 1024),
@@ -70,11 +82,28 @@ const schema = z.object({
   // workflow's plan and history (≤ 200,000 pages at page_size 100, ~12,000 events).
   MAX_EXPORT_ROWS: positiveInt.default(20_000_000),
   CLEANUP_INTERVAL_MINUTES: positiveInt.default(10),
+  // Expiry's batches (domain/tasks/expiry.ts): tasks per batch (one read, their files, one short
+  // UPDATE, so a batch holds its rows and counter rows for milliseconds) and store deletions at once.
+  CLEANUP_BATCH_SIZE: positiveInt.max(10_000).default(500),
+  CLEANUP_DELETE_CONCURRENCY: positiveInt.max(64).default(8),
   // Callbacks (activities/notify.ts): per-attempt timeout, then backoff with jitter within a window.
   CALLBACK_TIMEOUT_MS: positiveInt.max(120_000).default(10_000),
   CALLBACK_RETRY_INITIAL_MS: positiveInt.default(5_000),
   CALLBACK_RETRY_MAX_INTERVAL_MS: positiveInt.default(3600_000),
   CALLBACK_RETRY_WINDOW_MS: positiveInt.max(72 * 3600_000).default(24 * 3600_000),
+  // E-mail (docs/notifications.md#5-e-mail): the SMTP server, smtp:// or smtps:// (credentials allowed,
+  // never logged), and the sender. `npm start` without SMTP_URL catches the mail itself
+  // (platform/mail-catcher.ts); a worker alone without it records each mail as failed.
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/[^\s/?#]+(?::\d+)?\/?(?:\?\S*)?$/, 'must be smtp://[user:password@]host[:port] or smtps://…')
+    .refine((v) => URL.canParse(v), 'must be smtp://[user:password@]host[:port] or smtps://…')
+    .optional(),
+  EMAIL_FROM: z
+    .string()
+    .max(320)
+    .regex(/^(?:[^<>\r\n"]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/, 'must be an address, or a name and <address>')
+    .default('Download Center <download-center@localhost>'),
   // POST /v1/tasks/sync (api/routes/sync.ts): row limit, concurrent sync exports per API process, wait.
   SYNC_MAX_ROWS: positiveInt.default(10_000),
   SYNC_SLOTS: positiveInt.default(4),

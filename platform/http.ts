@@ -18,6 +18,11 @@ const contentTypes: Record<string, string> = {
   csv: 'text/csv; charset=utf-8',
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
   zip: 'application/zip',
+  // JSON Lines has no registered type; this is the one its readers and the jsonlines.org page use.
+  jsonl: 'application/jsonl',
+  parquet: 'application/vnd.apache.parquet',
+  gz: 'application/gzip',
+  zst: 'application/zstd',
 };
 
 /** The Content-Type of an output file, by its extension. */

@@ -30,6 +30,26 @@ export const metrics = {
     labelNames: ['how'] as const,
     registers,
   }),
+  // Per destination (a project's handful): deliveries by outcome, and the bytes written there.
+  destinationDeliveries: new Counter({
+    name: 'dc_destination_deliveries_total',
+    help: 'Delivery attempts into a destination by outcome: delivered, retry (a transient failure), failed (for good), with the task error code',
+    labelNames: ['project_id', 'destination_id', 'outcome', 'code'] as const,
+    registers,
+  }),
+  destinationBytes: new Counter({
+    name: 'dc_destination_bytes_total',
+    help: 'Bytes of files delivered into a destination',
+    labelNames: ['project_id', 'destination_id'] as const,
+    registers,
+  }),
+  deliveryDuration: new Histogram({
+    name: 'dc_delivery_duration_seconds',
+    help: "Delivery attempts' duration (every file and the manifest), by outcome",
+    labelNames: ['outcome'] as const,
+    buckets: seconds(0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600),
+    registers,
+  }),
   exportsFinished: new Counter({
     name: 'dc_exports_finished_total',
     help: 'Export runs that ended, by status (succeeded, failed, cancelled, paused)',
@@ -76,6 +96,7 @@ export const metrics = {
     labelNames: ['project_id', 'result'] as const,
     registers,
   }),
+  workerPaused: new Gauge({ name: 'dc_worker_paused', help: 'Whether this worker has stopped polling because the database is unreachable (1) or polls (0)', registers }),
   wsConnections: new Gauge({ name: 'dc_ws_connections', help: 'Open WebSocket connections on /v1/ws', registers }),
   wsEvents: new Counter({ name: 'dc_ws_events_sent_total', help: 'Task events sent to WebSocket subscribers, by event', labelNames: ['event'] as const, registers }),
 };

@@ -1,5 +1,6 @@
 // `npm run demo`: against a running `npm start`, registers a demo project, exports the built-in
-// demo source as CSV, follows the task and prints the download link.
+// demo source as CSV, follows the task and prints the download link and a link that opens the
+// demo operator's page (an operator session).
 import { loadConfig } from '../platform/config.js';
 import { loadSecrets } from '../platform/secrets.js';
 
@@ -22,9 +23,12 @@ async function call(path: string, token: string, body?: unknown): Promise<Record
 }
 
 const host = new URL(base).host;
+// The demo task mails this address when it ends; `npm start` catches the mail (no SMTP_URL).
+const DEMO_EMAIL = 'demo-user@example.com';
 const project = await call('/v1/projects', adminToken, {
   name: 'demo',
   source_hosts: [host, `127.0.0.1:${config.PORT}`, `localhost:${config.PORT}`],
+  email_domains: [DEMO_EMAIL.split('@')[1]],
 });
 console.log(`project ${project.project_id} registered (api_key ${project.api_key})`);
 const apiKey = project.api_key as string;
@@ -32,6 +36,8 @@ let task = await call('/v1/tasks', apiKey, {
   source_url: `http://127.0.0.1:${config.PORT}/demo/orders?month=2026-11`,
   operator_id: 'demo-user',
   file_name: '演示订单-2026-11',
+  notify_email: DEMO_EMAIL,
+  locale: 'zh-CN',
 });
 console.log(`task ${task.task_id} submitted`);
 while (task.status === 'queued' || task.status === 'running') {
@@ -49,3 +55,22 @@ const [file] = task.files as Array<{ name: string; rows: number; bytes: number; 
 console.log(`done: ${file!.name}, ${file!.rows} rows, ${file!.bytes} bytes`);
 console.log(`download: ${file!.url}`);
 console.log(`or: curl -H 'Authorization: Bearer ${apiKey}' -o out.csv ${base}/v1/tasks/${task.task_id}/download`);
+
+// The demo operator's own page (docs/console.md#the-operators-center): no key, demo-user's tasks only.
+const operator = await call('/v1/operator-sessions', apiKey, { operator_id: 'demo-user', permissions: ['cancel', 'retry', 'pause'], expires_in: 86_400 });
+console.log(`operator's page (demo-user, valid for a day): ${operator.url}`);
+
+await printCaughtMail();
+
+/** The demo's e-mail, caught by `npm start`'s local SMTP server: the page that shows it. */
+async function printCaughtMail(): Promise<void> {
+  for (let i = 0; i < 20; i++) {
+    const { catching, items } = (await call('/v1/admin/mails', adminToken)) as { catching: boolean; items: Array<{ to: string[] }> };
+    if (!catching) return void console.log(`e-mail: sent to ${DEMO_EMAIL} through SMTP_URL`);
+    if (items.some((m) => m.to.includes(DEMO_EMAIL))) break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  // The admin token opens the page; shown to a person at a terminal only, never into a pipe or a file.
+  const page = process.stdout.isTTY ? `${base}/mails#token=${encodeURIComponent(adminToken)}` : `${base}/mails (sign in with the admin token)`;
+  console.log(`e-mail to ${DEMO_EMAIL}, caught locally: ${page}`);
+}

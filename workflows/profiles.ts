@@ -1,7 +1,8 @@
 // Activity option profiles of the export workflow, by kind of work. Timeouts and retry policies
 // live here so the workflow itself reads as its list of steps.
 import { ActivityCancellationType, type ActivityOptions, type LocalActivityOptions } from '@temporalio/workflow';
-import { SOURCE_ERRORS_PERMANENT } from '../model/errors.js';
+import { EMAIL_MAX_ATTEMPTS } from '../model/activities.js';
+import { DESTINATION_ERRORS_PERMANENT, EMAIL_STOP_TYPES, SOURCE_ERRORS_PERMANENT } from '../model/errors.js';
 
 export interface RetrySettings {
   initialMs: number;
@@ -68,12 +69,40 @@ export function source(retry: RetrySettings, heartbeatTimeoutMs: number, stepsAh
   };
 }
 
-/** Rendering, publishing and discarding: long, heartbeating, a few retries. */
+/**
+ * One e-mail (activities/email.ts): an SMTP exchange bounded by the mailer's own timeouts (well
+ * under a minute), so an attempt still running after 2 minutes is taken for dead. The activity
+ * sets each wait itself (10 s doubling to 30 minutes); these values apply when an attempt crashes.
+ */
+export const email: ActivityOptions = {
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '30 minutes', maximumAttempts: EMAIL_MAX_ATTEMPTS, nonRetryableErrorTypes: EMAIL_STOP_TYPES },
+};
+
+/**
+ * Rendering, publishing and discarding: long, heartbeating, retried for about 100 s in all (waits of
+ * 2, 4, 8 then 15 s), so a store or database away for a minute costs retries, not the export
+ * (docs/operations.md#when-the-platform-fails). Only new schedules take the policy; a replay does
+ * not compare it.
+ */
 export const work: ActivityOptions = {
   startToCloseTimeout: '2 hours',
   heartbeatTimeout: '30 seconds',
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumAttempts: 5 },
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '15 seconds', maximumAttempts: 10 },
+};
+
+/**
+ * Delivery into the customer's bucket (activities/deliver.ts): a short heartbeat timeout, so the
+ * upload of a killed worker resumes elsewhere within seconds; a bucket that does not answer is
+ * retried with a growing wait for about half an hour; a refusal no retry can mend (a wrong secret,
+ * no such bucket, no right to write) fails at once.
+ */
+export const deliver: ActivityOptions = {
+  startToCloseTimeout: '2 hours',
+  heartbeatTimeout: '15 seconds',
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 10, nonRetryableErrorTypes: DESTINATION_ERRORS_PERMANENT },
 };
 
 /**
@@ -108,3 +137,13 @@ export function local(retry: RetrySettings): LocalActivityOptions {
     },
   };
 }
+
+/**
+ * Expiry (workflows/cleanup.ts): one activity works through the whole backlog in short batches,
+ * heartbeating after each; a dead worker's attempt is retried within the minute and finds what is left.
+ */
+export const expiry: ActivityOptions = {
+  startToCloseTimeout: '2 hours',
+  heartbeatTimeout: '1 minute',
+  retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumAttempts: 3 },
+};

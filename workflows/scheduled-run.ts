@@ -1,8 +1,9 @@
 // One run of a schedule (ADR 0014), started by its Temporal Schedule: a single activity submits the
 // run's task through the same path as POST /v1/tasks (admission, de-duplication, limits), and the
-// task then runs as an ordinary export. The run's due time fills the body's {{date}} placeholders.
+// task then runs as an ordinary export. The run's due time fills the body's {{date}} placeholders
+// and ends its window ({{interval_end}}, ADR 0034).
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import { proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../model/activities.js';
 import type { ScheduledRunInput, SubmitRunOutput } from '../model/schedule.js';
 
@@ -13,11 +14,19 @@ const { submitScheduledRun } = proxyActivities<Activities>({
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 20 },
 });
 
-/** Set by the server on every workflow a Schedule starts: the time the action was due (a trigger's: now). */
+/** Set by the server on every workflow a Schedule starts: the time the action was due (a trigger's: now; a backfill's: the time it fills). */
 const SCHEDULED_START = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME);
+
+/**
+ * The run's key is its execution, not its workflow id: a backfill of a time that ran before starts
+ * a workflow of the same id, and must make a task of its own. When it retires:
+ * docs/adr/0024-workflow-patches-and-retirement.md.
+ */
+export const RUN_ID_PATCH = 'dc-run-id';
 
 export async function scheduledRunWorkflow(input: ScheduledRunInput): Promise<SubmitRunOutput> {
   const info = workflowInfo();
   const due = info.typedSearchAttributes.get(SCHEDULED_START) ?? info.startTime;
-  return submitScheduledRun({ scheduleId: input.scheduleId, scheduledAt: due.toISOString(), run: info.workflowId });
+  const run = patched(RUN_ID_PATCH) ? info.runId : info.workflowId;
+  return submitScheduledRun({ scheduleId: input.scheduleId, scheduledAt: due.toISOString(), run });
 }

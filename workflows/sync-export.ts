@@ -8,7 +8,9 @@
 // the export later, like any queued task's.
 import { makeContinueAsNewFunc, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities, ProbeOutput } from '../model/activities.js';
-import { endWithError, type ExportInput, type ExportOutput, type exportWorkflow, publishAndComplete } from './export.js';
+import { endWithError, publishAndComplete } from './export-end.js';
+import type { ExportInput, ExportOutput } from './export-io.js';
+import { type exportWorkflow, renderStep } from './export.js';
 import { fetchAll } from './fetch-all.js';
 import * as profiles from './profiles.js';
 import { Visibility } from './visibility.js';
@@ -50,7 +52,7 @@ async function exportSmall(input: SyncExportInput, local: Activities, ui: Visibi
   const { taskId } = input;
   await fetchAll(taskId, { source: local, resume: local, work: local }, input.retry, { progress: ui, probed: probe });
   ui.setStage('rendering');
-  const { outputs } = await (input.type === 'excel' ? local.renderXlsx : local.renderCsv)({ taskId });
+  const { outputs } = await renderStep(local, input.type)({ taskId });
   ui.setStage('uploading');
   return publishAndComplete(input, { state: local, work: local }, ui, outputs);
 }

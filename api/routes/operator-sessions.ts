@@ -1,7 +1,7 @@
 // /v1/operator-sessions (docs/api.md#operator-sessions): a project mints and revokes the tokens its
 // operators use to see and act on their own tasks (docs/adr/0027-operator-sessions.md).
 import { createRoute } from '@hono/zod-openapi';
-import { createOperatorSession, operatorSessionJson, revokeOperatorSession } from '../../domain/projects/sessions.js';
+import { createOperatorSession, operatorSessionJson, operatorSessionUrl, revokeOperatorSession } from '../../domain/projects/sessions.js';
 import { auth, errors, json, keyed, openApiApp, operatorSessionIdParam, type Responses } from '../openapi.js';
 import { createOperatorSessionSchema, operatorSessionSchema } from '../schemas/operator-sessions.js';
 import type { ApiDeps, AppEnv } from '../types.js';
@@ -33,7 +33,7 @@ export function operatorSessionsApp(deps: ApiDeps) {
       permissions: body.permissions,
       locale: body.locale,
     });
-    const url = `${deps.config.publicBaseUrl.replace(/\/+$/, '')}/operator#token=${token}`;
+    const url = operatorSessionUrl(deps.config.publicBaseUrl, token);
     return c.json(operatorSessionJson(session, { token, url }), 201);
   });
 

@@ -13,10 +13,11 @@ import {
   resumeSchedule,
   triggerSchedule,
 } from '../../domain/schedules/schedules.js';
+import { backfillSchedule } from '../../domain/schedules/backfill.js';
 import { scheduleJson } from '../../domain/schedules/view.js';
 import { auth, errors, json, keyed, openApiApp, type Responses, scheduleIdParam } from '../openapi.js';
-import { scheduleObject, schedulePage } from '../schemas/responses.js';
-import { noteSchema, scheduleListSchema, scheduleSchema } from '../schemas/schedules.js';
+import { backfillObject, scheduleObject, schedulePage } from '../schemas/responses.js';
+import { backfillSchema, noteSchema, scheduleListSchema, scheduleSchema } from '../schemas/schedules.js';
 import type { ApiContext, AppEnv } from '../types.js';
 import { jsonBody, textGuard } from '../validate.js';
 
@@ -142,5 +143,25 @@ export function schedulesApp(ctx: ApiContext) {
       return c.json(await current(c.get('schedule')), 202);
     },
   );
+
+  const backfill = createRoute({
+    ...at('post', '/backfill'),
+    operationId: 'backfillSchedule',
+    summary: 'Run every interval between start and end, oldest first, as ordinary tasks',
+    middleware: [owned, jsonBody],
+    request: { params: scheduleIdParam, body: { content: { 'application/json': { schema: backfillSchema } }, required: true } },
+    responses: {
+      202: json(backfillObject, 'The runs were started, one after another.'),
+      200: json(backfillObject, 'No run is due in the range: nothing was started.'),
+      ...errors(400, ...keyed, 404, 409),
+    } as Responses,
+  });
+  app.openapi(backfill, async (c) => {
+    const { start, end } = c.req.valid('json');
+    const done = await backfillSchedule(deps, c.get('schedule'), start, end);
+    const iso = (d: Date | null) => d?.toISOString() ?? null;
+    const answer = { schedule_id: c.get('schedule').id, start: start.toISOString(), end: end.toISOString(), intervals: done.intervals, first_run: iso(done.first), last_run: iso(done.last) };
+    return c.json(answer, done.intervals > 0 ? 202 : 200);
+  });
   return app;
 }

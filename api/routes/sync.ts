@@ -90,6 +90,7 @@ export function syncApp(ctx: ApiContext) {
     const timing = new ServerTiming();
     const body = c.req.valid('json');
     const key = c.req.valid('header')['idempotency-key'];
+    if (body.destination_id) throw DomainError.invalid('destination_id', 'a sync export answers with the file itself; submit to POST /v1/tasks to deliver into a destination');
     // Without a free slot the task is submitted as an ordinary one, into its project's queue.
     if (!slots.take()) {
       const { task, created } = await submitTask(deps, c.get('project'), body, key);

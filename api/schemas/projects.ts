@@ -16,6 +16,8 @@ export const createProjectSchema = projectSettingsSchema
     name: requiredChars(100),
     source_hosts: hostList(50, 1),
     callback_hosts: hostList(50).default([]),
+    // Where the project's destinations may point (docs/destinations.md); empty: no destination.
+    destination_hosts: hostList(50).default([]),
   })
   .strict();
 

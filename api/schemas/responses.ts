@@ -2,7 +2,7 @@
 // it, the typed client (client/). The handlers build these objects in domain/*/view.ts and
 // projectJson; the client's end-to-end tests read them through these types.
 import { z } from '@hono/zod-openapi';
-import { TASK_STAGES, TASK_STATUSES } from '../../model/task.js';
+import { COMPRESSIONS, EXPORT_TYPES, TASK_STAGES, TASK_STATUSES } from '../../model/task.js';
 
 const time = z.iso.datetime({ offset: true });
 const nullableTime = time.nullable();
@@ -28,6 +28,7 @@ const fileSchema = z.object({
   sha256: z.string(),
   url: z.string().openapi({ description: 'A signed link that expires (expires_at): no API key needed.' }),
   expires_at: time,
+  delivered_to: z.string().optional().openapi({ description: "Where delivery wrote the file in the task's destination (s3://bucket/key)." }),
 });
 
 export const taskSchema = z
@@ -35,13 +36,18 @@ export const taskSchema = z
     task_id: z.string(),
     project_id: z.string(),
     operator_id: z.string(),
-    type: z.enum(['csv', 'excel']),
+    type: z.enum(EXPORT_TYPES),
+    compression: z.enum(COMPRESSIONS).nullable(),
     file_name: z.string(),
     source_url: z.string(),
     sheets: z.array(z.object({ name: z.string(), source_url: z.string() })).optional(),
     page_size: z.number().int(),
     priority: z.number().int(),
     callback: z.string().nullable(),
+    destination_id: z.string().optional().openapi({ description: 'The destination its files are delivered to (docs/destinations.md).' }),
+    destination_path: z.string().nullable().optional(),
+    notify_email: z.array(z.string()).openapi({ description: 'Who is e-mailed when the task ends (empty: nobody).' }),
+    locale: z.enum(['en', 'zh-CN']).openapi({ description: "The e-mails' language." }),
     schedule_id: z.string().nullable(),
     status: z.enum(TASK_STATUSES),
     runs: z.number().int(),
@@ -54,7 +60,7 @@ export const taskSchema = z
       percent: z.number(),
       eta_seconds: z.number().int().nullable(),
     }),
-    files: z.array(fileSchema).openapi({ description: 'Filled when succeeded: one file, or the parts and a zip of them all.' }),
+    files: z.array(fileSchema).openapi({ description: 'Filled when succeeded (or failed in delivery, until they expire): one file, or the parts and a zip of them all.' }),
     error: z.object({ code: z.string(), message: z.string() }).nullable(),
     created_at: time,
     started_at: nullableTime,
@@ -71,8 +77,13 @@ export const deliveryList = z
     items: z.array(
       z.object({
         delivery_id: z.string(),
+        channel: z.enum(['callback', 'email']),
+        recipient: z.string().nullable().openapi({ description: "An e-mail's address; null for a callback." }),
+        result: z.enum(['delivered', 'failed', 'sending', 'unknown']).openapi({
+          description: 'sending: in flight; unknown: the worker stopped mid-send, so it is not sent again (it may or may not have arrived).',
+        }),
         event: z.string(),
-        webhook_id: z.string(),
+        webhook_id: z.string().openapi({ description: "The callback's webhook-id, or the e-mail's Message-ID: the same on every attempt." }),
         attempt: z.number().int(),
         status_code: z.number().int().nullable(),
         latency_ms: z.number().int().nullable(),
@@ -90,6 +101,7 @@ export const projectSchema = z
     name: z.string(),
     source_hosts: z.array(z.string()),
     callback_hosts: z.array(z.string()),
+    destination_hosts: z.array(z.string()),
     retention_hours: z.number().int(),
     max_running_tasks: z.number().int(),
     submit_per_minute: z.number().int(),
@@ -100,6 +112,7 @@ export const projectSchema = z
     source_retry_backoff: z.enum(['exponential', 'uniform']),
     max_schedules: z.number().int(),
     embed_origins: z.array(z.string()).openapi({ description: 'origins that may frame the operator center (CSP frame-ancestors); empty: none' }),
+    email_domains: z.array(z.string()).openapi({ description: "domains the tasks' notify_email addresses may be at; empty: none" }),
     excel_max_file_rows: z.number().int(),
     excel_max_file_bytes: z.number().int(),
     csv_max_file_rows: z.number().int().nullable(),
@@ -137,6 +150,16 @@ export const scheduleObject = z
     updated_at: time,
   })
   .openapi('Schedule');
+export const backfillObject = z
+  .object({
+    schedule_id: z.string(),
+    start: time,
+    end: time,
+    intervals: z.number().int().openapi({ description: 'The runs the backfill makes, one task each, oldest first (at most 1,000).' }),
+    first_run: time.nullable().openapi({ description: 'When the first of them was due (null: none is due in the range).' }),
+    last_run: time.nullable(),
+  })
+  .openapi('Backfill');
 export const schedulePage = z.object({ items: z.array(scheduleObject), next_cursor: z.string().nullable() }).openapi('SchedulePage');
 
 export const TASK_EVENTS = ['task.progress', 'task.paused', 'task.resumed', 'task.succeeded', 'task.failed', 'task.cancelled', 'task.expired'] as const;
@@ -149,4 +172,4 @@ export const healthSchema = z.object({
   status: z.enum(['ok', 'unavailable']),
   checks: z.object({ database: z.string(), temporal: z.string(), storage: z.string() }),
 });
-export const readySchema = z.object({ status: z.enum(['ready', 'stopping']) });
+export const readySchema = z.object({ status: z.enum(['ready', 'stopping', 'unavailable']) });

@@ -66,3 +66,18 @@ export const scheduleListSchema = z.object({
 
 /** pause / resume: an optional note, shown on the schedule (and in the Temporal UI). */
 export const noteSchema = z.strictObject({ note: requiredChars(500).optional() });
+
+/** POST /v1/schedules/:id/backfill: the runs due after start up to and including end (ADR 0034). */
+export const backfillSchema = z
+  .strictObject({
+    start: z.iso.datetime({ offset: true }).openapi({ description: 'ISO 8601 with an offset; a run due exactly at start is not made (its window lies before start).' }),
+    end: z.iso.datetime({ offset: true }).openapi({ description: 'ISO 8601 with an offset, not in the future; a run due exactly at end is made.' }),
+  })
+  .superRefine((b, ctx) => {
+    const [start, end] = [Date.parse(b.start), Date.parse(b.end)];
+    if (start < 0) ctx.addIssue({ code: 'custom', path: ['start'], message: 'must not be before 1970-01-01T00:00:00Z' });
+    if (end <= start) ctx.addIssue({ code: 'custom', path: ['end'], message: 'must be after start' });
+    // A window that has not ended yet has no data to export yet; its run comes on time.
+    if (end > Date.now()) ctx.addIssue({ code: 'custom', path: ['end'], message: 'must not be in the future: a backfill runs intervals that have ended' });
+  })
+  .transform((b) => ({ start: new Date(b.start), end: new Date(b.end) }));

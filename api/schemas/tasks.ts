@@ -6,8 +6,9 @@ import { taskSplitFields } from '../../domain/formats/split.js';
 import { areaSchema } from '../../domain/formats/template/areas.js';
 import { templateField } from '../../domain/formats/template/template.js';
 import { sheetName } from '../../domain/formats/xlsx/sheet-names.js';
+import { pathProblem } from '../../domain/destinations/path.js';
 import { PREVIEW_DEFAULT_ROWS, PREVIEW_MAX_ROWS } from '../../domain/tasks/preview.js';
-import { TASK_STAGES, TASK_STATUSES } from '../../model/task.js';
+import { COMPRESSIBLE_TYPES, COMPRESSIONS, TASK_STAGES, TASK_STATUSES } from '../../model/task.js';
 import { maxChars, requiredChars } from './chars.js';
 
 /** Worksheets one Excel task may have (each one more source to fetch). */
@@ -18,6 +19,15 @@ export const MAX_SHEETS = 20;
 const SHEET_NAME_USABLE = "[^\\[\\]:*?/\\\\\\u0000-\\u001f' \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]";
 
 const sourceUrl = z.string().max(4096).url('must be an http(s) URL');
+/** How many addresses one task may e-mail. */
+export const MAX_NOTIFY_EMAILS = 5;
+// zod's e-mail rule (no quoted local parts, no IP literals): an address nodemailer sends as written.
+const emailAddress = z.email('must be an e-mail address').max(254).transform((a) => a.toLowerCase());
+/** One address or a list; kept as a list without repeats. */
+const notifyEmail = z
+  .union([emailAddress, z.array(emailAddress).min(1).max(MAX_NOTIFY_EMAILS)])
+  .transform((a) => [...new Set(Array.isArray(a) ? a : [a])])
+  .openapi({ description: `Who is e-mailed when the task succeeds or fails: an address or up to ${MAX_NOTIFY_EMAILS}, each at one of the project's email_domains.` });
 /** What a worksheet is laid out by; a task's own, or each entry of `sheets`. */
 const layoutFields = {
   title: maxChars(500).optional(),
@@ -44,7 +54,8 @@ const sheetSchema = z.strictObject({
 export const submitFields = z.strictObject({
   source_url: sourceUrl,
   operator_id: requiredChars(128),
-  type: z.enum(['csv', 'excel', 'xlsx']).default('csv').transform((t) => (t === 'xlsx' ? 'excel' : t)),
+  type: z.enum(['csv', 'excel', 'xlsx', 'jsonl', 'parquet']).default('csv').transform((t) => (t === 'xlsx' ? 'excel' : t)),
+  compression: z.enum(COMPRESSIONS).optional().openapi({ description: 'csv and jsonl only: the file is gzip- or zstd-compressed and its name gains .gz / .zst.' }),
   file_name: maxChars(200)
     .openapi({ pattern: FILE_NAME_USABLE.source, description: 'The download\'s name; needs a character other than dots and spaces.' })
     .transform(sanitizeFileName).pipe(z.string().min(1, 'has no usable characters')).optional(),
@@ -52,6 +63,18 @@ export const submitFields = z.strictObject({
   sheets: z.array(sheetSchema).min(1).max(MAX_SHEETS).optional(),
   ...taskSplitFields,
   callback: z.string().max(4096).url('must be an http(s) URL').optional(),
+  // Delivery into one of the project's destinations (docs/destinations.md); the path's placeholders
+  // ({{date}}, {{task_id}}, {{file_name}}) are filled at delivery.
+  destination_id: z.string().max(64).regex(/^dst_[A-Za-z0-9_-]{1,60}$/, 'must be a destination id (dst_…)').optional(),
+  destination_path: maxChars(512)
+    .superRefine((p, ctx) => {
+      const problem = pathProblem(p);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .openapi({ description: 'Where each file goes under the destination\'s prefix; default {{task_id}}/{{file_name}}.' })
+    .optional(),
+  notify_email: notifyEmail.optional(),
+  locale: z.enum(['en', 'zh-CN']).optional().openapi({ description: "The e-mails' language (default en)." }),
   page_size: z.number().int().min(100).max(1000).default(500),
   priority: z.number().int().min(1).max(5).default(3),
 });
@@ -72,6 +95,10 @@ export function withSheets<S extends z.ZodType<Fields & Record<string, unknown>>
     return body;
   };
   const checked = schema.superRefine((t, ctx) => {
+    if (t.compression && !(COMPRESSIBLE_TYPES as readonly string[]).includes(t.type)) {
+      // Its own code: a client can tell "this format is compressed already" from a typo.
+      ctx.addIssue({ code: 'custom', path: ['compression'], message: `${t.type} files are compressed already; compression is for csv and jsonl`, params: { code: 'compression_unsupported' } });
+    }
     // An empty list is refused by its own min(1); the rules below need a first sheet.
     if (!t.sheets?.[0]) return;
     if (t.type !== 'excel') ctx.addIssue({ code: 'custom', path: ['sheets'], message: 'several sheets need type "excel"' });
@@ -90,6 +117,7 @@ export function withSheets<S extends z.ZodType<Fields & Record<string, unknown>>
   // the one thing it cannot say).
   const sheetRules = {
     ...stated,
+    allOf: [{ anyOf: [{ not: { required: ['compression'] } }, { required: ['compression'], properties: { type: { enum: ['csv', 'jsonl'] } } }] }],
     anyOf: [
       { not: { required: ['sheets'] } },
       { required: ['sheets', 'type'], properties: { type: { enum: ['excel', 'xlsx'] } }, not: { anyOf: LAYOUT_KEYS.map((k) => ({ required: [k] })) } },

@@ -43,8 +43,42 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: 503 from the moment a shutdown begins */
+        /** Readiness: 503 from the moment a shutdown begins, or while the database is unreachable */
         get: operations["ready"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/mails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Mails caught by the local SMTP catcher (npm start without SMTP_URL), newest first */
+        get: operations["adminListMails"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/mails/{mail_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One caught mail: its text and HTML */
+        get: operations["adminGetMail"];
         put?: never;
         post?: never;
         delete?: never;
@@ -81,6 +115,59 @@ export interface paths {
         get: operations["adminCountTasks"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/destinations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's destinations, newest first */
+        get: operations["listDestinations"];
+        put?: never;
+        /** A bucket to deliver into; its endpoint's host must be on the project's destination_hosts */
+        post: operations["createDestination"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/destinations/{destination_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One destination */
+        get: operations["getDestination"];
+        put?: never;
+        post?: never;
+        /** Delete a destination (a task still to deliver there fails with destination_not_found) */
+        delete: operations["deleteDestination"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/destinations/{destination_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Write and remove a small object; answers which step failed and why */
+        post: operations["testDestination"];
         delete?: never;
         options?: never;
         head?: never;
@@ -242,6 +329,23 @@ export interface paths {
         post?: never;
         /** Delete a schedule (its tasks stay) */
         delete: operations["deleteSchedule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/schedules/{schedule_id}/backfill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run every interval between start and end, oldest first, as ordinary tasks */
+        post: operations["backfillSchedule"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -568,14 +672,57 @@ export interface components {
             /** Format: date-time */
             previous_key_expires_at: string | null;
         };
+        Backfill: {
+            /** Format: date-time */
+            end: string;
+            /**
+             * Format: date-time
+             * @description When the first of them was due (null: none is due in the range).
+             */
+            first_run: string | null;
+            /** @description The runs the backfill makes, one task each, oldest first (at most 1,000). */
+            intervals: number;
+            /** Format: date-time */
+            last_run: string | null;
+            schedule_id: string;
+            /** Format: date-time */
+            start: string;
+        };
         CallbackEvent: {
             /** @enum {string} */
             event: "task.succeeded" | "task.failed";
             task: components["schemas"]["Task"];
         };
+        CaughtMail: {
+            from: string;
+            /** @description The mail's HTML as sent: show it only in a sandboxed frame. */
+            html: string | null;
+            mail_id: string;
+            message_id: string | null;
+            /** Format: date-time */
+            received_at: string;
+            subject: string;
+            text: string;
+            to: string[];
+        };
+        CaughtMailList: {
+            /** @description false: this service sends through SMTP_URL and keeps no mail. */
+            catching: boolean;
+            /** @description Newest first, at most the last 200. */
+            items: {
+                from: string;
+                mail_id: string;
+                /** Format: date-time */
+                received_at: string;
+                subject: string;
+                to: string[];
+            }[];
+        };
         DeliveryList: {
             items: {
                 attempt: number;
+                /** @enum {string} */
+                channel: "callback" | "email";
                 /** Format: date-time */
                 created_at: string;
                 delivery_id: string;
@@ -584,9 +731,51 @@ export interface components {
                 latency_ms: number | null;
                 /** Format: date-time */
                 next_attempt_at: string | null;
+                /** @description An e-mail's address; null for a callback. */
+                recipient: string | null;
+                /**
+                 * @description sending: in flight; unknown: the worker stopped mid-send, so it is not sent again (it may or may not have arrived).
+                 * @enum {string}
+                 */
+                result: "delivered" | "failed" | "sending" | "unknown";
                 status_code: number | null;
+                /** @description The callback's webhook-id, or the e-mail's Message-ID: the same on every attempt. */
                 webhook_id: string;
             }[];
+        };
+        Destination: {
+            access_key_id: string;
+            bucket: string;
+            /** Format: date-time */
+            created_at: string;
+            destination_id: string;
+            endpoint: string;
+            /** @enum {string} */
+            kind: "s3";
+            name: string;
+            path_style: boolean;
+            prefix: string;
+            region: string;
+        };
+        DestinationPage: {
+            items: components["schemas"]["Destination"][];
+            next_cursor: string | null;
+        };
+        DestinationTest: {
+            error?: {
+                /** @enum {string} */
+                code: "host_not_allowed" | "blocked" | "dns" | "connect" | "timeout" | "tls" | "auth" | "bucket" | "permission" | "unknown";
+                message: string;
+            };
+            /** @description The probe object written and removed. */
+            key?: string;
+            latency_ms?: number;
+            ok: boolean;
+            /**
+             * @description The step that failed.
+             * @enum {string}
+             */
+            step?: "connect" | "write" | "remove";
         };
         Error: {
             error: {
@@ -626,6 +815,9 @@ export interface components {
             created_at: string;
             csv_max_file_bytes: number;
             csv_max_file_rows: number | null;
+            destination_hosts: string[];
+            /** @description domains the tasks' notify_email addresses may be at; empty: none */
+            email_domains: string[];
             /** @description origins that may frame the operator center (CSP frame-ancestors); empty: none */
             embed_origins: string[];
             excel_max_file_bytes: number;
@@ -686,8 +878,13 @@ export interface components {
         };
         Task: {
             callback: string | null;
+            /** @enum {string|null} */
+            compression: "gzip" | "zstd" | null;
             /** Format: date-time */
             created_at: string;
+            /** @description The destination its files are delivered to (docs/destinations.md). */
+            destination_id?: string;
+            destination_path?: string | null;
             error: {
                 code: string;
                 message: string;
@@ -695,9 +892,11 @@ export interface components {
             /** Format: date-time */
             expires_at: string | null;
             file_name: string;
-            /** @description Filled when succeeded: one file, or the parts and a zip of them all. */
+            /** @description Filled when succeeded (or failed in delivery, until they expire): one file, or the parts and a zip of them all. */
             files: {
                 bytes: number;
+                /** @description Where delivery wrote the file in the task's destination (s3://bucket/key). */
+                delivered_to?: string;
                 /** Format: date-time */
                 expires_at: string;
                 name: string;
@@ -708,6 +907,13 @@ export interface components {
             }[];
             /** Format: date-time */
             finished_at: string | null;
+            /**
+             * @description The e-mails' language.
+             * @enum {string}
+             */
+            locale: "en" | "zh-CN";
+            /** @description Who is e-mailed when the task ends (empty: nobody). */
+            notify_email: string[];
             operator_id: string;
             page_size: number;
             priority: number;
@@ -728,14 +934,14 @@ export interface components {
             }[];
             source_url: string;
             /** @enum {string|null} */
-            stage: "probing" | "fetching" | "rendering" | "uploading" | "notifying" | null;
+            stage: "probing" | "fetching" | "rendering" | "uploading" | "delivering" | "notifying" | null;
             /** Format: date-time */
             started_at: string | null;
             /** @enum {string} */
             status: "queued" | "running" | "paused" | "succeeded" | "failed" | "cancelled" | "expired";
             task_id: string;
             /** @enum {string} */
-            type: "csv" | "excel";
+            type: "csv" | "excel" | "jsonl" | "parquet";
         };
         TaskCounts: {
             counts: {
@@ -865,11 +1071,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        status: "ready" | "stopping";
+                        status: "ready" | "stopping" | "unavailable";
                     };
                 };
             };
-            /** @description Shutting down. */
+            /** @description Shutting down, or the database is unreachable. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -877,8 +1083,114 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        status: "ready" | "stopping";
+                        status: "ready" | "stopping" | "unavailable";
                     };
+                };
+            };
+        };
+    };
+    adminListMails: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caught mails. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CaughtMailList"];
+                };
+            };
+            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminGetMail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description mail_… */
+                mail_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The mail. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CaughtMail"];
+                };
+            };
+            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, also for another project's resource (not_found). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -893,7 +1205,7 @@ export interface operations {
                 operator_id?: string;
                 project_id?: string;
                 schedule_id?: string;
-                stage?: "probing" | "fetching" | "rendering" | "uploading" | "notifying";
+                stage?: "probing" | "fetching" | "rendering" | "uploading" | "delivering" | "notifying";
                 status?: "queued" | "running" | "paused" | "succeeded" | "failed" | "cancelled" | "expired";
             };
             header?: never;
@@ -948,7 +1260,7 @@ export interface operations {
                 operator_id?: string;
                 project_id?: string;
                 schedule_id?: string;
-                stage?: "probing" | "fetching" | "rendering" | "uploading" | "notifying";
+                stage?: "probing" | "fetching" | "rendering" | "uploading" | "delivering" | "notifying";
                 status?: "queued" | "running" | "paused" | "succeeded" | "failed" | "cancelled" | "expired";
             };
             header?: never;
@@ -995,6 +1307,320 @@ export interface operations {
             };
         };
     };
+    listDestinations: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of destinations. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DestinationPage"];
+                };
+            };
+            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createDestination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    access_key_id: string;
+                    bucket: string;
+                    /**
+                     * Format: uri
+                     * @description The S3 API origin, e.g. https://s3.eu-west-1.amazonaws.com or https://<account>.r2.cloudflarestorage.com.
+                     */
+                    endpoint: string;
+                    /** @enum {string} */
+                    kind: "s3";
+                    name: string;
+                    /** @default true */
+                    path_style?: boolean;
+                    /** @default  */
+                    prefix?: string;
+                    /** @default us-east-1 */
+                    region?: string;
+                    secret_access_key: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The destination (its secret is never shown). */
+            201: {
+                headers: {
+                    /** @description /v1/destinations/<destination_id> */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Destination"];
+                };
+            };
+            /** @description Malformed JSON (malformed_json). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (payload_too_large). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDestination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description dst_… */
+                destination_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The destination. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Destination"];
+                };
+            };
+            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, also for another project's resource (not_found). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteDestination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description dst_… */
+                destination_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, also for another project's resource (not_found). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testDestination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description dst_… */
+                destination_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ok, or the failed step with a code: host_not_allowed, blocked, dns, connect, timeout, tls, auth, bucket, permission, unknown. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DestinationTest"];
+                };
+            };
+            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, also for another project's resource (not_found). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     downloadFile: {
         parameters: {
             query: {
@@ -1023,8 +1649,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/gzip": string;
+                    "application/jsonl": string;
+                    "application/vnd.apache.parquet": string;
                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                     "application/zip": string;
+                    "application/zstd": string;
                     "text/csv": string;
                 };
             };
@@ -1277,6 +1907,10 @@ export interface operations {
                     csv_max_file_bytes?: number;
                     csv_max_file_rows?: number;
                     /** @default [] */
+                    destination_hosts?: string[];
+                    /** @default [] */
+                    email_domains?: string[];
+                    /** @default [] */
                     embed_origins?: string[];
                     excel_max_file_bytes?: number;
                     excel_max_file_rows?: number;
@@ -1438,6 +2072,8 @@ export interface operations {
                     callback_hosts?: string[];
                     csv_max_file_bytes?: number;
                     csv_max_file_rows?: number;
+                    destination_hosts?: string[];
+                    email_domains?: string[];
                     embed_origins?: string[];
                     excel_max_file_bytes?: number;
                     excel_max_file_rows?: number;
@@ -1702,7 +2338,15 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     callback?: string;
+                    /**
+                     * @description csv and jsonl only: the file is gzip- or zstd-compressed and its name gains .gz / .zst.
+                     * @enum {string}
+                     */
+                    compression?: "gzip" | "zstd";
                     cron?: string;
+                    destination_id?: string;
+                    /** @description Where each file goes under the destination's prefix; default {{task_id}}/{{file_name}}. */
+                    destination_path?: string;
                     /** @description A duration such as 15m, 1h, 1h30m or 1d: at least one minute, at most 366 days. */
                     every?: string;
                     /** @description The download's name; needs a character other than dots and spaces. */
@@ -1721,8 +2365,15 @@ export interface operations {
                     } | {
                         [key: string]: string | number | boolean | null | unknown;
                     }[])[];
+                    /**
+                     * @description The e-mails' language (default en).
+                     * @enum {string}
+                     */
+                    locale?: "en" | "zh-CN";
                     max_file_bytes?: number;
                     max_file_rows?: number;
+                    /** @description Who is e-mailed when the task succeeds or fails: an address or up to 5, each at one of the project's email_domains. */
+                    notify_email?: string | string[];
                     operator_id: string;
                     /**
                      * @default skip
@@ -1769,7 +2420,7 @@ export interface operations {
                      * @default csv
                      * @enum {string}
                      */
-                    type?: "csv" | "excel" | "xlsx";
+                    type?: "csv" | "excel" | "xlsx" | "jsonl" | "parquet";
                 };
             };
         };
@@ -1939,6 +2590,107 @@ export interface operations {
             };
             /** @description Not found, also for another project's resource (not_found). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    backfillSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sch_… */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 with an offset, not in the future; a run due exactly at end is made.
+                     */
+                    end: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 with an offset; a run due exactly at start is not made (its window lies before start).
+                     */
+                    start: string;
+                };
+            };
+        };
+        responses: {
+            /** @description No run is due in the range: nothing was started. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Backfill"];
+                };
+            };
+            /** @description The runs were started, one after another. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Backfill"];
+                };
+            };
+            /** @description Malformed JSON (malformed_json). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, also for another project's resource (not_found). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource is in a state that does not allow this (task_finished, not_ready, task_not_pausable, …). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2233,6 +2985,14 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     callback?: string;
+                    /**
+                     * @description csv and jsonl only: the file is gzip- or zstd-compressed and its name gains .gz / .zst.
+                     * @enum {string}
+                     */
+                    compression?: "gzip" | "zstd";
+                    destination_id?: string;
+                    /** @description Where each file goes under the destination's prefix; default {{task_id}}/{{file_name}}. */
+                    destination_path?: string;
                     /** @description The download's name; needs a character other than dots and spaces. */
                     file_name?: string;
                     footer?: {
@@ -2249,8 +3009,15 @@ export interface operations {
                     } | {
                         [key: string]: string | number | boolean | null | unknown;
                     }[])[];
+                    /**
+                     * @description The e-mails' language (default en).
+                     * @enum {string}
+                     */
+                    locale?: "en" | "zh-CN";
                     max_file_bytes?: number;
                     max_file_rows?: number;
+                    /** @description Who is e-mailed when the task succeeds or fails: an address or up to 5, each at one of the project's email_domains. */
+                    notify_email?: string | string[];
                     operator_id: string;
                     /** @default 500 */
                     page_size?: number;
@@ -2288,7 +3055,7 @@ export interface operations {
                      * @default csv
                      * @enum {string}
                      */
-                    type?: "csv" | "excel" | "xlsx";
+                    type?: "csv" | "excel" | "xlsx" | "jsonl" | "parquet";
                 };
             };
         };
@@ -2585,8 +3352,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/gzip": string;
+                    "application/jsonl": string;
+                    "application/vnd.apache.parquet": string;
                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                     "application/zip": string;
+                    "application/zstd": string;
                     "text/csv": string;
                 };
             };
@@ -2915,6 +3686,14 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     callback?: string;
+                    /**
+                     * @description csv and jsonl only: the file is gzip- or zstd-compressed and its name gains .gz / .zst.
+                     * @enum {string}
+                     */
+                    compression?: "gzip" | "zstd";
+                    destination_id?: string;
+                    /** @description Where each file goes under the destination's prefix; default {{task_id}}/{{file_name}}. */
+                    destination_path?: string;
                     /** @description The download's name; needs a character other than dots and spaces. */
                     file_name?: string;
                     footer?: {
@@ -2931,8 +3710,15 @@ export interface operations {
                     } | {
                         [key: string]: string | number | boolean | null | unknown;
                     }[])[];
+                    /**
+                     * @description The e-mails' language (default en).
+                     * @enum {string}
+                     */
+                    locale?: "en" | "zh-CN";
                     max_file_bytes?: number;
                     max_file_rows?: number;
+                    /** @description Who is e-mailed when the task succeeds or fails: an address or up to 5, each at one of the project's email_domains. */
+                    notify_email?: string | string[];
                     operator_id: string;
                     /** @default 500 */
                     page_size?: number;
@@ -2972,7 +3758,7 @@ export interface operations {
                      * @default csv
                      * @enum {string}
                      */
-                    type?: "csv" | "excel" | "xlsx";
+                    type?: "csv" | "excel" | "xlsx" | "jsonl" | "parquet";
                 };
             };
         };
@@ -2993,8 +3779,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/gzip": string;
+                    "application/jsonl": string;
+                    "application/vnd.apache.parquet": string;
                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                     "application/zip": string;
+                    "application/zstd": string;
                     "text/csv": string;
                 };
             };
@@ -3077,6 +3867,14 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     callback?: string;
+                    /**
+                     * @description csv and jsonl only: the file is gzip- or zstd-compressed and its name gains .gz / .zst.
+                     * @enum {string}
+                     */
+                    compression?: "gzip" | "zstd";
+                    destination_id?: string;
+                    /** @description Where each file goes under the destination's prefix; default {{task_id}}/{{file_name}}. */
+                    destination_path?: string;
                     /** @description The download's name; needs a character other than dots and spaces. */
                     file_name?: string;
                     footer?: {
@@ -3093,8 +3891,15 @@ export interface operations {
                     } | {
                         [key: string]: string | number | boolean | null | unknown;
                     }[])[];
+                    /**
+                     * @description The e-mails' language (default en).
+                     * @enum {string}
+                     */
+                    locale?: "en" | "zh-CN";
                     max_file_bytes?: number;
                     max_file_rows?: number;
+                    /** @description Who is e-mailed when the task succeeds or fails: an address or up to 5, each at one of the project's email_domains. */
+                    notify_email?: string | string[];
                     operator_id: string;
                     /** @default 500 */
                     page_size?: number;
@@ -3132,7 +3937,7 @@ export interface operations {
                      * @default csv
                      * @enum {string}
                      */
-                    type?: "csv" | "excel" | "xlsx";
+                    type?: "csv" | "excel" | "xlsx" | "jsonl" | "parquet";
                 };
             };
         };
@@ -3147,8 +3952,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/gzip": string;
+                    "application/jsonl": string;
+                    "application/vnd.apache.parquet": string;
                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                     "application/zip": string;
+                    "application/zstd": string;
                     "text/csv": string;
                 };
             };

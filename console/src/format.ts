@@ -19,11 +19,15 @@ export function count(n: number, lang: Lang): string {
   return n.toLocaleString(locale(lang));
 }
 
-export function duration(seconds: number): string {
+/** Hours, minutes and seconds: `1m 30s`, `1分30秒`. */
+const UNITS = { en: ['h ', 'm ', 's'], zh: ['小时', '分', '秒'] } as const;
+
+export function duration(seconds: number, lang: Lang = 'en'): string {
   const s = Math.max(0, Math.round(seconds));
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m ${s % 60}s`;
-  return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
+  const [h, m, sec] = UNITS[lang];
+  if (s < 60) return `${s}${sec}`;
+  if (s < 3600) return `${Math.floor(s / 60)}${m}${s % 60}${sec}`;
+  return `${Math.floor(s / 3600)}${h}${Math.floor((s % 3600) / 60)}${m.trimEnd()}`;
 }
 
 export function dateTime(iso: string, lang: Lang): string {

@@ -2,6 +2,7 @@
 // person picks one (kept in localStorage: a preference, not a secret).
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
+import type { TaskErrorCode } from '../../model/errors.js';
 
 const en = {
   code: 'en' as 'en' | 'zh',
@@ -18,6 +19,7 @@ const en = {
   closeForm: 'Close',
   filters: 'Filters',
   operator: 'Operator',
+  mailTo: 'E-mail to',
   status: 'Status',
   anyStatus: 'Any status',
   from: 'From',
@@ -44,6 +46,8 @@ const en = {
   type: 'Type',
   fileName: 'File name',
   fileTitle: 'Title (Excel)',
+  compression: 'Compression (CSV, JSON Lines)',
+  noCompression: 'None',
   pageSize: 'Page size',
   priority: 'Priority (1 first)',
   submit: 'Export',
@@ -61,13 +65,17 @@ const en = {
   active: 'Active',
   busy: 'Working…',
   statuses: { queued: 'Queued', running: 'Running', paused: 'Paused', succeeded: 'Succeeded', failed: 'Failed', cancelled: 'Cancelled', expired: 'Expired' } as Record<string, string>,
-  stages: { probing: 'probing', fetching: 'fetching', rendering: 'rendering', uploading: 'uploading', notifying: 'notifying' } as Record<string, string>,
+  stages: { probing: 'probing', fetching: 'fetching', rendering: 'rendering', uploading: 'uploading', delivering: 'delivering', notifying: 'notifying' } as Record<string, string>,
   progressOf: (name: string) => `Progress of ${name}`,
   myDownloads: 'My downloads',
   signedInAs: (who: string) => `Signed in as ${who}`,
   until: 'Session until',
   sessionEnded: 'This session has ended',
   sessionEndedHint: 'The link has expired or was revoked. Open the download center again from the system you came from.',
+  /** Null: the server's own sentence (English, and more precise) is shown. */
+  taskErrors: null as Record<TaskErrorCode, string> | null,
+  /** A refused request on the operator's center; null: the server's own sentence. */
+  requestFailed: null as ((code: string) => string) | null,
 };
 
 export type Words = typeof en;
@@ -87,6 +95,7 @@ const zh: Words = {
   closeForm: '收起',
   filters: '筛选',
   operator: '操作人',
+  mailTo: '邮件通知',
   status: '状态',
   anyStatus: '全部状态',
   from: '起始日期',
@@ -113,6 +122,8 @@ const zh: Words = {
   type: '类型',
   fileName: '文件名',
   fileTitle: '标题（Excel）',
+  compression: '压缩（CSV、JSON Lines）',
+  noCompression: '不压缩',
   pageSize: '每页行数',
   priority: '优先级（1 最先）',
   submit: '导出',
@@ -130,13 +141,32 @@ const zh: Words = {
   active: '运行中',
   busy: '处理中…',
   statuses: { queued: '排队中', running: '进行中', paused: '已暂停', succeeded: '已完成', failed: '失败', cancelled: '已取消', expired: '已过期' },
-  stages: { probing: '探测', fetching: '拉取数据', rendering: '生成文件', uploading: '上传', notifying: '通知' },
+  stages: { probing: '探测', fetching: '拉取数据', rendering: '生成文件', uploading: '上传', delivering: '投递', notifying: '通知' },
   progressOf: (name) => `${name} 的进度`,
   myDownloads: '我的下载',
   signedInAs: (who) => `当前用户 ${who}`,
   until: '会话有效至',
   sessionEnded: '会话已结束',
   sessionEndedHint: '链接已过期或已被撤销。请从原来的系统重新打开下载中心。',
+  // The server's sentences are English: a Chinese page says why in its own words (docs/api.md#task-error-codes).
+  taskErrors: {
+    source_unreachable: '多次重试后仍无法连接数据源。',
+    source_bad_response: '数据源返回了错误或无法识别的内容。',
+    source_changed: '导出过程中数据源的数据发生了变化。',
+    source_host_not_allowed: '该数据源已不在项目允许的地址列表中。',
+    render_failed: '文件生成失败。',
+    storage_failed: '文件存储失败。',
+    template_invalid: '数据源提供的模板无效。',
+    export_too_large: '数据行数超过了导出上限。',
+    destination_auth_failed: '目标存储桶拒绝了凭据。',
+    destination_bucket_missing: '目标存储桶不存在。',
+    destination_permission_denied: '无权写入目标存储桶。',
+    destination_host_not_allowed: '该投递目标已不在项目允许的地址列表中。',
+    destination_not_found: '投递目标已被删除。',
+    destination_unreachable: '多次重试后仍无法连接目标存储桶。',
+    internal_error: '服务内部出错。',
+  },
+  requestFailed: (code) => `操作未能完成（${code}），请稍后再试。`,
 };
 
 export const words = { en, zh };

@@ -50,7 +50,8 @@ export function OperatorCenter({ lang, token, info }: { lang: Lang; token: strin
       session.clear();
       return setEnded(true);
     }
-    setError((err as Error).message);
+    // The server's sentences are English: a Chinese page names the code in a sentence of its own.
+    setError(w.requestFailed ? w.requestFailed(err instanceof ApiError ? err.code : 'network') : (err as Error).message);
   };
   const load = useCallback(async (after: string | null = null) => {
     setLoading(true);

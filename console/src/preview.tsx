@@ -1,4 +1,4 @@
-// A preview file shown as tables: CSV parsed, xlsx read sheet by sheet with its merged header
+// A preview file shown as tables: CSV and JSON Lines parsed, xlsx read sheet by sheet with its merged header
 // cells, formats and fills, so the first rows look as the export will lay them out.
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { PreviewFile } from './api.js';
@@ -13,6 +13,15 @@ function csvSheet(file: PreviewFile): Sheet {
   return { name: file.name, rows: rows.map((r, i) => r.map((text) => ({ ...plain(text), bold: i === 0 }))) };
 }
 
+/** JSON Lines as a table: the first line's keys as the header, nested values as JSON text. */
+function jsonlSheet(file: PreviewFile): Sheet {
+  const objects = new TextDecoder().decode(file.bytes).split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const keys = Object.keys(objects[0] ?? {});
+  const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+  const rows = [keys, ...objects.map((o) => keys.map((k) => cell(o[k])))];
+  return { name: file.name, rows: rows.map((r, i) => r.map((text) => ({ ...plain(text), bold: i === 0 }))) };
+}
+
 export function PreviewView({ file }: { file: PreviewFile }) {
   const w = useWords();
   const [sheets, setSheets] = useState<Sheet[] | null>(null);
@@ -23,6 +32,7 @@ export function PreviewView({ file }: { file: PreviewFile }) {
   useEffect(() => {
     setError(null);
     if (file.name.endsWith('.csv')) setSheets([csvSheet(file)]);
+    else if (file.name.endsWith('.jsonl')) setSheets([jsonlSheet(file)]);
     else if (file.name.endsWith('.xlsx')) parseXlsx(file.bytes).then(setSheets, (e: Error) => setError(e.message));
     else setSheets([]);
   }, [file]);

@@ -58,7 +58,7 @@ export function SchedulesPage() {
             <div class="task-main">
               <div class="task-name" id={`sch-${s.schedule_id}`}>
                 {s.task.file_name ?? s.schedule_id}
-                <span class="type">{s.task.type === 'excel' || s.task.type === 'xlsx' ? 'xlsx' : 'csv'}</span>
+                <span class="type">{s.task.type === 'excel' || s.task.type === 'xlsx' ? 'xlsx' : (s.task.type ?? 'csv')}</span>
               </div>
               <div class="meta">
                 <span class={`badge ${s.paused ? 'paused' : 'running'}`}>{s.paused ? w.paused : w.active}</span>

@@ -6,12 +6,16 @@ import { useWords } from './i18n.js';
 import { PreviewView } from './preview.js';
 import type { Task } from './types.js';
 
+/** The types a file compressor may wrap; Parquet and xlsx are compressed inside already. */
+const COMPRESSIBLE = ['csv', 'jsonl'];
+
 function bodyOf(form: HTMLFormElement): Record<string, unknown> {
   const data = new FormData(form);
   const text = (k: string) => String(data.get(k) ?? '').trim();
   const body: Record<string, unknown> = { source_url: text('source_url'), operator_id: text('operator_id'), type: text('type') };
   if (text('file_name')) body.file_name = text('file_name');
   if (text('title') && body.type === 'excel') body.title = text('title');
+  if (text('compression') && COMPRESSIBLE.includes(String(body.type))) body.compression = text('compression');
   if (text('page_size')) body.page_size = Number(text('page_size'));
   if (text('priority')) body.priority = Number(text('priority'));
   localStorage.setItem('dc.operator', text('operator_id'));
@@ -73,6 +77,16 @@ export function SubmitPanel({ onSubmitted }: { onSubmitted: (t: Task) => void })
           <select name="type" value={type} onChange={(e) => setType((e.currentTarget as HTMLSelectElement).value)}>
             <option value="csv">CSV</option>
             <option value="excel">Excel (xlsx)</option>
+            <option value="jsonl">JSON Lines (jsonl)</option>
+            <option value="parquet">Parquet</option>
+          </select>
+        </label>
+        <label>
+          <span>{w.compression}</span>
+          <select name="compression" disabled={!COMPRESSIBLE.includes(type)}>
+            <option value="">{w.noCompression}</option>
+            <option value="gzip">gzip (.gz)</option>
+            <option value="zstd">zstd (.zst)</option>
           </select>
         </label>
         <label>

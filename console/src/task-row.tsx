@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { post } from './api.js';
 import { bytes, count, dateTime, duration } from './format.js';
 import { useWords } from './i18n.js';
+import type { TaskErrorCode } from '../../model/errors.js';
 import type { Task } from './types.js';
 
 const ACTIONS = {
@@ -39,12 +40,17 @@ export function TaskRow({ task: t, onChange, onError, can = () => true }: { task
       <div class="task-main">
         <div class="task-name" id={nameId}>
           {t.file_name}
-          <span class="type">{t.type === 'excel' ? 'xlsx' : 'csv'}</span>
+          <span class="type">{t.type === 'excel' ? 'xlsx' : t.type}{t.compression ? ` · ${t.compression}` : ''}</span>
         </div>
         <div class="meta">
           <span class={`badge ${t.status}`}>{w.statuses[t.status] ?? t.status}</span>
           {t.stage && <span class="stage">{w.stages[t.stage] ?? t.stage}</span>}
           <span>{w.operator}: {t.operator_id}</span>
+          {t.notify_email?.length > 0 && (
+            <span>
+              {w.mailTo}: {t.notify_email.join(', ')}
+            </span>
+          )}
           <span>
             {w.created} <time dateTime={t.created_at}>{dateTime(t.created_at, w.code)}</time>
           </span>
@@ -63,14 +69,14 @@ export function TaskRow({ task: t, onChange, onError, can = () => true }: { task
           </span>
           {active && p.eta_seconds !== null && (
             <span>
-              {w.eta} {duration(p.eta_seconds)}
+              {w.eta} {duration(p.eta_seconds, w.code)}
             </span>
           )}
         </div>
       </div>
       {t.error && (
-        <p class="task-error" role="note">
-          <code>{t.error.code}</code> {t.error.message}
+        <p class="task-error" role="note" title={w.taskErrors ? t.error.message : undefined}>
+          <code>{t.error.code}</code> {w.taskErrors?.[t.error.code as TaskErrorCode] ?? t.error.message}
         </p>
       )}
       {t.files.length > 0 && (

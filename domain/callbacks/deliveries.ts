@@ -39,6 +39,10 @@ export async function listDeliveries(db: Db, taskId: string): Promise<DeliveryRo
 export function deliveryJson(d: DeliveryRow) {
   return {
     delivery_id: d.id,
+    channel: d.channel,
+    recipient: d.recipient,
+    // A callback's attempt delivered when the receiver answered 2xx.
+    result: d.result ?? (d.error === null && d.statusCode !== null && d.statusCode >= 200 && d.statusCode < 300 ? 'delivered' : 'failed'),
     event: d.event,
     webhook_id: d.webhookId,
     attempt: d.attempt,

@@ -4,11 +4,14 @@
 export interface Column {
   key: string;
   title: string;
+  /** The template's cell type (integer, number, money, date, …): Parquet's column type. */
+  type?: string;
 }
 
 interface Node {
   name?: unknown;
   title?: unknown;
+  type?: unknown;
   children?: unknown;
 }
 
@@ -39,7 +42,7 @@ export function templateColumns(template: unknown): Column[] | null {
       }
       const name = typeof n.name === 'string' ? n.name : '';
       if (!name || ignoredNames.has(name)) continue;
-      out.push({ key: name, title: typeof n.title === 'string' && n.title ? n.title : name });
+      out.push({ key: name, title: typeof n.title === 'string' && n.title ? n.title : name, ...(typeof n.type === 'string' ? { type: n.type } : {}) });
     }
   };
   walk(roots);

@@ -20,10 +20,14 @@ export interface SplitLimits {
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : undefined);
 
+/** JSON Lines and Parquet files are split by the CSV limits (a project sets one pair for its data files). */
+const family = (type: ExportType): 'excel' | 'csv' => (type === 'excel' ? 'excel' : 'csv');
+
 export function resolveSplit(type: ExportType, options: Record<string, unknown>, settings: StoredSettings): SplitLimits {
-  const d = SPLIT_DEFAULTS[type];
+  const f = family(type);
+  const d = SPLIT_DEFAULTS[f];
   return {
-    maxRows: num(options.max_file_rows) ?? settings[`${type}_max_file_rows`] ?? d.maxRows,
-    maxBytes: num(options.max_file_bytes) ?? settings[`${type}_max_file_bytes`] ?? d.maxBytes,
+    maxRows: num(options.max_file_rows) ?? settings[`${f}_max_file_rows`] ?? d.maxRows,
+    maxBytes: num(options.max_file_bytes) ?? settings[`${f}_max_file_bytes`] ?? d.maxBytes,
   };
 }

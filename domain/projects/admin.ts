@@ -16,7 +16,7 @@ import { type NewProject, requireProject } from './projects.js';
 /** Creation's fields, each optional: what PATCH /v1/projects/:id may change. */
 export type ProjectPatch = Partial<NewProject>;
 
-const COLUMNS = { name: 'name', source_hosts: 'sourceHosts', callback_hosts: 'callbackHosts', retention_hours: 'retentionHours', max_running_tasks: 'maxRunningTasks', submit_per_minute: 'submitPerMinute' } as const;
+const COLUMNS = { name: 'name', source_hosts: 'sourceHosts', callback_hosts: 'callbackHosts', destination_hosts: 'destinationHosts', retention_hours: 'retentionHours', max_running_tasks: 'maxRunningTasks', submit_per_minute: 'submitPerMinute' } as const;
 
 export async function updateProject(db: Db, projectId: string, patch: ProjectPatch): Promise<ProjectRow> {
   const current = await requireProject(db, projectId);

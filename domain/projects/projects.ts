@@ -16,6 +16,7 @@ export interface NewProject extends ProjectSettings {
   name: string;
   source_hosts: string[];
   callback_hosts: string[];
+  destination_hosts: string[];
 }
 
 export async function getProject(db: Db, projectId: string): Promise<ProjectRow | undefined> {
@@ -52,7 +53,7 @@ export const settingsOf = (p: Pick<ProjectRow, 'settings'>): StoredSettings => p
 export async function createProject(db: Db, input: NewProject): Promise<{ project: ProjectRow; apiKey: string; webhookSecret: string }> {
   const apiKey = `dck_${randomToken(24)}`;
   const webhookSecret = newWebhookSecret();
-  const { name, source_hosts, callback_hosts, retention_hours, max_running_tasks, submit_per_minute, ...stored } = input;
+  const { name, source_hosts, callback_hosts, destination_hosts, retention_hours, max_running_tasks, submit_per_minute, ...stored } = input;
   const [project] = await db
     .insert(projects)
     .values({
@@ -62,6 +63,7 @@ export async function createProject(db: Db, input: NewProject): Promise<{ projec
       webhookSecret,
       sourceHosts: source_hosts,
       callbackHosts: callback_hosts,
+      destinationHosts: destination_hosts,
       retentionHours: retention_hours,
       maxRunningTasks: max_running_tasks,
       submitPerMinute: submit_per_minute,
@@ -83,6 +85,7 @@ export function projectJson(p: ProjectRow) {
     name: p.name,
     source_hosts: p.sourceHosts,
     callback_hosts: p.callbackHosts,
+    destination_hosts: p.destinationHosts,
     retention_hours: p.retentionHours,
     max_running_tasks: p.maxRunningTasks,
     submit_per_minute: p.submitPerMinute,
@@ -93,6 +96,7 @@ export function projectJson(p: ProjectRow) {
     source_retry_backoff: s.source_retry_backoff,
     max_schedules: s.max_schedules,
     embed_origins: s.embed_origins,
+    email_domains: s.email_domains,
     excel_max_file_rows: excel.maxRows,
     excel_max_file_bytes: excel.maxBytes,
     csv_max_file_rows: csv.maxRows === Number.MAX_SAFE_INTEGER ? null : csv.maxRows,

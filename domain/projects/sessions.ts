@@ -62,6 +62,9 @@ export async function revokeOperatorSession(db: Db, projectId: string, sessionId
   await projectChanged(db, projectId);
 }
 
+/** The page a session opens: the token in the fragment, which no browser sends to a server or puts in a Referer. */
+export const operatorSessionUrl = (publicBaseUrl: string, token: string): string => `${publicBaseUrl.replace(/\/+$/, '')}/operator#token=${token}`;
+
 /** A session (not revoked) and its project, by token: one indexed lookup, as for a project key. */
 export async function sessionByToken(db: Db, token: string): Promise<{ session: OperatorSessionRow; project: ProjectRow } | undefined> {
   const [row] = await db

@@ -1,10 +1,10 @@
 // What a schedule's run does (the scheduledRunWorkflow's activity) and what happens when its task
 // ends (ADR 0014). A run submits an ordinary task through submitTask, so admission, de-duplication,
-// the submit quota and allow-lists apply; an Idempotency-Key per due time makes a retried run find
-// the task it made. A schedule whose tasks fail `pause_after_failures` times in a row is paused,
+// the submit quota and allow-lists apply; an Idempotency-Key per run makes a retried run find
+// the task it made. A body with {{interval_start}} / {{interval_end}} gets the run's window (ADR 0034). A schedule whose tasks fail `pause_after_failures` times in a row is paused,
 // and its note says why; a run whose submission is refused (a host no longer allowed) pauses it too.
 import { and, desc, eq, gte, inArray, isNull, lt, or, sql } from 'drizzle-orm';
-import { type ProjectRow, type ScheduleRow, schedules, type TaskRow, tasks } from '../../db/schema.js';
+import { type ProjectRow, scheduleBackfills, type ScheduleRow, schedules, type TaskRow, tasks } from '../../db/schema.js';
 import type { RunOutcome, SubmitRunInput, SubmitRunOutput } from '../../model/schedule.js';
 import { ACTIVE_STATUSES } from '../../model/task.js';
 import { DomainError } from '../errors.js';
@@ -12,11 +12,14 @@ import { getProject } from '../projects/projects.js';
 import { submitTask, type SubmitDeps, type SubmitInput } from '../tasks/submit.js';
 import { fillBody } from './placeholders.js';
 import { getSchedule, pauseSchedule, type ScheduleDeps } from './schedules.js';
+import { windowOf } from './windows.js';
 
 export type RunDeps = SubmitDeps & ScheduleDeps;
 
 // Per run, not per due time: two runs due in the same millisecond (a trigger meeting a due run) are
-// two runs, one of which the overlap rule skips; runs recorded before `run` existed use the due time.
+// two runs, one of which the overlap rule skips, and a backfill's run of a time that ran before
+// (the same workflow id, a new execution) makes a task of its own. `run` is the execution's run id
+// (runs started before the dc-run-id patch: the workflow id); runs recorded before `run` existed use the due time.
 const runKey = (scheduleId: string, scheduledAt: string, run?: string) => `schedule:${scheduleId}:${run ?? scheduledAt}`;
 
 /** Longer than a submission takes; a run that died holding the lease blocks the next for this long. */
@@ -65,7 +68,9 @@ async function submitLeased(deps: RunDeps, schedule: ScheduleRow, project: Proje
   const key = runKey(scheduleId, scheduledAt, run);
   const [mine] = await deps.db.select({ id: tasks.id }).from(tasks).where(and(eq(tasks.projectId, project.id), eq(tasks.idempotencyKey, key)));
   if (mine) return { outcome: 'submitted', taskId: mine.id };
-  if (schedule.overlap === 'skip') {
+  const due = new Date(scheduledAt);
+  // A backfill's runs are asked for one by one: none is skipped for the task of the one before.
+  if (schedule.overlap === 'skip' && !(await inBackfill(deps, scheduleId, due))) {
     const [live] = await deps.db
       .select({ id: tasks.id })
       .from(tasks)
@@ -76,7 +81,7 @@ async function submitLeased(deps: RunDeps, schedule: ScheduleRow, project: Proje
       return { outcome: 'skipped', taskId: live.id, reason: `task ${live.id} of the previous run has not ended` };
     }
   }
-  const body = fillBody(schedule.body as unknown as SubmitInput, new Date(scheduledAt), schedule.timezone);
+  const body = fillBody(schedule.body as unknown as SubmitInput, due, schedule.timezone, await runWindow(deps, schedule, due));
   try {
     const { task } = await submitTask(deps, project, body, key, { scheduleId });
     await record(deps, scheduleId, 'submitted', task.id);
@@ -90,6 +95,26 @@ async function submitLeased(deps: RunDeps, schedule: ScheduleRow, project: Proje
     await record(deps, scheduleId, 'refused', null);
     await pauseSchedule(deps, scheduleId, `paused: the run due ${scheduledAt} was refused (${reason})`.slice(0, 1000));
     return { outcome: 'refused', reason };
+  }
+}
+
+/** Whether a run due at `due` is one a backfill of the schedule asked for (backfill.ts). */
+async function inBackfill(deps: RunDeps, scheduleId: string, due: Date): Promise<boolean> {
+  const [hit] = await deps.db
+    .select({ id: scheduleBackfills.id })
+    .from(scheduleBackfills)
+    .where(and(eq(scheduleBackfills.scheduleId, scheduleId), lt(scheduleBackfills.startAt, due), gte(scheduleBackfills.endAt, due)))
+    .limit(1);
+  return hit !== undefined;
+}
+
+/** The run's window (windows.ts), asked of Temporal only when the body has a placeholder for it. */
+async function runWindow(deps: RunDeps, schedule: ScheduleRow, due: Date) {
+  if (!JSON.stringify(schedule.body).includes('interval_')) return undefined;
+  try {
+    return await windowOf(deps, schedule.id, due, schedule.createdAt);
+  } catch (err) {
+    throw DomainError.transient('temporal_unavailable', `Temporal did not answer the schedule's due times: ${String(err)}`, 5000);
   }
 }
 

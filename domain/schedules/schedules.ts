@@ -13,7 +13,7 @@ import { scheduledRunWorkflow } from '../../workflows/scheduled-run.js';
 import { encodeCursor, newestFirst, olderThan } from '../cursor.js';
 import { DomainError } from '../errors.js';
 import { settingsOf } from '../projects/projects.js';
-import { checkHosts, type SubmitInput } from '../tasks/submit.js';
+import { checkDestination, checkHosts, type SubmitInput } from '../tasks/submit.js';
 import { fillBody } from './placeholders.js';
 import type { LiveState } from './view.js';
 
@@ -50,6 +50,7 @@ function fromTemporal(err: unknown, field?: string): unknown {
 export async function createSchedule(deps: ScheduleDeps, project: ProjectRow, input: ScheduleInput): Promise<ScheduleRow> {
   // The allow-lists, as a run today would meet them.
   checkHosts(project, fillBody(input.task, new Date(), input.timezone));
+  await checkDestination(deps.db, project, input.task);
   const max = settingsOf(project).max_schedules;
   const row = await deps.db.transaction(async (tx) => {
     // One creator per project at a time, so the count and the insert agree.

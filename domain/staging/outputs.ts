@@ -15,7 +15,7 @@ export const partName = (base: string, ext: string, n: number, of: number) => (o
 /** Where a part is stored: its number, not its name (docs name the download; paths stay short). */
 const storedName = (ext: string, n: number) => `${n}.${ext}`;
 
-/** Zips local files (already-compressed .xlsx are stored, text is deflated), streaming. */
+/** Zips local files (compressed ones are stored, plain text is deflated), streaming. */
 async function zipFiles(entries: { path: string; name: string }[], out: string, compress: boolean, mtime: Date): Promise<{ bytes: number; sha256: string }> {
   const zip = new yazl.ZipFile();
   const meter = new Meter();
@@ -31,7 +31,8 @@ export interface StorePartsInput {
   dataDir: string;
   taskId: string;
   fileName: string;
-  ext: 'xlsx' | 'csv';
+  /** The parts' extension: xlsx, parquet, csv, jsonl, csv.gz, jsonl.zst, … */
+  ext: string;
   parts: WrittenPart[];
   mtime: Date;
 }
@@ -44,7 +45,7 @@ export async function storeParts({ storage, dataDir, taskId, fileName, ext, part
     if (named.length > 1) {
       const name = `${fileName}.zip`;
       const zipPath = tempPath(dataDir, taskId, 'all.zip');
-      const z = await zipFiles(named, zipPath, ext !== 'xlsx', mtime);
+      const z = await zipFiles(named, zipPath, ext === 'csv' || ext === 'jsonl', mtime);
       named.push({ path: zipPath, name, stored: 'all.zip', rows: parts.reduce((s, p) => s + p.rows, 0), ...z });
     }
     for (const p of named) {

@@ -19,9 +19,9 @@ export class PageEncoder {
 
   constructor(private readonly threads: number) {}
 
-  /** The staged CSV bytes of one fetched page, after the same checks as on the calling thread. */
-  async encode(body: Buffer, page: number, pageSize: number, probed: { total: number; pageSize: number }, columns: Column[]): Promise<Buffer> {
-    const task: EncodeTask = { body, page, where: pageWhere(page, pageSize), probed, columns };
+  /** The staged CSV (or JSON Lines) bytes of one fetched page, after the same checks as on the calling thread. */
+  async encode(body: Buffer, page: number, pageSize: number, probed: { total: number; pageSize: number }, columns: Column[], ext: 'csv' | 'jsonl' = 'csv'): Promise<Buffer> {
+    const task: EncodeTask = { body, page, where: pageWhere(page, pageSize), probed, columns, ext };
     const result: EncodeResult = this.threads > 0 ? await this.run(task) : encodeHere(task);
     if (!result.ok) {
       throw new DomainError(result.code, result.message, { retryable: result.retryable });

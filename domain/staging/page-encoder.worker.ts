@@ -1,5 +1,5 @@
-// The thread side of page-encoder.ts: one page's body in (bytes, transferred), its staged CSV bytes
-// out (transferred). Failures come back as data, because a thrown DomainError would lose its code
+// The thread side of page-encoder.ts: one page's body in (bytes, transferred), its staged CSV or
+// JSON Lines bytes out (transferred). Failures come back as data, because a thrown DomainError would lose its code
 // and retry flag crossing threads.
 import type { TaskErrorCode } from '../../model/errors.js';
 import { DomainError } from '../errors.js';
@@ -7,6 +7,7 @@ import { parsePage } from '../source/client.js';
 import { checkPage } from '../source/polite.js';
 import type { Column } from '../formats/columns.js';
 import { transcoderFor } from '../formats/csv/transcode.js';
+import { jsonlTranscoderFor } from '../formats/jsonl-transcode.js';
 import { encodeStaged } from './pieces.js';
 
 export interface EncodeTask {
@@ -15,6 +16,8 @@ export interface EncodeTask {
   where: string;
   probed: { total: number; pageSize: number };
   columns: Column[];
+  /** What the page becomes (absent: csv, as before JSON Lines). */
+  ext?: 'csv' | 'jsonl';
 }
 
 export type EncodeResult = { ok: true; staged: Uint8Array } | { ok: false; code: TaskErrorCode; message: string; retryable: boolean };
@@ -23,14 +26,15 @@ export default function encodePage(task: EncodeTask): EncodeResult {
   try {
     const body = Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength);
     // Plain pages go straight from JSON bytes to CSV bytes; any other is parsed (and judged) below.
-    const fast = transcoderFor(task.columns).transcode(body);
+    const ext = task.ext ?? 'csv';
+    const fast = ext === 'csv' ? transcoderFor(task.columns).transcode(body) : jsonlTranscoderFor(task.columns).transcode(body);
     if (fast) {
       checkPage(fast.total, fast.rows, task.page, task.probed);
-      return { ok: true, staged: fast.csv };
+      return { ok: true, staged: 'csv' in fast ? fast.csv : fast.lines };
     }
     const page = parsePage(body, task.where);
     checkPage(page.total, page.data.length, task.page, task.probed);
-    return { ok: true, staged: encodeStaged('csv', page.data, task.columns) };
+    return { ok: true, staged: encodeStaged(ext, page.data, task.columns) };
   } catch (err) {
     // The checks above throw only task codes; anything else thrown here is the page's fault.
     if (err instanceof DomainError) return { ok: false, code: err.code as TaskErrorCode, message: err.message, retryable: err.retryable };

@@ -8,6 +8,7 @@ import { DomainError } from '../errors.js';
 import type { ExportType } from '../../model/task.js';
 import type { Column } from '../formats/columns.js';
 import { encodeCsvRows } from '../formats/csv/encode.js';
+import { encodeJsonLines } from '../formats/jsonl.js';
 import { keys } from './keys.js';
 
 /** How long a fetched page may wait in memory before it is stored: bounds what a crash redoes. */
@@ -102,11 +103,17 @@ export async function orderedPieces(storage: Storage, taskId: string, pages: num
   return chain;
 }
 
-/** CSV exports stage finished CSV fragments; Excel exports stage the rows as JSON lines. */
-export const stagedExt = (type: ExportType): 'csv' | 'ndjson' => (type === 'csv' ? 'csv' : 'ndjson');
+export type StagedExt = 'csv' | 'jsonl' | 'ndjson';
 
-export function encodeStaged(ext: 'csv' | 'ndjson', rows: unknown[], columns: Column[]): Buffer {
+/**
+ * CSV and JSON Lines exports stage finished fragments of their file (rendering concatenates them);
+ * Excel and Parquet exports stage the source's rows as JSON lines, for the typed writers.
+ */
+export const stagedExt = (type: ExportType): StagedExt => (type === 'csv' ? 'csv' : type === 'jsonl' ? 'jsonl' : 'ndjson');
+
+export function encodeStaged(ext: StagedExt, rows: unknown[], columns: Column[]): Buffer {
   if (ext === 'csv') return encodeCsvRows(rows, columns);
+  if (ext === 'jsonl') return encodeJsonLines(rows, columns);
   return Buffer.from(rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length ? '\n' : ''), 'utf8');
 }
 

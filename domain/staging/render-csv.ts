@@ -1,13 +1,15 @@
-// CSV: RFC 4180 (CRLF, quotes doubled), UTF-8 with a BOM by default so Excel shows Chinese text.
-// Pages were encoded to CSV fragments as they were fetched; rendering is a concatenation of the
-// staged pieces, split into parts (plus a zip) over the size limit.
+// CSV and JSON Lines. CSV: RFC 4180 (CRLF, quotes doubled), UTF-8 with a BOM by default so Excel
+// shows Chinese text. JSON Lines: domain/formats/jsonl.ts. Pages were encoded to fragments of the
+// file as they were fetched; rendering is a concatenation of the staged pieces, split into parts
+// (plus a zip) over the size limit, and compressed on the way when the task asks (gzip, zstd).
 import type { TaskRow } from '../../db/schema.js';
 import type { RenderedFile } from '../../model/activities.js';
 import { pageCount, rowsInPages } from '../../model/plan.js';
 import type { StoredSettings } from '../../model/project-settings.js';
 import type { Storage } from '../../platform/storage/index.js';
+import { fileExt, taskCompression } from '../formats/compression.js';
 import { encodeCsvHead } from '../formats/csv/encode.js';
-import { CsvParts } from '../formats/csv/parts.js';
+import { CsvParts, lineEnds, recordEnds } from '../formats/csv/parts.js';
 import { resolveSplit } from '../formats/split.js';
 import { readMeta } from './meta.js';
 import { storeParts } from './outputs.js';
@@ -29,10 +31,15 @@ export interface RenderJob {
   rowsPerSheet?: number | undefined;
 }
 
-export async function renderCsv({ storage, dataDir }: RenderDeps, { task, settings, onProgress }: RenderJob): Promise<RenderedFile[]> {
+/** A csv or jsonl task's files. */
+export async function renderText({ storage, dataDir }: RenderDeps, { task, settings, onProgress }: RenderJob): Promise<RenderedFile[]> {
   const meta = await readMeta(storage, task.id);
-  const head = encodeCsvHead(meta.columns, task.options.csv_bom !== false);
-  const parts = new CsvParts(head, resolveSplit('csv', task.options, settings), (n) => tempPath(dataDir, task.id, `part-${n}.csv`));
+  const jsonl = task.type === 'jsonl';
+  const head = jsonl ? Buffer.alloc(0) : encodeCsvHead(meta.columns, task.options.csv_bom !== false);
+  const compression = taskCompression(task);
+  const ext = fileExt(jsonl ? 'jsonl' : 'csv', compression);
+  const format = { recordEnds: jsonl ? lineEnds : recordEnds, compression };
+  const parts = new CsvParts(head, resolveSplit(task.type, task.options, settings), (n) => tempPath(dataDir, task.id, `part-${n}.${ext}`), format);
   try {
     const chain = await orderedPieces(storage, task.id, pageCount(meta.total, meta.pageSize));
     // The next piece is read while this one is written and hashed.
@@ -45,7 +52,7 @@ export async function renderCsv({ storage, dataDir }: RenderDeps, { task, settin
       onProgress(piece.to);
     }
     const local = await parts.finish();
-    return await storeParts({ storage, dataDir, taskId: task.id, fileName: task.fileName, ext: 'csv', parts: local, mtime: task.createdAt });
+    return await storeParts({ storage, dataDir, taskId: task.id, fileName: task.fileName, ext, parts: local, mtime: task.createdAt });
   } catch (err) {
     await parts.discard();
     throw err;

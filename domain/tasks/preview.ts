@@ -12,7 +12,8 @@ import { settingsOf } from '../projects/projects.js';
 import { keys } from '../staging/keys.js';
 import { metaFromProbe, writeMeta } from '../staging/meta.js';
 import { encodeStaged, stagedExt } from '../staging/pieces.js';
-import { renderCsv } from '../staging/render-csv.js';
+import { renderText } from '../staging/render-csv.js';
+import { renderParquet } from '../staging/render-parquet.js';
 import { renderXlsx } from '../staging/render-xlsx.js';
 import { type SheetSpec, sheetLabel, taskSheets } from '../staging/sheets.js';
 import { errorKind, type SourceClientOptions } from '../source/client.js';
@@ -97,7 +98,7 @@ function pageTooLarge(err: unknown, config: Config): unknown {
 
 /**
  * Probes one sheet's source and stages the pages holding its first `rows` rows. Excel keeps those
- * pages whole, because the export fits its column widths to the first page; CSV keeps the rows.
+ * pages whole, because the export fits its column widths to the first page; other types keep the rows.
  */
 async function stageSheet(deps: PreviewDeps, { task, spec, sheet, rows, limits, store, signal, budget }: SheetJob): Promise<number> {
   const get = (page: number, pageSize: number) =>
@@ -112,7 +113,7 @@ async function stageSheet(deps: PreviewDeps, { task, spec, sheet, rows, limits, 
     checkPage(answer.total, answer.data.length, page, meta);
     data.push(...answer.data);
   }
-  const kept = task.type === 'csv' ? data.slice(0, wanted) : data;
+  const kept = task.type === 'excel' ? data : data.slice(0, wanted);
   const ext = stagedExt(task.type);
   await writeMeta(store, task.id, { ...meta, total: kept.length }, sheet);
   if (kept.length) await store.putBuffer(keys.piece(task.id, 0, pageCount(kept.length, task.pageSize), ext, sheet), encodeStaged(ext, kept, meta.columns));
@@ -152,7 +153,7 @@ export async function previewTask(deps: PreviewDeps, project: ProjectRow, input:
   );
   if (first) throw inSheet(first.err, sheetLabel(sheets, first.sheet));
   const sourceTotal = staged.reduce((n, s) => n + (s as PromiseFulfilledResult<number>).value, 0);
-  const render = task.type === 'excel' ? renderXlsx : renderCsv;
+  const render = task.type === 'excel' ? renderXlsx : task.type === 'parquet' ? renderParquet : renderText;
   const outputs = await render({ storage: store, dataDir: deps.config.DATA_DIR }, { task, settings, signal, onProgress: () => {}, rowsPerSheet: input.rows });
   // Split by a tiny max_file_rows, the export would be parts and a zip; the zip is what it serves.
   const file = outputs.length === 1 ? outputs[0]! : outputs.find((o) => o.name.endsWith('.zip'))!;

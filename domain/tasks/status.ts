@@ -79,7 +79,10 @@ export async function restartProgress(db: Db, taskId: string, staged: LaneProgre
     .where(and(eq(tasks.id, taskId), eq(tasks.status, 'running')));
 }
 
-export type Outcome = { status: 'succeeded'; files: StoredFile[]; expiresAt: Date } | { status: 'failed'; errorCode: TaskErrorCode; errorMessage: string };
+/** A failed task may keep files: a delivery that failed leaves them downloadable until expiresAt. */
+export type Outcome =
+  | { status: 'succeeded'; files: StoredFile[]; expiresAt: Date }
+  | { status: 'failed'; errorCode: TaskErrorCode; errorMessage: string; kept?: { files: StoredFile[]; expiresAt: Date } };
 
 /** queued or running → succeeded or failed; false when the task had already ended (cancelled). */
 export async function finishTask(db: Db, taskId: string, outcome: Outcome): Promise<boolean> {
@@ -87,7 +90,7 @@ export async function finishTask(db: Db, taskId: string, outcome: Outcome): Prom
   const set =
     outcome.status === 'succeeded'
       ? { status: 'succeeded' as const, stage: null, files: outcome.files, expiresAt: outcome.expiresAt }
-      : { status: 'failed' as const, stage: null, errorCode: outcome.errorCode, errorMessage: outcome.errorMessage };
+      : { status: 'failed' as const, stage: null, errorCode: outcome.errorCode, errorMessage: outcome.errorMessage, ...(outcome.kept ?? {}) };
   const rows = await db
     .update(tasks)
     .set({ ...set, finishedAt: now, updatedAt: now })
@@ -137,20 +140,56 @@ async function reset(db: Db, taskId: string): Promise<TaskRow | undefined> {
   return row;
 }
 
-/** Succeeded tasks past their expiry, oldest first (by tasks_expires_idx, which holds only those). */
+/**
+ * Tasks with files past their expiry, oldest first (by tasks_expires_idx, which holds only
+ * succeeded and failed ones): succeeded tasks, and failed ones that kept their files (a failed delivery).
+ */
 export const dueForExpiryQuery = (db: Db, batch: number) =>
-  db.select({ id: tasks.id }).from(tasks).where(and(eq(tasks.status, 'succeeded'), lt(tasks.expiresAt, new Date()))).orderBy(asc(tasks.expiresAt)).limit(batch);
+  db.select({ id: tasks.id }).from(tasks).where(and(sql`${tasks.status} in ('succeeded', 'failed')`, lt(tasks.expiresAt, new Date()))).orderBy(asc(tasks.expiresAt)).limit(batch);
 
 export async function dueForExpiry(db: Db, batch: number): Promise<string[]> {
   return (await dueForExpiryQuery(db, batch)).map((r) => r.id);
 }
 
-/** succeeded → expired: marked before its files go, so a link served meanwhile answers 410. */
+/**
+ * A batch whose files are gone (domain/tasks/expiry.ts): succeeded → expired, and a failed task
+ * that kept its files (a failed delivery) stays failed and forgets them (and its expiry, so the
+ * cleaner reads it no more). Statements by primary key, so they hold their rows' locks for
+ * milliseconds. The ids of the tasks it changed.
+ *
+ * The commit does not wait for its WAL to reach the disk (synchronous_commit off, this transaction
+ * only): its NOTIFYs make it hold Postgres's one notify-queue lock through its commit, and every
+ * submission's commit takes that lock too, so a batch's fsync would be theirs to wait for. Losing
+ * the mark in a crash loses nothing: the tasks are due again and the next batch marks them.
+ */
+export async function markBatchExpired(db: Db, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const now = new Date();
+  const rows = await db.transaction(async (tx) => {
+    await tx.execute(sql`set local synchronous_commit = off`);
+    const expired = await tx
+      .update(tasks)
+      .set({ status: 'expired', updatedAt: now })
+      .where(and(inArray(tasks.id, ids), eq(tasks.status, 'succeeded')))
+      .returning({ id: tasks.id });
+    const forgotten = await tx
+      .update(tasks)
+      .set({ files: [], expiresAt: null, updatedAt: now })
+      .where(and(inArray(tasks.id, ids), eq(tasks.status, 'failed')))
+      .returning({ id: tasks.id });
+    return [...expired, ...forgotten];
+  });
+  return rows.map((r) => r.id);
+}
+
+/**
+ * One task (tests; the cleaner marks batches, markBatchExpired): succeeded → expired; a failed
+ * task forgets its files and its expiry.
+ */
 export async function markExpired(db: Db, taskId: string): Promise<void> {
-  await db
-    .update(tasks)
-    .set({ status: 'expired', updatedAt: new Date() })
-    .where(and(eq(tasks.id, taskId), eq(tasks.status, 'succeeded')));
+  const now = new Date();
+  await db.update(tasks).set({ status: 'expired', updatedAt: now }).where(and(eq(tasks.id, taskId), eq(tasks.status, 'succeeded')));
+  await db.update(tasks).set({ files: [], expiresAt: null, updatedAt: now }).where(and(eq(tasks.id, taskId), eq(tasks.status, 'failed')));
 }
 
 /** queued → paused (a waiting task gives up its place, and its slot if it had one). */

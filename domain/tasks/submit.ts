@@ -1,10 +1,14 @@
 // Accepting a task: allow-lists, submit rate, de-duplication, then the row and its workflow.
 import type { ProjectRow, TaskRow } from '../../db/schema.js';
-import type { ExportType } from '../../model/task.js';
+import { emailDomainAllowed, type TaskLocale } from '../callbacks/email-message.js';
+import { settingsOf } from '../projects/projects.js';
+import type { Compression, ExportType } from '../../model/task.js';
 import { newId, randomToken, sha256Hex } from '../../platform/crypto.js';
 import { DomainError } from '../errors.js';
 import { type StoredSheet, taskSheets } from '../staging/sheets.js';
 import { checkOutgoingUrl } from '../source/hosts.js';
+import { endpointRefusal } from '../destinations/connect.js';
+import { findDestination } from '../destinations/store.js';
 import { acceptSubmission, type AdmissionDeps, findDuplicate, startSubmitted, type SubmitOrigin } from './admission/index.js';
 import { getTask } from './queries.js';
 import type { RateState } from './rate.js';
@@ -15,6 +19,8 @@ export interface SubmitInput {
   source_url: string;
   operator_id: string;
   type: ExportType;
+  /** csv and jsonl: the file is compressed as it is written. */
+  compression?: Compression | undefined;
   file_name?: string | undefined;
   title?: string | undefined;
   summary?: string | undefined;
@@ -26,6 +32,12 @@ export interface SubmitInput {
   max_file_rows?: number | undefined;
   max_file_bytes?: number | undefined;
   callback?: string | undefined;
+  /** One of the project's destinations: the files are delivered there before the task succeeds. */
+  destination_id?: string | undefined;
+  destination_path?: string | undefined;
+  /** Addresses e-mailed when the task ends (each at one of the project's email_domains). */
+  notify_email?: string[] | undefined;
+  locale?: TaskLocale | undefined;
   page_size: number;
   priority: number;
 }
@@ -70,6 +82,26 @@ export function checkHosts(project: ProjectRow, input: SubmitInput): void {
   if (input.sheets) input.sheets.forEach((s, i) => checkHost(`sheets.${i}.source_url`, s.source_url, project.sourceHosts, 'source_hosts'));
   else checkHost('source_url', input.source_url, project.sourceHosts, 'source_hosts');
   if (input.callback) checkHost('callback', input.callback, project.callbackHosts, 'callback_hosts');
+  input.notify_email?.forEach((address, i) => checkRecipient(project, address, `notify_email.${i}`));
+}
+
+/** An address against the project's email_domains as they are now (also checked again before each send). */
+export function checkRecipient(project: Pick<ProjectRow, 'settings'>, address: string, field = 'notify_email'): void {
+  if (emailDomainAllowed(settingsOf(project).email_domains, address)) return;
+  const message = `${field} is at a domain that is not on the project's email_domains`;
+  throw DomainError.invalid(field, message, message, 'email_domain_not_allowed');
+}
+
+/** The destination is the project's and its endpoint still allowed; a path needs a destination. */
+export async function checkDestination(db: SubmitDeps['db'], project: ProjectRow, input: Pick<SubmitInput, 'destination_id' | 'destination_path'>): Promise<void> {
+  if (!input.destination_id) {
+    if (input.destination_path !== undefined) throw DomainError.invalid('destination_path', 'needs a destination_id');
+    return;
+  }
+  const row = await findDestination(db, project.id, input.destination_id);
+  if (!row) throw DomainError.invalid('destination_id', 'no such destination in this project');
+  const refusal = endpointRefusal(row.endpoint, project.destinationHosts);
+  if (refusal) throw DomainError.invalid('destination_id', refusal, `destination_id: ${refusal}`, 'destination_host_not_allowed');
 }
 
 export interface Submitted {
@@ -81,6 +113,7 @@ export interface Submitted {
 
 export async function submitTask(deps: SubmitDeps, project: ProjectRow, input: SubmitInput, idempotencyKey: string | undefined, origin: SubmitOrigin = {}): Promise<Submitted> {
   checkHosts(project, input);
+  await checkDestination(deps.db, project, input);
   const requestHash = sha256Hex(canonical(input));
   // A duplicate that vanishes before it is read (its run could not start) is looked for again.
   for (let attempt = 0; ; attempt++) {
@@ -119,6 +152,11 @@ export function newTask(project: ProjectRow, input: SubmitInput, requestHash: st
       sheets: input.sheets,
       max_file_rows: input.max_file_rows,
       max_file_bytes: input.max_file_bytes,
+      destination_id: input.destination_id,
+      destination_path: input.destination_path,
+      notify_email: input.notify_email,
+      locale: input.locale,
+      compression: input.compression,
     },
     idempotencyKey: idempotencyKey ?? null,
     requestHash,

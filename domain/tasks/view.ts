@@ -3,6 +3,7 @@ import { taskErrorCode } from '../../model/errors.js';
 import type { Config } from '../../platform/config.js';
 import { type DirectLinks, directLink, directLinks, signLink } from '../../platform/links.js';
 import { taskSheets } from '../staging/sheets.js';
+import { taskCompression } from '../formats/compression.js';
 
 export interface LinkSigner {
   baseUrl: string;
@@ -39,13 +40,14 @@ export function taskJson(t: TaskRow, signer: LinkSigner) {
   const now = new Date();
   // A link never outlives the task's files (expires_at) nor LINK_TTL_SECONDS.
   const linkExpiry = new Date(Math.min(now.getTime() + signer.ttlSeconds * 1000, t.expiresAt?.getTime() ?? Infinity));
+  // A failed delivery's files stay downloadable until they expire (docs/destinations.md).
   const files =
-    t.status === 'succeeded'
+    t.status === 'succeeded' || t.status === 'failed'
       ? t.files.map((f) => {
           const link =
             (signer.direct && directLink(signer.direct, f, linkExpiry, now)) ??
             signLink({ baseUrl: signer.baseUrl, secret: signer.secret, taskId: t.id, name: f.name, expiresAt: linkExpiry });
-          return { name: f.name, bytes: f.bytes, rows: f.rows, sha256: f.sha256, url: link.url, expires_at: link.expiresAt.toISOString() };
+          return { name: f.name, bytes: f.bytes, rows: f.rows, sha256: f.sha256, url: link.url, expires_at: link.expiresAt.toISOString(), ...(f.delivered_to ? { delivered_to: f.delivered_to } : {}) };
         })
       : [];
   return {
@@ -53,6 +55,7 @@ export function taskJson(t: TaskRow, signer: LinkSigner) {
     project_id: t.projectId,
     operator_id: t.operatorId,
     type: t.type,
+    compression: taskCompression(t),
     file_name: t.fileName,
     source_url: t.sourceUrl,
     // A workbook of several sheets: each sheet's name (as in the workbook) and source.
@@ -60,6 +63,10 @@ export function taskJson(t: TaskRow, signer: LinkSigner) {
     page_size: t.pageSize,
     priority: t.priority,
     callback: t.callback,
+    // Where its files are delivered (docs/destinations.md); absent for a task without a destination.
+    ...(typeof t.options.destination_id === 'string' ? { destination_id: t.options.destination_id, destination_path: (t.options.destination_path as string | undefined) ?? null } : {}),
+    notify_email: (t.options.notify_email as string[] | undefined) ?? [],
+    locale: t.options.locale === 'zh-CN' ? ('zh-CN' as const) : ('en' as const),
     // The schedule whose run submitted it (null for a task submitted directly).
     schedule_id: t.scheduleId,
     status: t.status,

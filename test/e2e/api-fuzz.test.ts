@@ -36,7 +36,7 @@ beforeAll(async () => {
   const src = await source({ total: 30 });
   sourceUrl = src.url;
   // Room for what the fuzzer submits: its valid tasks and schedules are accepted, not rate limited.
-  ({ api_key: key } = await env.createProject({ source_hosts: [src.host], callback_hosts: [src.host], submit_per_minute: 10_000, max_schedules: 1000 }));
+  ({ api_key: key } = await env.createProject({ source_hosts: [src.host], callback_hosts: [src.host], destination_hosts: [src.host], email_domains: ['example.com'], submit_per_minute: 10_000, max_schedules: 1000 }));
 });
 
 afterAll(async () => {

@@ -26,7 +26,7 @@ const shots = mkdtempSync(join(tmpdir(), 'dc-console-'));
 const row = (name: string) => page.locator('li.task', { hasText: name });
 const submitVia = (body: Record<string, unknown>) => env.api('POST', '/v1/tasks', { token: key, body: { operator_id: 'u42', ...body } });
 
-async function fillForm(fields: { source_url: string; file_name: string; type?: 'csv' | 'excel'; page_size?: number }) {
+async function fillForm(fields: { source_url: string; file_name: string; type?: 'csv' | 'excel' | 'jsonl' | 'parquet'; page_size?: number }) {
   const form = page.locator('#submit-form');
   await form.getByLabel('Source URL').fill(fields.source_url);
   await form.getByLabel('Operator').fill('u42');
@@ -109,6 +109,17 @@ describe('web console', () => {
     expect(await table.locator('tr').first().locator('td').allTextContents()).toEqual(['id', 'name', 'amount', 'note']);
     expect(await table.locator('tr').nth(2).locator('td').allTextContents()).toEqual(['2', defaultRow(1).name, String(defaultRow(1).amount), '']);
     expect(await page.locator('.preview').textContent()).toContain('First 20 of 50 rows');
+
+    // JSON Lines: the same table from the lines; compression is offered for it, not for Parquet.
+    await fillForm({ source_url: csv.url, file_name: 'preview-jsonl', type: 'jsonl' });
+    const compression = page.locator('#submit-form').getByLabel('Compression (CSV, JSON Lines)');
+    expect(await compression.isDisabled()).toBe(false);
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.locator('.preview a[download$=".jsonl"]').waitFor();
+    expect(await table.locator('tr').first().locator('td').allTextContents()).toEqual(['id', 'name', 'amount', 'note']);
+    expect(await table.locator('tr').nth(2).locator('td').allTextContents()).toEqual(['2', defaultRow(1).name, String(defaultRow(1).amount), '']);
+    await page.locator('#submit-form').getByLabel('Type').selectOption('parquet');
+    expect(await compression.isDisabled()).toBe(true);
 
     const xlsx = await source({ total: 40, row: rechargeRow, firstExtras: { template: styledRechargeTemplate } });
     await fillForm({ source_url: xlsx.url, file_name: 'preview-xlsx', type: 'excel' });

@@ -77,7 +77,7 @@ describe('CSV export end to end', () => {
     const task = await env.waitForTask(res.json.task_id, key);
     expect(task.status).toBe('succeeded');
     const { core, config, temporal } = env;
-    const acts = createTaskStateActivities({ db: core.database.db, storage: core.storage, config, linkSecret: core.secrets.linkSecret, temporal });
+    const acts = createTaskStateActivities({ db: core.database.db, storage: core.storage, config, linkSecret: core.secrets.linkSecret, destinationKeys: core.secrets.destinationKeys, temporal });
     const [row] = await core.database.db.select().from(tasks).where(eq(tasks.id, task.task_id));
     expect(await acts.completeTask({ taskId: task.task_id, files: row!.files!, stages: {} })).toEqual({ ok: true });
     // Answering not ok would make the workflow discard the files as if the task had been cancelled.

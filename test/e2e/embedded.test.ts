@@ -24,9 +24,9 @@ it('npm start serves health, exports the demo source on PGlite, previews and run
   expect((await call('GET', '/healthz', '')).json).toEqual({ status: 'ok', checks: { database: 'ok', temporal: 'ok', storage: 'ok' } });
 
   const admin = svc.adminToken();
-  const project = await call('POST', '/v1/projects', admin, { name: 'embedded', source_hosts: [`127.0.0.1:${svc.port}`] });
+  const project = await call('POST', '/v1/projects', admin, { name: 'embedded', source_hosts: [`127.0.0.1:${svc.port}`], email_domains: ['example.com'] });
   expect(project.status).toBe(201);
-  const submitted = await call('POST', '/v1/tasks', project.json.api_key, { source_url: `http://127.0.0.1:${svc.port}/demo/orders`, operator_id: 'op', page_size: 1000 });
+  const submitted = await call('POST', '/v1/tasks', project.json.api_key, { source_url: `http://127.0.0.1:${svc.port}/demo/orders`, operator_id: 'op', page_size: 1000, notify_email: 'op@example.com' });
   expect(submitted.status).toBe(202);
   let task = submitted.json;
   for (let i = 0; i < 300 && ['queued', 'running'].includes(task.status); i++) {
@@ -39,6 +39,18 @@ it('npm start serves health, exports the demo source on PGlite, previews and run
   expect(rows).toHaveLength(5000);
   expect(rows[4999]!.order_no).toBe(demoOrder(4999).order_no);
   expect(rows[13]!.remark).toBe(demoOrder(13).remark);
+
+  // No SMTP_URL: the mail is caught by the service's own SMTP server, and the admin reads it.
+  expect(svc.output()).toContain('caught locally (no SMTP_URL)');
+  let mails: any[] = [];
+  for (let i = 0; i < 100 && mails.length === 0; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    mails = (await call('GET', '/v1/admin/mails', admin)).json.items;
+  }
+  expect(mails.map((m) => m.to)).toEqual([['op@example.com']]);
+  const mail = (await call('GET', `/v1/admin/mails/${mails[0].mail_id}`, admin)).json;
+  expect(mail.html).toMatch(/href="http:\/\/[^"]+\/operator#token=dco_/);
+  expect((await fetch(`${svc.base}/mails`)).status).toBe(200);
 
   // A preview and a schedule's run on PGlite: the run's lease and submission share its one connection.
   const key = project.json.api_key;

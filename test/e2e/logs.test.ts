@@ -72,7 +72,7 @@ describe('log lines', () => {
 
     const mine = all.filter((l) => l.task_id === taskId);
     const activities = new Set(mine.map((l) => l.activity).filter(Boolean));
-    for (const a of ['startTask', 'probeSource', 'fetchPages', 'renderCsv', 'publishFiles', 'completeTask']) expect(activities, a).toContain(a);
+    for (const a of ['startTask', 'probeSource', 'fetchPages', 'renderFile', 'publishFiles', 'completeTask']) expect(activities, a).toContain(a);
     for (const l of mine.filter((x) => x.activity)) expect(l.component).toMatch(/^temporal\./);
     expect(mine.find((l) => l.msg === 'export succeeded')).toMatchObject({ activity: 'completeTask', project_id, operator_id: 'u42', rows: 700, level: 'info' });
     // The callback's own workflow and activity are the task's too.

@@ -2,12 +2,13 @@
 // another origin (docs/embedding.md), in Chromium against the real service: the operator's tasks
 // live, a download, nothing of another operator, the project's embed_origins deciding who may
 // frame it (docs/adr/0030-embedding-the-operator-center.md), the ended page after a revoke, and the
-// token in no URL the browser requested.
+// token in no URL the browser requested, no Referer it sent and no line the service logged.
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { captureLogs, log } from '../../platform/logger.js';
 import { buildConsole, launchChromium } from '../support/browser.js';
 import { ADMIN, startTestEnv, type TestEnv } from '../support/env.js';
 import { sourcePool } from '../support/source-server.js';
@@ -18,6 +19,8 @@ let browser: Browser;
 let listed: HostPage;
 let unlisted: HostPage;
 const { source, closeSources } = sourcePool();
+const logged: string[] = [];
+let releaseLogs: (() => void) | undefined;
 
 /** A business system's page: an iframe of the center, at `/?src=<frame url>` kept server side by id. */
 interface HostPage {
@@ -58,12 +61,17 @@ const submit = async (operator_id: string, body: Record<string, unknown>) => (aw
 async function openHost(host: HostPage, url: string, width = 1280) {
   const page = await browser.newPage({ viewport: { width, height: 900 }, acceptDownloads: true });
   const requested: string[] = [];
-  page.on('request', (r) => requested.push(r.url()));
+  const referers: string[] = [];
+  page.on('request', (r) => {
+    requested.push(r.url());
+    const referer = r.headers().referer;
+    if (referer) referers.push(referer);
+  });
   page.on('websocket', (ws) => requested.push(ws.url()));
   await page.goto(host.frame(url));
   const frame = () => page.frames().find((f) => f !== page.mainFrame());
   await expect.poll(() => frame()?.url() ?? '').toMatch(/\/operator$|^chrome-error:/);
-  return { page, frame: frame()!, requested };
+  return { page, frame: frame()!, requested, referers };
 }
 const row = (f: Frame, name: string) => f.locator('li.task', { hasText: name });
 
@@ -71,6 +79,9 @@ beforeAll(async () => {
   buildConsole();
   browser = await launchChromium();
   env = await startTestEnv({ WS_PROGRESS_INTERVAL_MS: '100' });
+  // Every request line the service logs while the browser works, to look for the token in them.
+  releaseLogs = captureLogs((line) => logged.push(line));
+  log.level = 'info';
   [listed, unlisted] = [await hostPage(), await hostPage()];
   project = await env.createProject({ source_hosts: ['127.0.0.1'] });
   const set = await env.api('PATCH', `/v1/projects/${project.project_id}`, { token: ADMIN, body: { embed_origins: [listed.origin] } });
@@ -78,6 +89,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  releaseLogs?.();
+  log.level = 'warn';
   await browser?.close();
   await listed?.close();
   await unlisted?.close();
@@ -89,6 +102,7 @@ describe("the operator's center, embedded", () => {
   let page: Page;
   let frame: Frame;
   let requested: string[];
+  let referers: string[];
   let alice: Awaited<ReturnType<typeof session>>;
   let bobs: string;
 
@@ -97,13 +111,20 @@ describe("the operator's center, embedded", () => {
     bobs = await submit('bob', { source_url: quick.url, file_name: 'bobs-orders' });
     await env.waitForTask(bobs, project.api_key);
     alice = await session('alice', ['cancel']);
-    ({ page, frame, requested } = await openHost(listed, alice.url));
+    ({ page, frame, requested, referers } = await openHost(listed, alice.url));
     await frame.getByRole('heading', { name: 'My downloads' }).waitFor();
     await frame.getByText('Live', { exact: true }).waitFor();
     expect(frame.url()).toBe(`${env.base}/operator`); // the token left the address bar at once
     expect(await frame.getByText('Signed in as alice').count()).toBe(1);
+    // Nothing of the project: no submit form, no schedules, no filters, no sign-out of a key.
+    for (const name of ['New export', 'Sign out', 'Apply']) expect(await frame.getByRole('button', { name }).count()).toBe(0);
+    expect(await frame.getByRole('link', { name: 'Schedules' }).count()).toBe(0);
+    expect(await frame.locator('form, input, select').count()).toBe(0);
 
     const slow = await source({ total: 1500, delayMs: (r) => (r.pageSize === 1 ? 0 : 250) });
+    const lists = () => requested.filter((u) => u.startsWith(`${env.base}/v1/tasks?`)).length;
+    const listsBefore = lists();
+    const bobsLive = await submit('bob', { source_url: slow.url, file_name: 'bobs-live-orders', page_size: 100 });
     const mine = await submit('alice', { source_url: slow.url, file_name: 'alices-orders', page_size: 100 });
     const bar = row(frame, 'alices-orders').getByRole('progressbar');
     await bar.waitFor();
@@ -116,6 +137,11 @@ describe("the operator's center, embedded", () => {
     }
     expect([...values].some((v) => v > 0 && v < 100)).toBe(true); // moved through the middle, live
     await row(frame, 'alices-orders').getByText('Succeeded').waitFor();
+    // The task appeared and moved by the WebSocket alone: the page never re-read its list meanwhile.
+    expect(requested.some((u) => u === `${env.base.replace(/^http/, 'ws')}/v1/ws`)).toBe(true);
+    expect(lists() - listsBefore).toBe(0);
+    await env.waitForTask(bobsLive, project.api_key);
+    expect(await row(frame, 'bobs-live-orders').count()).toBe(0); // another operator's task, live or not
 
     const [download] = await Promise.all([page.waitForEvent('download'), row(frame, 'alices-orders').getByRole('link', { name: /Download alices-orders\.csv/ }).click()]);
     const file = await fetch(`${env.base}/v1/tasks/${mine}/download`, { headers: { Authorization: `Bearer ${project.api_key}` } });
@@ -154,11 +180,18 @@ describe("the operator's center, embedded", () => {
     await expect.poll(() => other.frame.url()).toMatch(/^chrome-error:/);
     expect(await other.frame.getByRole('heading', { name: 'My downloads' }).count()).toBe(0);
     requested.push(...other.requested);
+    referers.push(...other.referers);
     await other.page.close();
   });
 
-  it('puts the token in no URL the browser requested', () => {
+  it('puts the token in no URL the browser requested, no Referer it sent, no line the service logged', () => {
     expect(requested.some((u) => u.startsWith(`${env.base}/v1/tasks`))).toBe(true);
     expect(requested.filter((u) => u.includes('dco_'))).toEqual([]);
+    // The center sends no Referer at all (Referrer-Policy: no-referrer); only the host page's own
+    // request for the frame carries one, its own origin.
+    expect(referers.some((r) => r.startsWith(listed.origin))).toBe(true);
+    expect(referers.filter((r) => r.includes('dco_') || r.startsWith(env.base))).toEqual([]);
+    expect(logged.some((l) => /"method":"POST","route":"\/operator\/?"/.test(l))).toBe(true); // the lines were caught
+    expect(logged.filter((l) => l.includes('dco_'))).toEqual([]);
   });
 });

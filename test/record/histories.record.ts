@@ -287,7 +287,7 @@ describe('record histories', () => {
 
   it('scheduled-run', async () => {
     const src = await source({ total: 20 });
-    const created = await env.api('POST', '/v1/schedules', { token: project.api_key, body: { operator_id: 'op-rec', cron: '0 2 * * *', timezone: 'Asia/Shanghai', source_url: `${src.url}?day={{date}}`, file_name: 'daily-{{date}}' } });
+    const created = await env.api('POST', '/v1/schedules', { token: project.api_key, body: { operator_id: 'op-rec', cron: '0 2 * * *', timezone: 'Asia/Shanghai', source_url: `${src.url}?day={{date}}&to={{interval_end}}`, file_name: 'daily-{{date}}' } });
     expect(created.status).toBe(201);
     const id = created.json.schedule_id as string;
     expect((await env.api('POST', `/v1/schedules/${id}/trigger`, { token: project.api_key })).status).toBe(202);

@@ -49,6 +49,16 @@ describe('POST /v1/projects', () => {
     }
   });
 
+  it('keeps email_domains (domains, none by default), and PATCH changes them', async () => {
+    const made = await rt.call('POST', '/v1/projects', { ...admin, body: { name: 'mails', source_hosts: ['a.example'] } });
+    expect(made.json.email_domains).toEqual([]);
+    const set = await rt.call('PATCH', `/v1/projects/${made.json.project_id}`, { ...admin, body: { email_domains: ['Example.COM', 'example.com', 'corp.example.cn'] } });
+    expect(set.json.email_domains).toEqual(['example.com', 'corp.example.cn']);
+    for (const bad of ['localhost', '@example.com', 'a@example.com', 'https://example.com', '*.example.com', 'example..com']) {
+      expectError(await rt.call('PATCH', `/v1/projects/${made.json.project_id}`, { ...admin, body: { email_domains: [bad] } }), 422, 'validation_failed');
+    }
+  });
+
   it('is for the admin', async () => {
     await expectKeyRefusals(rt, 'POST', '/v1/projects', 'admin', { body: { name: 'x', source_hosts: ['a.example'] } });
   });

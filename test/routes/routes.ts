@@ -5,7 +5,7 @@
 import { expect, it } from 'vitest';
 import type { RouteApp } from '../support/route-app.js';
 
-export type RouteFile = 'admin' | 'files' | 'operations' | 'operator-sessions' | 'preview' | 'projects' | 'schedules' | 'sync' | 'task-actions' | 'tasks' | 'ws';
+export type RouteFile = 'admin' | 'admin-mails' | 'destinations' | 'files' | 'operations' | 'operator-sessions' | 'preview' | 'projects' | 'schedules' | 'sync' | 'task-actions' | 'tasks' | 'ws';
 
 export const ROUTE_TESTS: Record<string, RouteFile> = {
   'GET /healthz': 'operations',
@@ -13,6 +13,8 @@ export const ROUTE_TESTS: Record<string, RouteFile> = {
   'GET /metrics': 'operations',
   'GET /v1/admin/tasks': 'admin',
   'GET /v1/admin/tasks/counts': 'admin',
+  'GET /v1/admin/mails': 'admin-mails',
+  'GET /v1/admin/mails/{mail_id}': 'admin-mails',
   'POST /v1/projects': 'projects',
   'GET /v1/projects': 'projects',
   'GET /v1/projects/{project_id}': 'projects',
@@ -38,6 +40,12 @@ export const ROUTE_TESTS: Record<string, RouteFile> = {
   'POST /v1/schedules/{schedule_id}/pause': 'schedules',
   'POST /v1/schedules/{schedule_id}/resume': 'schedules',
   'POST /v1/schedules/{schedule_id}/trigger': 'schedules',
+  'POST /v1/destinations': 'destinations',
+  'GET /v1/destinations': 'destinations',
+  'GET /v1/destinations/{destination_id}': 'destinations',
+  'DELETE /v1/destinations/{destination_id}': 'destinations',
+  'POST /v1/destinations/{destination_id}/test': 'destinations',
+  'POST /v1/schedules/{schedule_id}/backfill': 'schedules',
   'GET /v1/files/{task_id}/{name}': 'files',
   'GET /v1/ws': 'ws',
   'POST /v1/operator-sessions': 'operator-sessions',

@@ -1,6 +1,7 @@
 // /v1/schedules in process (route-app.ts). The fake Temporal client holds the Temporal Schedules:
 // that the API creates, pauses, resumes, triggers and deletes them is what is checked here; what
 // Temporal makes of a cron expression is the e2e tests' (test/e2e/schedules.test.ts).
+import { ScheduleOverlapPolicy } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, expectKeyRefusals } from '../support/route-checks.js';
 import { type Project, type RouteApp, startRouteApp, taskBody } from '../support/route-app.js';
@@ -117,6 +118,69 @@ describe('one schedule', () => {
     await expectKeyRefusals(rt, 'GET', '/v1/schedules/sch_any', project);
     await expectKeyRefusals(rt, 'DELETE', '/v1/schedules/sch_any', project);
     for (const action of ['pause', 'resume', 'trigger']) await expectKeyRefusals(rt, 'POST', `/v1/schedules/sch_any/${action}`, project, { body: {} });
+  });
+});
+
+describe('POST /v1/schedules/:schedule_id/backfill', () => {
+  const backfill = (id: string, body: unknown, key = a.api_key) => rt.call('POST', `/v1/schedules/${id}/backfill`, { token: key, body });
+
+  it('asks Temporal for the runs due after start up to end, oldest first and none dropped (202, their count)', async () => {
+    const s = (await create(a.api_key, { every: '1h', operator_id: 'backfill' })).json;
+    const res = await backfill(s.schedule_id, { start: '2026-11-01T00:00:00+08:00', end: '2026-11-02T00:00:00+08:00' });
+    expect(res.status).toBe(202);
+    expect(res.json).toEqual({
+      schedule_id: s.schedule_id,
+      start: '2026-10-31T16:00:00.000Z',
+      end: '2026-11-01T16:00:00.000Z',
+      intervals: 24,
+      first_run: '2026-10-31T17:00:00.000Z',
+      last_run: '2026-11-01T16:00:00.000Z',
+    });
+    // Temporal's range includes start: a millisecond past it leaves out the run whose window ends there.
+    expect(rt.temporal.of('schedule.backfill')).toContainEqual({
+      kind: 'schedule.backfill',
+      scheduleId: s.schedule_id,
+      start: new Date('2026-10-31T16:00:00.001Z'),
+      end: new Date('2026-11-01T16:00:00.000Z'),
+      overlap: ScheduleOverlapPolicy.BUFFER_ALL,
+    });
+    const none = await backfill(s.schedule_id, { start: '2026-11-01T00:10:00Z', end: '2026-11-01T00:50:00Z' });
+    expect(none.status).toBe(200);
+    expect(none.json).toMatchObject({ intervals: 0, first_run: null, last_run: null });
+  });
+
+  it('refuses more than 1,000 intervals and an end not after start (422), a paused schedule and a full buffer (409)', async () => {
+    const s = (await create(a.api_key, { every: '1m', operator_id: 'limits' })).json;
+    const before = rt.temporal.of('schedule.backfill').length;
+    const ok = await backfill(s.schedule_id, { start: '2026-11-01T00:00:00Z', end: '2026-11-01T16:40:00Z' });
+    expect(ok.json.intervals).toBe(1000);
+    expectError(await backfill(s.schedule_id, { start: '2026-11-01T00:00:00Z', end: '2026-11-01T16:41:00Z' }), 422, 'backfill_too_large');
+    for (const body of [
+      { start: '2026-11-01T01:00:00Z', end: '2026-11-01T01:00:00Z' },
+      { start: '2026-11-02T00:00:00Z', end: '2026-11-01T00:00:00Z' },
+      { start: '2026-11-01', end: '2026-11-02T00:00:00Z' },
+      { start: '2026-11-01T00:00:00Z' },
+      { start: '2026-11-01T00:00:00Z', end: '2026-11-01T01:00:00Z', extra: 1 },
+      { start: '1969-12-31T00:00:00Z', end: '2026-11-01T01:00:00Z' },
+      { start: '2026-11-01T00:00:00Z', end: new Date(Date.now() + 3_600_000).toISOString() },
+    ]) {
+      expectError(await backfill(s.schedule_id, body), 422, 'validation_failed');
+    }
+    rt.temporal.schedules.get(s.schedule_id)!.buffered = 990;
+    expectError(await backfill(s.schedule_id, { start: '2026-11-01T00:00:00Z', end: '2026-11-01T00:11:00Z' }), 409, 'conflict');
+    rt.temporal.schedules.get(s.schedule_id)!.buffered = 0;
+    await rt.call('POST', `/v1/schedules/${s.schedule_id}/pause`, { token: a.api_key, body: {} });
+    expectError(await backfill(s.schedule_id, { start: '2026-11-01T00:00:00Z', end: '2026-11-01T01:00:00Z' }), 409, 'schedule_paused');
+    expect(rt.temporal.of('schedule.backfill').length).toBe(before + 1);
+  });
+
+  it("is a 404 for another project's schedule and a deleted one, and needs a project key", async () => {
+    const s = (await create(a.api_key, { every: '2h', operator_id: 'foreign' })).json;
+    const body = { start: '2026-11-01T00:00:00Z', end: '2026-11-02T00:00:00Z' };
+    expectError(await backfill(s.schedule_id, body, b.api_key), 404, 'not_found');
+    await rt.call('DELETE', `/v1/schedules/${s.schedule_id}`, { token: a.api_key });
+    expectError(await backfill(s.schedule_id, body), 404, 'not_found');
+    await expectKeyRefusals(rt, 'POST', '/v1/schedules/sch_any/backfill', { project: a.api_key }, { body });
   });
 });
 

@@ -42,6 +42,20 @@ describe('POST /v1/tasks', () => {
     expectError(await rt.call('POST', '/v1/tasks', { token: a.api_key, body: taskBody({ source_url: 'https://elsewhere.example/rows' }) }), 422, 'source_host_not_allowed');
   });
 
+  it('keeps notify_email (one address or up to 5, in email_domains) and locale on the task', async () => {
+    const mailing = await rt.createProject({ email_domains: ['example.com'] });
+    const one = await rt.submit(mailing.api_key, taskBody({ notify_email: 'Ops@Example.com', locale: 'zh-CN' }));
+    expect(one).toMatchObject({ notify_email: ['ops@example.com'], locale: 'zh-CN' });
+    expect((await rt.call('GET', `/v1/tasks/${one.task_id}`, { token: mailing.api_key })).json.notify_email).toEqual(['ops@example.com']);
+    expect(await rt.submit(mailing.api_key, taskBody({ file_name: 'plain' }))).toMatchObject({ notify_email: [], locale: 'en' });
+    const post = (body: Record<string, unknown>) => rt.call('POST', '/v1/tasks', { token: mailing.api_key, body: taskBody(body) });
+    expectError(await post({ notify_email: 'x@other.com' }), 422, 'email_domain_not_allowed');
+    expectError(await post({ notify_email: ['a@example.com', 'not-an-address'] }), 422, 'validation_failed');
+    expectError(await post({ notify_email: [] }), 422, 'validation_failed');
+    expectError(await post({ notify_email: ['a', 'b', 'c', 'd', 'e', 'f'].map((x) => `${x}@example.com`) }), 422, 'validation_failed');
+    expectError(await post({ notify_email: 'a@example.com', locale: 'fr' }), 422, 'validation_failed');
+  });
+
   it('needs a project key', async () => {
     await expectKeyRefusals(rt, 'POST', '/v1/tasks', { project: a.api_key }, { body: taskBody() });
   });

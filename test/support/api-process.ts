@@ -13,7 +13,7 @@ export interface ApiProcess {
   stop(): Promise<void>;
 }
 
-export async function startApiProcess(env: TestEnv, extraEnv: Record<string, string> = {}): Promise<ApiProcess> {
+export async function startApiProcess(env: Pick<TestEnv, 'config' | 'databaseUrl'>, extraEnv: Record<string, string> = {}): Promise<ApiProcess> {
   const port = await freePort();
   const { config } = env;
   const child = spawn(process.execPath, ['--import', 'tsx', 'app/api.ts'], {

@@ -105,7 +105,7 @@ export async function startTestEnv(env: Record<string, string> = {}, opts: { wor
           connection: nativeConnection,
           namespace: config.TEMPORAL_NAMESPACE,
           taskQueue: config.TEMPORAL_TASK_QUEUE,
-          deps: { db: core.database.db, storage: core.storage, config, linkSecret: core.secrets.linkSecret, temporal },
+          deps: { db: core.database.db, storage: core.storage, config, linkSecret: core.secrets.linkSecret, destinationKeys: core.secrets.destinationKeys, temporal },
           workflowBundle: { code: inject('workflowBundleCode') },
         });
   const running = worker?.run();

@@ -3,8 +3,8 @@
 import type { Activities, FetchPagesInput, FetchPagesOutput, ProbeOutput } from '../../model/activities.js';
 import type { ExportInput } from '../../workflows/export.js';
 
-/** The activities the export workflow uses; expireFiles, deliverCallback and the others are not its own. */
-export type ExportActivities = Omit<Activities, 'expireFiles' | 'deliverCallback' | 'sweepAdmission' | 'submitScheduledRun'>;
+/** The activities the export workflow uses; expireFiles, expireTasks, deliverCallback and the others are not its own. */
+export type ExportActivities = Omit<Activities, 'expireFiles' | 'expireTasks' | 'deliverCallback' | 'sendTaskEmail' | 'sweepAdmission' | 'submitScheduledRun'>;
 export type Name = keyof ExportActivities;
 
 export interface Call {
@@ -54,7 +54,9 @@ export function fakes(rec: Recorder, probe: ProbeOutput, over: Partial<ExportAct
     verifyStaged: async () => ({ pages: probe.pagesTotal }),
     publishFiles: async ({ outputs }) => ({ files: outputs }),
     discardStaged: async () => ({ ok: true }),
+    deliverFiles: async ({ files }) => ({ files: files.map((f) => ({ ...f, delivered_to: `s3://bucket/${f.name}` })) }),
     renderCsv: async ({ taskId }) => ({ outputs: [{ name: 'export.csv', key: `staging/${taskId}/export.csv`, bytes: 10, rows: probe.total, sha256: '0'.repeat(64) }] }),
+    renderFile: async ({ taskId }) => ({ outputs: [{ name: 'export.csv', key: `staging/${taskId}/export.csv`, bytes: 10, rows: probe.total, sha256: '0'.repeat(64) }] }),
     renderXlsx: async ({ taskId }) => ({ outputs: [{ name: 'export.xlsx', key: `staging/${taskId}/export.xlsx`, bytes: 10, rows: probe.total, sha256: '0'.repeat(64) }] }),
   };
   const impl = { ...base, ...over };

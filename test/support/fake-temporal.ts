@@ -1,15 +1,18 @@
 // A stand-in for the Temporal client, for the route tests (route-app.ts): Temporal is outside what
 // they test, so this answers the calls the API makes (start, cancel, pause update, describe,
-// schedules, the health check) and records them; nothing runs. The e2e tests use the real server.
+// schedules and their backfills and due times, the health check) and records them; nothing runs. The e2e tests use the real server.
 // It holds just enough state to answer consistently: which runs are open, which schedules exist.
 import { type Client, ScheduleNotFoundError, WorkflowNotFoundError } from '@temporalio/client';
+import type { Timestamp } from '@temporalio/common';
+import { msNumberToTs, tsToMs } from '@temporalio/common/lib/time.js';
 
 export type FakeCall =
   | { kind: 'start'; workflowType: string; workflowId: string; args: unknown[] }
   | { kind: 'cancel' | 'describe'; workflowId: string }
   | { kind: 'update'; workflowId: string; name: string }
   | { kind: 'schedule.create'; scheduleId: string; spec: unknown }
-  | { kind: `schedule.${'pause' | 'unpause' | 'trigger' | 'delete'}`; scheduleId: string; note?: string | undefined };
+  | { kind: `schedule.${'pause' | 'unpause' | 'trigger' | 'delete'}`; scheduleId: string; note?: string | undefined }
+  | { kind: 'schedule.backfill'; scheduleId: string; start: Date; end: Date; overlap: string };
 
 export type RunStatus = 'RUNNING' | 'COMPLETED' | 'CANCELLED';
 
@@ -38,6 +41,10 @@ function openRun(workflowType: string): FakeRun {
 interface FakeSchedule {
   paused: boolean;
   note: string;
+  /** An interval schedule's period (ms): its due times are the multiples of it since the epoch, as Temporal's. */
+  everyMs?: number | undefined;
+  /** Starts a backfill left waiting (Temporal's buffer), as the test sets it. */
+  buffered: number;
 }
 
 const MINUTE = 60_000;
@@ -105,9 +112,9 @@ export class FakeTemporal {
       },
     };
     const schedule = {
-      create: async (opts: { scheduleId: string; spec: unknown }) => {
+      create: async (opts: { scheduleId: string; spec: { intervals?: Array<{ every: number }> } }) => {
         this.calls.push({ kind: 'schedule.create', scheduleId: opts.scheduleId, spec: opts.spec });
-        this.schedules.set(opts.scheduleId, { paused: false, note: '' });
+        this.schedules.set(opts.scheduleId, { paused: false, note: '', everyMs: opts.spec.intervals?.[0]?.every, buffered: 0 });
         return this.scheduleHandle(opts.scheduleId);
       },
       getHandle: (scheduleId: string) => this.scheduleHandle(scheduleId),
@@ -116,6 +123,14 @@ export class FakeTemporal {
       getSystemInfo: async () => {
         if (this.down) throw new Error('14 UNAVAILABLE: connection refused');
         return {};
+      },
+      // An interval schedule's due times after startTime up to endTime, at most 1,000 (as the server).
+      listScheduleMatchingTimes: async (req: { scheduleId: string; startTime: Timestamp; endTime: Timestamp }) => {
+        const every = this.schedules.get(req.scheduleId)?.everyMs;
+        if (!every) throw new Error(`the fake computes due times of interval schedules only (${req.scheduleId})`);
+        const out: Timestamp[] = [];
+        for (let t = (Math.floor(tsToMs(req.startTime) / every) + 1) * every; t <= tsToMs(req.endTime) && out.length < 1000; t += every) out.push(msNumberToTs(t));
+        return { startTime: out };
       },
     };
     return { workflow: strict('client.workflow', workflow), schedule: strict('client.schedule', schedule), workflowService: strict('client.workflowService', workflowService) };
@@ -136,13 +151,18 @@ export class FakeTemporal {
       // The next due times are a stand-in: Temporal parses and computes them, not these tests.
       describe: async () => {
         const s = existing();
-        return { info: { nextActionTimes: [new Date(Date.now() + MINUTE), new Date(Date.now() + 2 * MINUTE)] }, state: { paused: s.paused, note: s.note } };
+        const info = { nextActionTimes: [new Date(Date.now() + MINUTE), new Date(Date.now() + 2 * MINUTE)] };
+        return { info, state: { paused: s.paused, note: s.note }, raw: { info: { bufferSize: s.buffered } } };
       },
       pause: async (note?: string) => change('pause', note),
       unpause: async (note?: string) => change('unpause', note),
       trigger: async () => {
         existing();
         this.calls.push({ kind: 'schedule.trigger', scheduleId });
+      },
+      backfill: async (b: { start: Date; end: Date; overlap: string }) => {
+        existing();
+        this.calls.push({ kind: 'schedule.backfill', scheduleId, start: b.start, end: b.end, overlap: b.overlap });
       },
       delete: async () => {
         existing();

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApp } from '../../api/app.js';
+import { type ApiDeps, createApp } from '../../api/app.js';
 import { openApiDocument } from '../../api/openapi-document.js';
 import { type Database, openDatabase } from '../../db/client.js';
 import { finishTask } from '../../domain/tasks/status.js';
@@ -65,7 +65,7 @@ export interface RouteApp {
 /** What a task body needs; the source is never read (no run runs). */
 export const taskBody = (extra: Record<string, unknown> = {}) => ({ source_url: 'http://127.0.0.1:9/rows', operator_id: 'op-1', ...extra });
 
-export async function startRouteApp(env: Record<string, string> = {}): Promise<RouteApp> {
+export async function startRouteApp(env: Record<string, string> = {}, extra: Pick<ApiDeps, 'mailbox'> = {}): Promise<RouteApp> {
   configureLogging('error', { pretty: false });
   const dataDir = mkdtempSync(join(tmpdir(), 'dc-routes-'));
   const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, LINK_SECRET, PUBLIC_BASE_URL: BASE, ...env });
@@ -73,8 +73,8 @@ export async function startRouteApp(env: Record<string, string> = {}): Promise<R
   await database.migrate();
   const storage = new LocalStorage(join(dataDir, 'store'));
   const temporal = new FakeTemporal();
-  const secrets = { adminToken: ADMIN, linkSecret: LINK_SECRET, adminTokenGenerated: false };
-  const { app, realtime, starter } = createApp({ config, database, storage, secrets, temporal: temporal.client });
+  const secrets = { adminToken: ADMIN, linkSecret: LINK_SECRET, adminTokenGenerated: false, destinationKeys: ['route-test-destination-key-0123456789abcdef'] };
+  const { app, realtime, starter } = createApp({ config, database, storage, secrets, temporal: temporal.client, ...extra });
   await realtime.hub.ready;
   const routeOf = documentedRoutes(openApiDocument(app, BASE));
   const hits = new Map<string, Set<number>>();

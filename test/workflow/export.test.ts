@@ -63,7 +63,7 @@ describe('the restart-once rule', () => {
       'fetchPages',
       'verifyStaged',
       'setStage',
-      'renderCsv',
+      'renderFile',
       'setStage',
       'publishFiles',
       'completeTask',
@@ -100,7 +100,7 @@ describe('the restart-once rule', () => {
     expect(fail[0]!.input).toEqual({ taskId, code: 'source_changed', message: expect.stringMatching(/restarted once/), stages: { probing: expect.any(Number), fetching: expect.any(Number) } });
     expect(fail[0]!.input.message).toContain('the total changed from 250 to 260');
     expect(rec.of('verifyStaged')).toHaveLength(0);
-    expect(rec.of('renderCsv')).toHaveLength(0);
+    expect(rec.of('renderFile')).toHaveLength(0);
   });
 });
 
@@ -240,7 +240,7 @@ describe('a failure outside the error vocabulary', () => {
     const run = runExport(
       fakes(rec, probeOf(250), {
         // What a fake (or a worker from before the boundary) throws unclassified: the type is "Error".
-        renderCsv: async () => {
+        renderFile: async () => {
           throw Object.assign(new Error("ENAMETOOLONG: name too long, open '/data/staging/x.csv'"), { code: 'ENAMETOOLONG' });
         },
       }),

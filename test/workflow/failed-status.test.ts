@@ -8,6 +8,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterEach, beforeEach, expect, inject, it } from 'vitest';
 import type { DeliverInput } from '../../model/activities.js';
+import { DISCARD_BEST_EFFORT_PATCH } from '../../workflows/export-end.js';
 import { exportWorkflow, FAILED_STATUS_PATCH } from '../../workflows/export.js';
 import { type ExportActivities, fakes, input, probeOf, recorder } from '../support/export-fakes.js';
 import { startTimeSkipping } from '../support/time-skipping.js';
@@ -88,4 +89,27 @@ it('completes the run when the task was cancelled as it failed (its status is th
   expect(outcome).toEqual({ status: 'failed', errorCode: 'source_bad_response' });
   expect(status).toBe('COMPLETED');
   expect(delivered).toEqual([]);
+});
+
+it('fails the task even when the store refuses to discard the run’s objects through every retry (dc-discard-best-effort)', async () => {
+  const rec = recorder();
+  const { outcome, status, events } = await runFailing(
+    fakes(rec, probeOf(250), {
+      fetchPages: async () => {
+        throw badResponse();
+      },
+      discardStaged: async () => {
+        throw ApplicationFailure.create({ type: 'storage_failed', nonRetryable: true, message: 'S3 unreachable' });
+      },
+    }),
+  );
+
+  // Without the patch the run failed at discardStaged and the task row stayed running.
+  expect(rec.of('discardStaged')).toHaveLength(1);
+  expect(rec.of('failTask')[0]!.input).toMatchObject({ code: 'source_bad_response' });
+  expect(outcome).toBeInstanceOf(WorkflowFailedError);
+  expect((outcome as WorkflowFailedError).cause).toMatchObject({ type: 'source_bad_response' });
+  expect(status).toBe('FAILED');
+  const patches = events.map((e) => e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data).filter((d) => d !== undefined && d !== null);
+  expect(patches.map((d) => JSON.parse(Buffer.from(d).toString()).id)).toContain(DISCARD_BEST_EFFORT_PATCH);
 });

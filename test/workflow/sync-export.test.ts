@@ -38,7 +38,7 @@ describe('the sync export', () => {
     const { result, events } = await runSync(fakes(rec, probeOf(250)));
     expect(result).toEqual({ status: 'succeeded' });
     // No stage writes: the caller waits for the file, not for the stages.
-    expect(rec.names()).toEqual(['startTask', 'probeSource', 'fetchPages', 'verifyStaged', 'renderCsv', 'publishFiles', 'completeTask']);
+    expect(rec.names()).toEqual(['startTask', 'probeSource', 'fetchPages', 'verifyStaged', 'renderFile', 'publishFiles', 'completeTask']);
     // The probe is made once: its answer plans the lanes.
     expect(rec.of('fetchPages').map((c) => [c.input.fromPage, c.input.toPage])).toEqual([[0, 3]]);
     expect(events.some((e) => e.activityTaskScheduledEventAttributes)).toBe(false);

@@ -1,9 +1,16 @@
-// CSV output split into parts by size (and rows, when a limit is set). A staged page that fits is
-// copied whole, as before; only a page that crosses a part's limit is cut, at a record boundary.
+// Text output (CSV, and JSON Lines the same way) split into parts by size (and rows, when a limit is
+// set). A staged page that fits is copied whole, as before; only a page that crosses a part's limit
+// is cut, at a record boundary. A compressed part is written through the compressor and metered
+// after it: its bytes and sha256 are the compressed file's, its limit counts the text.
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import type { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Compression } from '../../../model/task.js';
+import { compressor } from '../compression.js';
+import { Meter } from '../meter.js';
 import type { SplitLimits } from '../split.js';
 import type { WrittenPart } from '../part.js';
 
@@ -24,8 +31,26 @@ export function recordEnds(buf: Buffer): number[] {
   return ends;
 }
 
+/** Offsets just past each line of JSON Lines: a JSON text never holds a raw line feed. */
+export function lineEnds(buf: Buffer): number[] {
+  const ends: number[] = [];
+  for (let i = buf.indexOf(0x0a); i >= 0; i = buf.indexOf(0x0a, i + 1)) ends.push(i + 1);
+  if (ends[ends.length - 1] !== buf.length && buf.length > 0) ends.push(buf.length);
+  return ends;
+}
+
+export interface PartsFormat {
+  /** Where records end in a staged page (recordEnds for CSV, lineEnds for JSON Lines). */
+  recordEnds: (buf: Buffer) => number[];
+  compression: Compression | null;
+}
+
 export class CsvParts {
-  private out: WriteStream | null = null;
+  private out: WriteStream | Writable | null = null;
+  /** A compressed part: the compressor → meter → file pipeline, and its meter. */
+  private piped: { done: Promise<void>; meter: Meter } | null = null;
+  /** The file's write error (a full disk): raised by the next write or close, never left unhandled. */
+  private failed: Error | null = null;
   private hash = createHash('sha256');
   private path = '';
   private bytes = 0;
@@ -37,19 +62,40 @@ export class CsvParts {
     private readonly head: Buffer,
     private readonly limits: SplitLimits,
     private readonly pathFor: (n: number) => string,
+    private readonly format: PartsFormat = { recordEnds, compression: null },
   ) {}
 
   private async write(buf: Buffer): Promise<void> {
+    if (this.failed) throw this.failed;
     // Handed to the file first: the write runs on libuv's threads while this thread hashes.
     const room = this.out!.write(buf);
-    this.hash.update(buf);
+    if (!this.piped) this.hash.update(buf);
     this.bytes += buf.length;
-    if (!room) await once(this.out!, 'drain');
+    if (!room) await this.drained();
+  }
+
+  private async drained(): Promise<void> {
+    // A failing pipeline never drains: its error ends the wait instead.
+    await (this.piped ? Promise.race([once(this.out!, 'drain'), this.piped.done.then(() => {})]) : once(this.out!, 'drain'));
   }
 
   private async open(): Promise<void> {
     this.path = this.pathFor(this.parts.length + 1);
-    this.out = createWriteStream(this.path, { highWaterMark: 1 << 20 });
+    const file = createWriteStream(this.path, { highWaterMark: 1 << 20 });
+    if (this.format.compression) {
+      const meter = new Meter();
+      const squeeze = compressor(this.format.compression);
+      const done = pipeline(squeeze, meter, file);
+      // Awaited on close, or by a write waiting for room; remembered for the next write.
+      done.catch((err: Error) => (this.failed ??= err));
+      this.piped = { done, meter };
+      this.out = squeeze;
+    } else {
+      // A stream's error without a listener would end the process (the write itself returned long ago).
+      file.on('error', (err) => (this.failed ??= err));
+      this.piped = null;
+      this.out = file;
+    }
     this.hash = createHash('sha256');
     this.bytes = 0;
     this.rows = 0;
@@ -59,9 +105,16 @@ export class CsvParts {
   private async close(): Promise<void> {
     const out = this.out!;
     out.end();
-    await once(out, 'close');
-    this.parts.push({ path: this.path, rows: this.rows, bytes: this.bytes, sha256: this.hash.digest('hex') });
+    if (this.piped) {
+      await this.piped.done;
+      this.parts.push({ path: this.path, rows: this.rows, bytes: this.piped.meter.bytes, sha256: this.piped.meter.digest() });
+    } else {
+      await once(out, 'close');
+      if (this.failed) throw this.failed;
+      this.parts.push({ path: this.path, rows: this.rows, bytes: this.bytes, sha256: this.hash.digest('hex') });
+    }
     this.out = null;
+    this.piped = null;
   }
 
   private fits(bytes: number, rows: number): boolean {
@@ -78,7 +131,7 @@ export class CsvParts {
     let start = 0;
     let prev = 0;
     let batch = 0;
-    for (const end of recordEnds(buf)) {
+    for (const end of this.format.recordEnds(buf)) {
       // A part always takes at least one record, however long, so the export always advances.
       if (!this.fits(end - start, batch + 1) && this.rows + batch > 0) {
         await this.write(buf.subarray(start, prev));

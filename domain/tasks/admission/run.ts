@@ -67,6 +67,8 @@ async function projectOf(deps: RunDeps, task: TaskRow, project?: RunProject): Pr
  * is a new run, so it sees a change). SOURCE_RETRY_INITIAL_MS stays the first wait of a growing
  * backoff, and SOURCE_RETRY_MAX_ATTEMPTS the operator's ceiling on every project's attempts.
  */
+const emails = (task: TaskRow): number => (task.options.notify_email as string[] | undefined)?.length ?? 0;
+
 function exportInput(config: Config, task: TaskRow, project: RunProject): ExportInput {
   const s = settingsOf(project);
   return {
@@ -80,6 +82,9 @@ function exportInput(config: Config, task: TaskRow, project: RunProject): Export
     },
     run: task.runs,
     callback: task.callback !== null,
+    // Delivered into the project's destination after publishing (domain/destinations/).
+    ...(typeof task.options.destination_id === 'string' ? { destination: true } : {}),
+    ...(emails(task) > 0 ? { emails: emails(task) } : {}),
     heartbeatTimeoutMs: config.FETCH_HEARTBEAT_TIMEOUT_MS,
     // A paused task keeps the probe's totals and its staged pieces: its next run continues from them.
     ...(task.totalRows !== null ? { resume: true } : {}),

@@ -1,0 +1,109 @@
+// A task's e-mail to one recipient (docs/notifications.md#5-e-mail), run by workflows/email.ts after
+// the task is final. Every attempt is a row in `deliveries` (channel `email`); the claim in
+// domain/callbacks/email-deliveries.ts keeps a mail from going out twice (docs/adr/0031-task-emails.md).
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
+import type { TaskRow, ProjectRow } from '../db/schema.js';
+import { claimEmail, type EmailAttempt, finishEmail, recordEmailFailure } from '../domain/callbacks/email-deliveries.js';
+import { buildTaskMail, emailDomainAllowed, emailMessageId, type TaskLocale } from '../domain/callbacks/email-message.js';
+import { getProject, settingsOf } from '../domain/projects/projects.js';
+import { createOperatorSession, operatorSessionUrl, revokeOperatorSession } from '../domain/projects/sessions.js';
+import { getTask } from '../domain/tasks/queries.js';
+import { EMAIL_MAX_ATTEMPTS, type Activities, type SendEmailInput } from '../model/activities.js';
+import { taskErrorCode } from '../model/errors.js';
+import { sendFailure, sendMail } from '../platform/mailer.js';
+import type { ActivityDeps } from './deps.js';
+import { atBoundary } from './failure.js';
+
+const RETRY_INITIAL_MS = 10_000;
+const RETRY_MAX_MS = 30 * 60_000;
+
+/** The wait after a failed attempt: doubling from 10 s up to 30 minutes (~2 h over all attempts). */
+export const emailRetryDelay = (attempt: number): number => Math.min(RETRY_INITIAL_MS * 2 ** (attempt - 1), RETRY_MAX_MS);
+
+export function createEmailActivities({ db, config }: ActivityDeps): Pick<Activities, 'sendTaskEmail'> {
+  const host = new URL(config.publicBaseUrl).hostname;
+
+  /** The link of a succeeded task: a session of its operator, download only, until its files expire. */
+  async function link(task: TaskRow, project: ProjectRow, locale: TaskLocale) {
+    const seconds = task.expiresAt ? Math.floor((task.expiresAt.getTime() - Date.now()) / 1000) : 0;
+    if (task.status !== 'succeeded' || seconds < 60) return null;
+    const { session, token } = await createOperatorSession(db, project, { operatorId: task.operatorId, expiresIn: seconds, permissions: ['download'], locale });
+    return { sessionId: session.id, url: operatorSessionUrl(config.publicBaseUrl, token) };
+  }
+
+  return atBoundary({
+    async sendTaskEmail(input: SendEmailInput) {
+      const { attempt } = Context.current().info;
+      const task = await getTask(db, input.taskId);
+      const skipped = (reason: string) => ({ result: 'skipped' as const, attempt, reason });
+      if (!task) return skipped('the task no longer exists');
+      // A retry of the task started a new run, whose own end will be mailed.
+      if (task.runs !== input.run) return skipped(`superseded by run ${task.runs}`);
+      const to = (task.options.notify_email as string[] | undefined)?.[input.index];
+      const project = await getProject(db, task.projectId);
+      if (!to || !project) return skipped('no such recipient any more');
+      const a: EmailAttempt = { taskId: task.id, event: input.event, messageId: emailMessageId({ ...input, taskId: task.id }, host), recipient: to, attempt };
+      const stop = async (type: string, message: string): Promise<never> => {
+        await recordEmailFailure(db, a, message);
+        throw ApplicationFailure.create({ type, message, nonRetryable: true });
+      };
+      // The project's list may have changed since submission: checked again before every send.
+      if (!emailDomainAllowed(settingsOf(project).email_domains, to)) return stop('email_domain_not_allowed', "the address's domain is no longer on the project's email_domains; not sent");
+      if (!config.SMTP_URL) return stop('email_not_configured', 'no SMTP server is configured (SMTP_URL); not sent');
+
+      const locale: TaskLocale = task.options.locale === 'zh-CN' ? 'zh-CN' : 'en';
+      const session = await link(task, project, locale);
+      const content = buildTaskMail({
+        locale,
+        event: input.event,
+        name: task.fileName,
+        operatorId: task.operatorId,
+        files: task.files.map((f) => ({ name: f.name, rows: f.rows, bytes: f.bytes })),
+        totalRows: task.totalRows,
+        expiresAt: task.expiresAt,
+        link: session?.url ?? null,
+        error: task.errorCode ? { code: taskErrorCode(task.errorCode) } : null,
+      });
+      const unused = async () => session && (await revokeOperatorSession(db, project.id, session.sessionId).catch(() => undefined));
+
+      // Built first, claimed last: the claim covers the SMTP exchange only.
+      const claim = await claimEmail(db, a);
+      if (claim.kind !== 'claimed') await unused();
+      if (claim.kind === 'delivered') return { result: 'delivered' as const, attempt };
+      if (claim.kind === 'unknown') {
+        throw ApplicationFailure.create({ type: 'email_in_doubt', message: 'an earlier attempt stopped while sending: whether it arrived is unknown, so it is not sent again', nonRetryable: true });
+      }
+      if (claim.kind === 'busy') throw ApplicationFailure.create({ type: 'email_busy', message: 'another attempt is sending this mail', nextRetryDelay: RETRY_INITIAL_MS });
+
+      const started = Date.now();
+      try {
+        await sendMail(config.SMTP_URL, { from: config.EMAIL_FROM, to, messageId: a.messageId, ...content });
+      } catch (err) {
+        await unused();
+        const f = sendFailure(err, config.SMTP_URL);
+        // A 5xx is the server refusing this mail for good (no such mailbox, policy): not retried.
+        const permanent = f.responseCode !== undefined && f.responseCode >= 500;
+        const delay = emailRetryDelay(attempt);
+        const last = permanent || attempt >= EMAIL_MAX_ATTEMPTS;
+        await finishEmail(db, claim.deliveryId, {
+          result: 'failed',
+          statusCode: f.responseCode,
+          latencyMs: Date.now() - started,
+          error: last && !permanent ? `${f.message}; gave up after ${attempt} attempts` : f.message,
+          nextAttemptAt: last ? undefined : new Date(Date.now() + delay),
+        });
+        throw ApplicationFailure.create({
+          type: permanent ? 'email_rejected' : 'email_failed',
+          message: f.message,
+          nonRetryable: permanent,
+          nextRetryDelay: delay,
+          // An unreachable SMTP server is expected now and then; the worker logs it at debug only.
+          category: ApplicationFailureCategory.BENIGN,
+        });
+      }
+      await finishEmail(db, claim.deliveryId, { result: 'delivered', statusCode: 250, latencyMs: Date.now() - started });
+      return { result: 'delivered' as const, attempt };
+    },
+  });
+}

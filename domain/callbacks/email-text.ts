@@ -1,0 +1,103 @@
+// The words of a task's e-mail in each language it is sent in (domain/callbacks/email-message.ts).
+// Values are plain text; the builder escapes whatever is put into HTML, these included.
+import type { TaskErrorCode } from '../../model/errors.js';
+
+export const TASK_LOCALES = ['en', 'zh-CN'] as const;
+export type TaskLocale = (typeof TASK_LOCALES)[number];
+
+export interface MailWords {
+  readySubject: (name: string) => string;
+  failedSubject: (name: string) => string;
+  ready: (name: string) => string;
+  failed: (name: string, why: string) => string;
+  file: (rows: string, size: string) => string;
+  total: (rows: string, size: string) => string;
+  until: (when: string) => string;
+  open: string;
+  linkNote: (operator: string) => string;
+  noLink: string;
+  why: Record<TaskErrorCode, string>;
+  footer: string;
+}
+
+const en: MailWords = {
+  readySubject: (n) => `Your export "${n}" is ready`,
+  failedSubject: (n) => `Your export "${n}" failed`,
+  ready: (n) => `Your export "${n}" is ready to download.`,
+  failed: (n, why) => `Your export "${n}" failed: ${why}`,
+  file: (rows, size) => `${rows} rows, ${size}`,
+  total: (rows, size) => `In all: ${rows} rows, ${size}.`,
+  until: (when) => `The files can be downloaded until ${when}.`,
+  open: 'Open my downloads',
+  linkNote: (op) => `This link opens the download center as ${op}, for downloading only, until the files expire. Do not forward it.`,
+  noLink: 'The files have already expired.',
+  why: {
+    source_unreachable: 'the data source could not be reached.',
+    source_bad_response: 'the data source answered with something that is not valid data.',
+    source_changed: 'the data changed while it was being exported.',
+    source_host_not_allowed: 'the data source is no longer allowed for this project.',
+    render_failed: 'the file could not be written.',
+    storage_failed: 'the file could not be stored.',
+    template_invalid: 'the export template is not valid.',
+    export_too_large: 'the export is larger than the service allows.',
+    destination_auth_failed: 'the destination bucket refused our credentials.',
+    destination_bucket_missing: 'the destination bucket does not exist.',
+    destination_permission_denied: 'we may not write to the destination bucket.',
+    destination_host_not_allowed: 'the destination is no longer allowed for this project.',
+    destination_not_found: 'the destination was deleted.',
+    destination_unreachable: 'the destination bucket could not be reached.',
+    internal_error: 'an internal error stopped it.',
+  },
+  footer: 'Sent by Download Center because this address was given for this export.',
+};
+
+const zhCN: MailWords = {
+  readySubject: (n) => `您的导出“${n}”已完成`,
+  failedSubject: (n) => `您的导出“${n}”失败`,
+  ready: (n) => `您的导出“${n}”已完成，可以下载。`,
+  failed: (n, why) => `您的导出“${n}”失败：${why}`,
+  file: (rows, size) => `${rows} 行，${size}`,
+  total: (rows, size) => `共 ${rows} 行，${size}。`,
+  until: (when) => `文件可下载至 ${when}。`,
+  open: '打开我的下载',
+  linkNote: (op) => `此链接以 ${op} 的身份打开下载中心，仅可下载，文件过期后失效。请勿转发。`,
+  noLink: '文件已过期。',
+  why: {
+    source_unreachable: '无法连接数据源。',
+    source_bad_response: '数据源返回的不是有效数据。',
+    source_changed: '导出过程中数据发生了变化。',
+    source_host_not_allowed: '该数据源已不再被本项目允许。',
+    render_failed: '无法生成文件。',
+    storage_failed: '无法保存文件。',
+    template_invalid: '导出模板无效。',
+    export_too_large: '导出数据超出了服务的上限。',
+    destination_auth_failed: '目标存储桶拒绝了我们的凭据。',
+    destination_bucket_missing: '目标存储桶不存在。',
+    destination_permission_denied: '我们无权写入目标存储桶。',
+    destination_host_not_allowed: '该投递目标已不再被本项目允许。',
+    destination_not_found: '投递目标已被删除。',
+    destination_unreachable: '无法连接目标存储桶。',
+    internal_error: '发生了内部错误。',
+  },
+  footer: '此邮件由下载中心发送，因为此地址被指定接收该导出的通知。',
+};
+
+export const MAIL_WORDS: Record<TaskLocale, MailWords> = { en, 'zh-CN': zhCN };
+
+/** Sizes as people read them: 1,234 B, 12.3 KB, 4.5 MB (1024-based, one decimal). */
+export function formatBytes(bytes: number, locale: TaskLocale): string {
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let n = bytes;
+  let u = 0;
+  while (n >= 1024 && u < units.length - 1) {
+    n /= 1024;
+    u++;
+  }
+  const digits = u === 0 ? 0 : 1;
+  return `${n.toLocaleString(locale, { maximumFractionDigits: digits, minimumFractionDigits: digits })} ${units[u]}`;
+}
+
+export const formatCount = (n: number, locale: TaskLocale): string => n.toLocaleString(locale);
+
+/** A time every reader reads the same way, whatever their time zone: 2026-12-01 10:00 UTC. */
+export const formatTime = (d: Date): string => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;

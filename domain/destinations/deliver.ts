@@ -1,0 +1,90 @@
+// A task's delivery: every file into its destination, then manifest.json last, the completion
+// marker a reader waits for (it lists each file with its bytes, rows and sha256). What was done
+// is a checkpoint the activity heartbeats, so an attempt after a crash picks up where it stopped.
+import type { Readable } from 'node:stream';
+import type { Db } from '../../db/client.js';
+import type { StoredFile, TaskRow } from '../../db/schema.js';
+import { contentTypeOf } from '../../platform/http.js';
+import type { Storage } from '../../platform/storage/index.js';
+import { requireProject } from '../projects/projects.js';
+import { type Bucket, connect } from './connect.js';
+import { withDeadline } from './deadline.js';
+import { deliveryError } from './failures.js';
+import { objectKey } from './path.js';
+import { findDestination } from './store.js';
+import { uploadFile, type UploadState } from './upload.js';
+import { DomainError } from '../errors.js';
+
+export interface DeliveryCheckpoint {
+  /** The files already in the bucket, whole, and when each got there. */
+  delivered: { name: string; at: string }[];
+  /** The multipart upload of the file being sent. */
+  current?: { name: string } & UploadState;
+}
+
+export interface DeliveryDeps {
+  db: Db;
+  storage: Storage;
+  keys: readonly string[];
+  partBytes: number;
+  timeoutMs: number;
+}
+
+export interface DeliveryReport {
+  destinationId: string;
+  files: StoredFile[];
+  bytes: number;
+}
+
+/** Where the task asked its files to go (tasks.options, validated at submission). */
+export const destinationOf = (task: Pick<TaskRow, 'options'>) => ({
+  id: typeof task.options.destination_id === 'string' ? task.options.destination_id : null,
+  path: typeof task.options.destination_path === 'string' ? task.options.destination_path : undefined,
+});
+
+export async function deliverTask(deps: DeliveryDeps, task: TaskRow, files: StoredFile[], checkpoint: DeliveryCheckpoint, save: (c: DeliveryCheckpoint) => void): Promise<DeliveryReport> {
+  const { id, path } = destinationOf(task);
+  if (!id) throw new DomainError('internal_error', `task ${task.id} has no destination`);
+  const project = await requireProject(deps.db, task.projectId);
+  const row = await findDestination(deps.db, project.id, id);
+  if (!row) throw new DomainError('destination_not_found', `destination ${id} was deleted before the task's files were delivered`);
+  let bucket: Bucket | undefined;
+  try {
+    // The project's list as it is now decides, whatever it was when the task was submitted.
+    bucket = connect(row, project.destinationHosts, deps.keys);
+    const where = (name: string) => objectKey(row.prefix, path, { taskId: task.id, createdAt: task.createdAt }, name);
+    let bytes = 0;
+    for (const file of files) {
+      if (checkpoint.delivered.some((d) => d.name === file.name)) continue;
+      const resume = checkpoint.current?.name === file.name ? checkpoint.current : undefined;
+      await uploadFile(bucket, where(file.name), () => deps.storage.getStream(file.key) as Promise<Readable>, file.bytes, {
+        partBytes: deps.partBytes,
+        timeoutMs: deps.timeoutMs,
+        contentType: contentTypeOf(file.name),
+        sha256: file.sha256,
+        resume,
+        onState: (s) => save({ ...checkpoint, current: { name: file.name, ...s } }),
+      });
+      bytes += file.bytes;
+      checkpoint = { delivered: [...checkpoint.delivered, { name: file.name, at: new Date().toISOString() }] };
+      save(checkpoint);
+    }
+    const manifest = Buffer.from(JSON.stringify(manifestOf(task, files, where, checkpoint), null, 2));
+    await withDeadline(bucket.client.putObject(bucket.bucket, where('manifest.json'), manifest, manifest.length, { 'Content-Type': 'application/json' }), deps.timeoutMs);
+    return { destinationId: row.id, files: files.map((f) => ({ ...f, delivered_to: bucket!.urlOf(where(f.name)) })), bytes };
+  } catch (err) {
+    throw await deliveryError(err, row.id, bucket);
+  } finally {
+    bucket?.close();
+  }
+}
+
+function manifestOf(task: TaskRow, files: StoredFile[], where: (name: string) => string, done: DeliveryCheckpoint) {
+  const now = new Date().toISOString();
+  const at = (name: string) => done.delivered.find((d) => d.name === name)?.at ?? now;
+  return {
+    task: { task_id: task.id, project_id: task.projectId, type: task.type, file_name: task.fileName, created_at: task.createdAt.toISOString() },
+    created_at: now,
+    files: files.map((f) => ({ name: f.name, key: where(f.name), bytes: f.bytes, rows: f.rows, sha256: f.sha256, created_at: at(f.name) })),
+  };
+}

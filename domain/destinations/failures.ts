@@ -1,0 +1,86 @@
+// What went wrong talking to a customer's bucket, named: the /test answer's code, and the task error
+// code a delivery fails with (permanent ones at once, the rest after retries with backoff).
+import type { TaskErrorCode } from '../../model/errors.js';
+import { SealError } from '../../platform/sealed.js';
+import { DomainError } from '../errors.js';
+
+export const PROBE_FAILURES = ['host_not_allowed', 'blocked', 'dns', 'connect', 'timeout', 'tls', 'auth', 'bucket', 'permission', 'unknown'] as const;
+export type ProbeFailure = (typeof PROBE_FAILURES)[number];
+
+// S3 error codes (AWS's list; MinIO, R2 and SeaweedFS answer the same ones).
+const S3_AUTH = new Set(['InvalidAccessKeyId', 'SignatureDoesNotMatch', 'InvalidToken', 'ExpiredToken', 'AuthorizationHeaderMalformed', 'InvalidSecurity']);
+const S3_BUCKET = new Set(['NoSuchBucket']);
+const S3_PERMISSION = new Set(['AccessDenied', 'AllAccessDisabled', 'AccountProblem']);
+const NET_DNS = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME']);
+const NET_CONNECT = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE']);
+const NET_TIMEOUT = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'delivery_timeout']);
+
+const codeOf = (err: unknown): string => String((err as { code?: unknown })?.code ?? '');
+
+export function classify(err: unknown): ProbeFailure {
+  const code = codeOf(err);
+  if (err instanceof DomainError && err.code === 'destination_host_not_allowed') return 'host_not_allowed';
+  if (code === 'EBLOCKED') return 'blocked';
+  if (S3_AUTH.has(code)) return 'auth';
+  if (S3_BUCKET.has(code)) return 'bucket';
+  if (S3_PERMISSION.has(code)) return 'permission';
+  if (NET_DNS.has(code)) return 'dns';
+  if (NET_TIMEOUT.has(code)) return 'timeout';
+  if (NET_CONNECT.has(code)) return 'connect';
+  const message = err instanceof Error ? err.message : '';
+  if (/^(ERR_TLS|ERR_SSL|EPROTO|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|ERR_OSSL|HOSTNAME_MISMATCH|ERR_TLS_CERT)/.test(code) || /\b(SSL|TLS)\b/i.test(message)) return 'tls';
+  return 'unknown';
+}
+
+/**
+ * A refused write to a bucket that does not exist is AccessDenied on several servers (SeaweedFS,
+ * and AWS for a bucket of another account): asking whether the bucket exists tells the two apart.
+ */
+export async function explain(err: unknown, bucket: { client: { bucketExists(b: string): Promise<boolean> }; bucket: string } | undefined): Promise<ProbeFailure> {
+  const kind = classify(err);
+  if (kind !== 'permission' || !bucket) return kind;
+  const exists = await bucket.client.bucketExists(bucket.bucket).catch(() => true);
+  return exists ? kind : 'bucket';
+}
+
+const TASK_CODE: Record<ProbeFailure, TaskErrorCode> = {
+  host_not_allowed: 'destination_host_not_allowed',
+  blocked: 'destination_host_not_allowed',
+  auth: 'destination_auth_failed',
+  bucket: 'destination_bucket_missing',
+  permission: 'destination_permission_denied',
+  dns: 'destination_unreachable',
+  connect: 'destination_unreachable',
+  timeout: 'destination_unreachable',
+  tls: 'destination_unreachable',
+  unknown: 'destination_unreachable',
+};
+
+const SENTENCE: Record<ProbeFailure, string> = {
+  host_not_allowed: "the endpoint's host is not on the project's destination_hosts",
+  blocked: 'the endpoint resolves to a link-local or cloud metadata address',
+  dns: "the endpoint's host name does not resolve",
+  connect: 'the endpoint refused or dropped the connection',
+  timeout: 'the endpoint did not answer in time',
+  tls: 'the TLS handshake with the endpoint failed',
+  auth: 'the bucket refused the access key or secret',
+  bucket: 'the bucket does not exist',
+  permission: 'the access key may not write or delete objects there',
+  unknown: 'the bucket answered with an error',
+};
+
+/** A sentence for the failure, with the server's own words where it gave some (never a secret: S3 errors hold none). */
+export function describeFailure(kind: ProbeFailure, err: unknown): string {
+  const detail = err instanceof Error ? err.message.split('\n')[0]?.slice(0, 200) : '';
+  return detail ? `${SENTENCE[kind]} (${detail})` : SENTENCE[kind];
+}
+
+/** The failure as a delivery's DomainError: permanent codes stop the task, the rest retry. */
+export async function deliveryError(err: unknown, destinationId: string, bucket?: Parameters<typeof explain>[1]): Promise<DomainError> {
+  if (err instanceof DomainError && err.code.startsWith('destination_')) return err;
+  // Our side of the secret: sealed with a key since dropped from DESTINATION_KEYS. No retry mends it.
+  if (err instanceof SealError) return new DomainError('destination_auth_failed', `destination ${destinationId}: its secret cannot be opened (${err.message}); create the destination again`);
+  const kind = await explain(err, bucket);
+  const code = TASK_CODE[kind];
+  return new DomainError(code, `destination ${destinationId}: ${describeFailure(kind, err)}`, { retryable: code === 'destination_unreachable' });
+}

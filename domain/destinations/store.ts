@@ -1,0 +1,117 @@
+// A project's destinations: created with the endpoint checked against the project's
+// destination_hosts and the secret sealed; read only within their project (another project's id
+// is not found); deleted for good.
+import { and, eq } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { type DestinationRow, destinations, type ProjectRow } from '../../db/schema.js';
+import { newId } from '../../platform/crypto.js';
+import { open, seal, sealedWithCurrent } from '../../platform/sealed.js';
+import { encodeCursor, newestFirst, olderThan } from '../cursor.js';
+import { DomainError } from '../errors.js';
+import { endpointRefusal } from './connect.js';
+
+export interface NewDestination {
+  name: string;
+  kind: 's3';
+  endpoint: string;
+  region: string;
+  bucket: string;
+  prefix: string;
+  access_key_id: string;
+  secret_access_key: string;
+  path_style: boolean;
+}
+
+/** `a/b` and `a/b/` are one prefix: kept ending in `/` (or empty), so a key is prefix + path. */
+const normalPrefix = (p: string): string => (p.replace(/^\/+|\/+$/g, '') ? `${p.replace(/^\/+|\/+$/g, '')}/` : '');
+
+export async function createDestination(db: Db, project: ProjectRow, input: NewDestination, keys: readonly string[]): Promise<DestinationRow> {
+  const refusal = endpointRefusal(input.endpoint, project.destinationHosts);
+  if (refusal) {
+    throw new DomainError('destination_host_not_allowed', `${refusal} (the admin sets destination_hosts)`, { details: [{ field: 'endpoint', message: refusal }] });
+  }
+  const id = newId('dst');
+  const [row] = await db
+    .insert(destinations)
+    .values({
+      id,
+      projectId: project.id,
+      name: input.name,
+      kind: input.kind,
+      endpoint: new URL(input.endpoint).origin,
+      region: input.region,
+      bucket: input.bucket,
+      prefix: normalPrefix(input.prefix),
+      accessKeyId: input.access_key_id,
+      // Bound to the row's id: a sealed secret copied onto another row does not open.
+      secretSealed: seal(input.secret_access_key, keys, id),
+      pathStyle: input.path_style,
+      createdAt: new Date(),
+    })
+    .returning();
+  return row!;
+}
+
+export async function findDestination(db: Db, projectId: string, id: string): Promise<DestinationRow | undefined> {
+  const [row] = await db.select().from(destinations).where(and(eq(destinations.id, id), eq(destinations.projectId, projectId)));
+  return row;
+}
+
+export async function ownedDestination(db: Db, projectId: string, id: string): Promise<DestinationRow> {
+  const row = await findDestination(db, projectId, id);
+  if (!row) throw new DomainError('destination_not_found', `no destination ${id} in this project`);
+  return row;
+}
+
+export async function listDestinations(db: Db, projectId: string, q: { limit: number; cursor?: string | undefined }): Promise<{ items: DestinationRow[]; nextCursor: string | null }> {
+  const w = [eq(destinations.projectId, projectId)];
+  if (q.cursor) w.push(olderThan(destinations.createdAt, destinations.id, q.cursor));
+  const rows = await db.select().from(destinations).where(and(...w)).orderBy(...newestFirst(destinations.createdAt, destinations.id)).limit(q.limit + 1);
+  const items = rows.slice(0, q.limit);
+  const last = items[items.length - 1];
+  return { items, nextCursor: rows.length > q.limit && last ? encodeCursor(last) : null };
+}
+
+export async function deleteDestination(db: Db, projectId: string, id: string): Promise<void> {
+  const rows = await db.delete(destinations).where(and(eq(destinations.id, id), eq(destinations.projectId, projectId))).returning({ id: destinations.id });
+  if (rows.length === 0) throw new DomainError('destination_not_found', `no destination ${id} in this project`);
+}
+
+/** The destination as the API shows it: everything but the secret. */
+export function destinationJson(d: DestinationRow) {
+  return {
+    destination_id: d.id,
+    name: d.name,
+    kind: d.kind,
+    endpoint: d.endpoint,
+    region: d.region,
+    bucket: d.bucket,
+    prefix: d.prefix,
+    access_key_id: d.accessKeyId,
+    path_style: d.pathStyle,
+    created_at: d.createdAt.toISOString(),
+  };
+}
+
+/**
+ * After a key rotation (docs/destinations.md#the-server-key-and-its-rotation): every secret not
+ * sealed with the first key is sealed again with it. One that no key opens is left and counted.
+ */
+export async function resealDestinations(db: Db, keys: readonly string[]): Promise<{ resealed: number; unreadable: string[] }> {
+  const rows = await db.select({ id: destinations.id, secretSealed: destinations.secretSealed }).from(destinations);
+  let resealed = 0;
+  const unreadable: string[] = [];
+  for (const row of rows.filter((r) => !sealedWithCurrent(r.secretSealed, keys))) {
+    let plain: string;
+    try {
+      plain = open(row.secretSealed, keys, row.id);
+    } catch {
+      unreadable.push(row.id);
+      continue;
+    }
+    // Conditional: another process re-sealing at the same time leaves one valid value either way.
+    await db.update(destinations).set({ secretSealed: seal(plain, keys, row.id) }).where(and(eq(destinations.id, row.id), eq(destinations.secretSealed, row.secretSealed)));
+    resealed++;
+  }
+  return { resealed, unreadable };
+}

@@ -1,0 +1,146 @@
+// Parquet output: rows gathered into row groups (bounded by rows and by their JSON's bytes, so
+// memory stays bounded however big the file), each group written and flushed to disk through
+// hyparquet-writer (docs/adr/0032-jsonl-parquet-compression.md), split into parts like every
+// type: a part ends at a row group once the next would take it past the size or row limit.
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
+import type { SchemaElement } from 'hyparquet';
+import type { Column } from '../columns.js';
+import type { WrittenPart } from '../part.js';
+import type { SplitLimits } from '../split.js';
+import { converter, type Kind } from './types.js';
+
+/** Rows in one row group at most: readers skip and parallelise by group. */
+export const GROUP_ROWS = 50_000;
+/** The rows' JSON bytes one group gathers at most: what the render holds besides the writer. */
+export const GROUP_BYTES = 16 << 20;
+
+function element(name: string, kind: Kind): SchemaElement {
+  const optional = { name, repetition_type: 'OPTIONAL' } as const;
+  switch (kind) {
+    case 'int64':
+      return { ...optional, type: 'INT64' };
+    case 'double':
+      return { ...optional, type: 'DOUBLE' };
+    case 'boolean':
+      return { ...optional, type: 'BOOLEAN' };
+    case 'date':
+      return { ...optional, type: 'INT32', converted_type: 'DATE', logical_type: { type: 'DATE' } };
+    case 'timestamp':
+      // Wall-clock time (no zone): the logical type alone, as the legacy TIMESTAMP_MILLIS means UTC.
+      return { ...optional, type: 'INT64', logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: false, unit: 'MILLIS' } };
+    case 'timestamp_utc':
+      return { ...optional, type: 'INT64', converted_type: 'TIMESTAMP_MILLIS', logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MILLIS' } };
+    case 'json':
+      return { ...optional, type: 'BYTE_ARRAY', converted_type: 'JSON', logical_type: { type: 'JSON' } };
+    default:
+      return { ...optional, type: 'BYTE_ARRAY', converted_type: 'UTF8', logical_type: { type: 'STRING' } };
+  }
+}
+
+/** hyparquet-writer's buffer, emptied into the file (and the hash) after every row group. */
+class FileSink extends ByteWriter {
+  readonly hash = createHash('sha256');
+  bytes = 0;
+  constructor(private readonly out: WriteStream) {
+    super(1 << 20);
+  }
+  async flush(): Promise<void> {
+    if (this.index === 0) return;
+    const chunk = Buffer.from(this.buffer.slice(0, this.index));
+    this.index = 0;
+    this.hash.update(chunk);
+    this.bytes += chunk.length;
+    if (!this.out.write(chunk)) await once(this.out, 'drain');
+  }
+  destroy(): void {
+    this.out.destroy();
+  }
+  override async finish(): Promise<void> {
+    await this.flush();
+    this.out.end();
+    await once(this.out, 'close');
+  }
+}
+
+export class ParquetParts {
+  private readonly schema: SchemaElement[];
+  private readonly convert: Array<(v: unknown, row: number) => unknown>;
+  private file: { writer: ParquetWriter; sink: FileSink; path: string; rows: number } | null = null;
+  private group: unknown[][];
+  private groupBytes = 0;
+  private lastGroupBytes = 0;
+  private rowNo = 0;
+  private readonly parts: WrittenPart[] = [];
+
+  constructor(
+    private readonly columns: Column[],
+    kinds: Kind[],
+    private readonly limits: SplitLimits,
+    private readonly pathFor: (n: number) => string,
+  ) {
+    const names = columns.map((c) => c.key);
+    this.schema = [{ name: 'root', num_children: names.length }, ...names.map((n, i) => element(n, kinds[i]!))];
+    this.convert = columns.map((c, i) => converter(c, kinds[i]!));
+    this.group = columns.map(() => []);
+  }
+
+  /** Adds one source row (its JSON's length counts toward the group's bytes); true: flushGroup is due. */
+  add(row: Record<string, unknown>, jsonBytes: number): boolean {
+    const at = this.rowNo++;
+    for (let c = 0; c < this.columns.length; c++) this.group[c]!.push(this.convert[c]!(row[this.columns[c]!.key], at));
+    this.groupBytes += jsonBytes;
+    const inPart = (this.file?.rows ?? 0) + this.group[0]!.length;
+    return this.group[0]!.length >= GROUP_ROWS || this.groupBytes >= GROUP_BYTES || inPart >= this.limits.maxRows;
+  }
+
+  /** Writes the gathered rows as one row group (and ends the part when the next would not fit). */
+  async flushGroup(): Promise<void> {
+    const rows = this.group[0]?.length ?? 0;
+    if (rows === 0) return;
+    const file = this.file ?? this.open();
+    const before = file.sink.bytes;
+    const columnData = this.columns.map((c, i) => ({ name: c.key, data: this.group[i]! }));
+    await file.writer.write({ columnData, rowGroupSize: rows });
+    await file.sink.flush();
+    file.rows += rows;
+    this.lastGroupBytes = file.sink.bytes - before;
+    this.group = this.columns.map(() => []);
+    this.groupBytes = 0;
+    // The next group would not fit: this part ends here (a part always holds at least one group).
+    if (file.rows >= this.limits.maxRows || file.sink.bytes + this.lastGroupBytes > this.limits.maxBytes) await this.close();
+  }
+
+  private open(): NonNullable<ParquetParts['file']> {
+    const path = this.pathFor(this.parts.length + 1);
+    const sink = new FileSink(createWriteStream(path, { highWaterMark: 1 << 20 }));
+    const writer = new ParquetWriter({ writer: sink, schema: this.schema, createdBy: 'download-center (hyparquet-writer)' });
+    this.file = { writer, sink, path, rows: 0 };
+    return this.file;
+  }
+
+  private async close(): Promise<void> {
+    const { writer, sink, path, rows } = this.file!;
+    await writer.finish();
+    this.parts.push({ path, rows, bytes: sink.bytes, sha256: sink.hash.digest('hex') });
+    this.file = null;
+  }
+
+  async finish(): Promise<WrittenPart[]> {
+    await this.flushGroup();
+    if (this.file || this.parts.length === 0) {
+      this.file ??= this.open();
+      await this.close();
+    }
+    return this.parts;
+  }
+
+  async discard(): Promise<void> {
+    this.file?.sink.destroy();
+    const paths = [...this.parts.map((p) => p.path), ...(this.file ? [this.file.path] : [])];
+    await Promise.all(paths.map((p) => rm(p, { force: true })));
+  }
+}

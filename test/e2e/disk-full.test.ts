@@ -1,0 +1,66 @@
+// The worker's scratch disk full while it renders, in split mode: DATA_DIR of the worker process is
+// a small tmpfs the test fills (a real ENOSPC; this needs root, as CI has), files in a bucket of the
+// suite's SeaweedFS. The export ends failed with storage_failed, no partial file is listed or left
+// on the disk, and once space is back the same worker renders the next export exact.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { csvRecords, type FaultCluster, startFaultCluster } from '../support/fault-cluster.js';
+import { createDatabase, dropDatabase, s3Env } from '../support/env.js';
+import { type SourceServer, startSource } from '../support/source-server.js';
+
+const TOTAL = 100_000; // about 4 MB of CSV
+const DISK_MB = 8;
+
+let scratch: string;
+let databaseUrl: string;
+let cluster: FaultCluster;
+let src: SourceServer;
+
+/** The files on the worker's disk (its folders come and go empty). */
+const onDisk = () => readdirSync(scratch, { recursive: true }).map(String).filter((n) => statSync(join(scratch, n)).isFile()).sort();
+
+beforeAll(async () => {
+  if (userInfo().uid !== 0) throw new Error('this test mounts a tmpfs for the worker: run it as root (CI does)');
+  scratch = mkdtempSync(join(tmpdir(), 'dc-disk-'));
+  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${DISK_MB}m`, 'tmpfs', scratch]);
+  databaseUrl = await createDatabase();
+  cluster = await startFaultCluster({ databaseUrl, env: s3Env(), workers: [{ DATA_DIR: scratch }] });
+  src = await startSource({ total: TOTAL });
+}, 180_000);
+afterAll(async () => {
+  await cluster?.close();
+  await src?.close();
+  if (scratch) {
+    execFileSync('umount', [scratch]);
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  if (databaseUrl) await dropDatabase(databaseUrl);
+});
+
+describe('the worker disk full while rendering', () => {
+  it('fails the export with storage_failed, lists nothing, and serves the next one once space is back', async () => {
+    const key = await cluster.createProject();
+    const before = onDisk();
+    // All but half a megabyte of what is free taken (the worker keeps a few files of its own there).
+    const free = statfsSync(scratch);
+    writeFileSync(join(scratch, 'filler'), Buffer.alloc(free.bavail * free.bsize - 512 * 1024));
+
+    const full = await cluster.waitForEnd(await cluster.submit(key, { source_url: src.url, page_size: 1000, file_name: 'full' }), key);
+    expect(full.status).toBe('failed');
+    expect(full.error.code).toBe('storage_failed');
+    expect(full.files).toEqual([]);
+    expect(onDisk()).toEqual([...before, 'filler'].sort());
+    expect(cluster.exits()).toEqual([]);
+
+    rmSync(join(scratch, 'filler'));
+    const ok = await cluster.waitForEnd(await cluster.submit(key, { source_url: src.url, page_size: 1000, file_name: 'roomy' }), key);
+    expect(ok.status).toBe('succeeded');
+    expect(ok.files).toHaveLength(1);
+    expect(ok.files[0].rows).toBe(TOTAL);
+    expect(await csvRecords(ok.files[0].url)).toHaveLength(TOTAL);
+    expect(cluster.exits()).toEqual([]);
+  }, 240_000);
+});

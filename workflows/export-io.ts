@@ -1,0 +1,33 @@
+// The export workflow's one input and one output (workflows/export.ts), apart so the steps that end
+// a run (workflows/export-end.ts) and the sync export share them without an import cycle.
+import type { ExportType } from '../model/task.js';
+import type { RetrySettings } from './profiles.js';
+
+export interface ExportInput {
+  taskId: string;
+  /** Picks the renderer; absent in workflows started before Excel existed. */
+  type?: ExportType;
+  retry: RetrySettings;
+  /** tasks.runs of this run (a retry is run 2, …): names the callback's webhook-id. */
+  run?: number;
+  /** Whether the task has a callback URL to notify when it ends. */
+  callback?: boolean;
+  /** How many addresses of notify_email to mail when it ends; absent: none (and in runs before e-mail). */
+  emails?: number;
+  /** FETCH_HEARTBEAT_TIMEOUT_MS; absent in workflows started before it existed. */
+  heartbeatTimeoutMs?: number;
+  /** A paused export resumed: its pages staged so far are kept, the rest fetched. */
+  resume?: boolean;
+  /** The task names a destination: its files are delivered there before it succeeds. */
+  destination?: boolean;
+}
+
+export interface ExportOutput {
+  /**
+   * `failed`: only where dc-failed-status is unpatched (a history recorded without it) or the task
+   * was cancelled as it failed; otherwise a failed task's run ends Failed. `queued`: a sync export
+   * over the sync limit, back in its project's queue (workflows/sync-export.ts).
+   */
+  status: 'succeeded' | 'failed' | 'skipped' | 'cancelled' | 'paused' | 'queued';
+  errorCode?: string;
+}
