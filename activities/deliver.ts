@@ -28,7 +28,9 @@ export function createDeliverActivities({ db, storage, config, destinationKeys }
       const timer = setInterval(beat, BEAT_MS);
       const started = Date.now();
       try {
-        const deps = { db, storage, keys: destinationKeys, partBytes: config.DELIVERY_PART_BYTES, timeoutMs: config.DELIVERY_TIMEOUT_MS };
+        const deps = { db, storage, keys: destinationKeys, partBytes: config.DELIVERY_PART_BYTES, timeoutMs: config.DELIVERY_TIMEOUT_MS,
+          // Asked by the workflow (the task was cancelled), not a timeout or a worker shutting down.
+          abandoned: () => ctx.cancellationDetails?.cancelRequested === true };
         const report = await deliverTask(deps, task, files, checkpoint, (c) => {
           // A cancelled task stops between two parts; the bucket keeps no partial object.
           ctx.cancellationSignal.throwIfAborted();

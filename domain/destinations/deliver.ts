@@ -28,6 +28,8 @@ export interface DeliveryDeps {
   keys: readonly string[];
   partBytes: number;
   timeoutMs: number;
+  /** True once the task was cancelled: an open upload is then aborted, not kept for a next attempt. */
+  abandoned?: () => boolean;
 }
 
 export interface DeliveryReport {
@@ -64,6 +66,7 @@ export async function deliverTask(deps: DeliveryDeps, task: TaskRow, files: Stor
         sha256: file.sha256,
         resume,
         onState: (s) => save({ ...checkpoint, current: { name: file.name, ...s } }),
+        abandoned: deps.abandoned,
       });
       bytes += file.bytes;
       checkpoint = { delivered: [...checkpoint.delivered, { name: file.name, at: new Date().toISOString() }] };

@@ -85,3 +85,25 @@ it('a worker killed mid-upload: the next one completes it, one complete copy in 
   expect(upBeforeKill).toBeGreaterThan(2 * PART);
   expect(proxy.bytesUp() - upBeforeKill).toBeLessThan(file.bytes - 2 * PART + 1.5 * PART);
 }, 300_000);
+
+it('a task cancelled mid-upload: the open multipart upload is aborted, nothing left in the bucket', async () => {
+  const { api_key } = await env.createProject({ destination_hosts: ['127.0.0.1'] });
+  const body = { name: 'slow link', kind: 's3', endpoint: proxy.url, region: 'us-east-1', bucket: BUCKET, prefix: 'gone', access_key_id: WRITER.accessKey, secret_access_key: WRITER.secretKey, path_style: true };
+  const dest = await env.api('POST', '/v1/destinations', { token: api_key, body });
+  expect(dest.status).toBe(201);
+  if (workers.length === 0) await worker();
+  const res = await env.api('POST', '/v1/tasks', { token: api_key, body: { source_url: src.url, operator_id: 'op', page_size: 1000, file_name: 'big', destination_id: dest.json.destination_id } });
+  expect(res.status).toBe(202);
+  const taskId = res.json.task_id;
+
+  await waitForParts('gone/', 1);
+  const cancel = await env.api('POST', `/v1/tasks/${taskId}/cancel`, { token: api_key, body: {} });
+  expect(cancel.status, JSON.stringify(cancel.json)).toBe(202);
+  const task = await env.waitForTask(taskId, api_key, undefined, 60_000);
+  expect(task.status).toBe('cancelled');
+  // The activity learns of the cancel at its next heartbeat, then aborts the upload.
+  const deadline = Date.now() + 30_000;
+  while ((await customer.incomplete('gone/')).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+  expect(await customer.incomplete('gone/')).toEqual([]);
+  expect([...(await customer.objects('gone/')).keys()]).toEqual([]);
+}, 180_000);
