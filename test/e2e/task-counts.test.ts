@@ -106,6 +106,11 @@ for (const kind of ['postgres', 'pglite'] as const) {
         select 'bulk-' || g, ${a.id}, 'op', 'csv', 'f.csv', 'u', 500, 3, '{}'::jsonb, (array['succeeded','failed','cancelled'])[1 + g % 3], 'bulk-' || g, now() - interval '1 hour'
         from generate_series(1, 3000) g`);
       await expectNoDrift();
+      // The cleaner's own path: a batch read by the expiry index, marked by one UPDATE.
+      const due = await status.dueForExpiry(database.db, 500);
+      expect(due.length).toBe(500);
+      expect(await status.markBatchExpired(database.db, due)).toHaveLength(500);
+      await expectNoDrift();
       // An expiry of every due task at once, across projects, then the cleanup of expired rows.
       await database.db.execute(sql`update tasks set status = 'expired' where status = 'succeeded' and expires_at < now()`);
       await expectNoDrift();
