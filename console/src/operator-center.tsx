@@ -99,7 +99,7 @@ export function OperatorCenter({ lang, token, info }: { lang: Lang; token: strin
           {error && <p class="error" role="alert">{error}</p>}
           <ul class="tasks" aria-busy={loading}>
             {tasks.map((t) => (
-              <TaskRow key={t.task_id} task={t} onChange={upsert} onError={failed} can={(a) => info.permissions.includes(NEEDS[a])} />
+              <TaskRow key={t.task_id} task={t} onChange={upsert} onError={failed} can={(a) => info.permissions.includes(NEEDS[a])} mine />
             ))}
           </ul>
           {!loading && tasks.length === 0 && <p class="empty">{w.noTasks}</p>}

@@ -15,8 +15,11 @@ const ACTIONS = {
 } as const;
 export type Action = keyof typeof ACTIONS;
 
-/** `can` says which actions the caller may take (an operator session's permissions); all by default. */
-export function TaskRow({ task: t, onChange, onError, can = () => true }: { task: Task; onChange: (t: Task) => void; onError: (e: unknown) => void; can?: (a: Action) => boolean }) {
+/**
+ * `can` says which actions the caller may take (an operator session's permissions); all by default.
+ * `mine`: every row is the viewer's own (the operator center), so the operator is not named.
+ */
+export function TaskRow({ task: t, onChange, onError, can = () => true, mine = false }: { task: Task; onChange: (t: Task) => void; onError: (e: unknown) => void; can?: (a: Action) => boolean; mine?: boolean }) {
   const w = useWords();
   const [busy, setBusy] = useState(false);
   const p = t.progress;
@@ -45,7 +48,7 @@ export function TaskRow({ task: t, onChange, onError, can = () => true }: { task
         <div class="meta">
           <span class={`badge ${t.status}`}>{w.statuses[t.status] ?? t.status}</span>
           {t.stage && <span class="stage">{w.stages[t.stage] ?? t.stage}</span>}
-          <span>{w.operator}: {t.operator_id}</span>
+          {!mine && <span>{w.operator}: {t.operator_id}</span>}
           {t.notify_email?.length > 0 && (
             <span>
               {w.mailTo}: {t.notify_email.join(', ')}

@@ -105,6 +105,8 @@ describe("the operator's center in the session's language, on a laptop and a pho
     await row(page, 'orders-2026-11').getByRole('button', { name: '暂停' }).waitFor();
     await row(page, 'orders-2026-11').getByRole('button', { name: '取消' }).waitFor();
     expect(await row(page, 'orders-2026-10').textContent()).toMatch(/1,500 \/ 1,500 行/);
+    // The header says whose page it is; the rows, all the operator's own, do not repeat it.
+    expect(await page.locator('li.task').allTextContents()).not.toContainEqual(expect.stringContaining('li.wei'));
     await moving(page, 'orders-2026-11');
     await row(page, 'refunds-2026-13').getByText('数据源返回了错误或无法识别的内容。').waitFor();
     // Not one English word of the page's own: no label falls back to the other language. Left out:
