@@ -5,9 +5,9 @@
 // nested value are decoded and encoded for that one value; anything else this path does not
 // handle gives the page up (null) and the caller parses it the ordinary way.
 // test/unit/jsonl-transcode.test.ts checks it byte for byte against the ordinary path.
-import { isUtf8 } from 'node:buffer';
 import type { Column } from './columns.js';
-import { FLAG_ESCAPE, giveUp, JsonBytes } from './csv/json-bytes.js';
+import { FLAG_ESCAPE } from './csv/json-bytes.js';
+import { PageTranscoder } from './page-transcoder.js';
 
 export interface TranscodedLines {
   total: number;
@@ -19,7 +19,6 @@ const MISSING = 0;
 const COPY = 1; // the value's bytes as they are
 const TEXT = 2; // JSON.stringify of the decoded value, kept in texts[col]
 
-const SCRATCH = 1 << 18;
 const cache = new Map<string, JsonlTranscoder>();
 
 export function jsonlTranscoderFor(columns: Column[]): JsonlTranscoder {
@@ -33,113 +32,25 @@ export function jsonlTranscoderFor(columns: Column[]): JsonlTranscoder {
   return t;
 }
 
-export class JsonlTranscoder extends JsonBytes {
-  private readonly index = new Map<string, number>();
-  private readonly keys: Buffer[];
-  /** Keys JSON writes as they are (no quote, backslash or control character). */
-  private readonly plain: boolean[];
+export class JsonlTranscoder extends PageTranscoder {
   /** `{"key":` / `,"key":` per column, ready to copy. */
   private readonly prefixes: Buffer[];
-  private readonly usable: boolean;
-  private out: Buffer = Buffer.allocUnsafe(SCRATCH);
-  private o = 0;
-  private readonly kinds: Uint8Array;
-  private readonly starts: Int32Array;
-  private readonly ends: Int32Array;
-  private readonly texts: string[];
-  /** Whether the last key read matched its expected column byte for byte. */
-  private guessed = false;
 
   constructor(columns: Column[]) {
-    super();
-    columns.forEach((c, i) => this.index.set(c.key, i));
-    this.keys = columns.map((c) => Buffer.from(c.key, 'utf8'));
-    this.plain = columns.map((c) => !/["\\\u0000-\u001f]/.test(c.key));
+    super(columns);
     this.prefixes = columns.map((c, i) => Buffer.from(`${i === 0 ? '{' : ','}${JSON.stringify(c.key)}:`, 'utf8'));
-    this.usable = columns.length > 0 && this.index.size === columns.length && columns.every((c) => !(c.key in Object.prototype));
-    this.kinds = new Uint8Array(columns.length);
-    this.starts = new Int32Array(columns.length);
-    this.ends = new Int32Array(columns.length);
-    this.texts = columns.map(() => '');
   }
 
   transcode(body: Buffer): TranscodedLines | null {
-    if (!this.usable || !isUtf8(body)) return null;
-    this.b = body;
-    this.i = 0;
-    this.o = 0;
-    try {
-      return this.page();
-    } catch {
-      return null;
-    } finally {
-      this.b = Buffer.alloc(0);
-      if (this.out.length > SCRATCH) this.out = Buffer.allocUnsafe(SCRATCH);
-    }
+    const page = this.scan(body);
+    return page && { total: page.total, rows: page.rows, lines: page.bytes };
   }
 
-  private page(): TranscodedLines {
-    let total = -1;
-    let rows = -1;
-    this.ws();
-    this.expect(0x7b);
-    this.ws();
-    if (this.b[this.i] !== 0x7d) {
-      for (;;) {
-        const s = this.i;
-        this.string();
-        const key = this.flags & FLAG_ESCAPE ? (JSON.parse(this.b.toString('utf8', s, this.i)) as string) : this.b.toString('utf8', s + 1, this.i - 1);
-        this.ws();
-        this.expect(0x3a);
-        this.ws();
-        if (key === 'total') total = this.total();
-        else if (key === 'data') rows = rows < 0 ? this.rows() : giveUp();
-        else this.value(-1);
-        if (!this.another()) break;
-      }
-    }
-    this.ws();
-    if (this.i !== this.b.length || total < 0 || rows < 0) giveUp();
-    return { total, rows, lines: Buffer.from(this.out.subarray(0, this.o)) };
+  protected skipValue(): void {
+    this.value(-1);
   }
 
-  private another(): boolean {
-    this.ws();
-    if (this.b[this.i] === 0x2c) {
-      this.i++;
-      this.ws();
-      return true;
-    }
-    this.expect(0x7d);
-    return false;
-  }
-
-  private total(): number {
-    const s = this.i;
-    if (!this.number()) giveUp();
-    for (let k = s; k < this.i; k++) if (this.b[k]! < 0x30) giveUp();
-    const n = Number(this.b.toString('latin1', s, this.i));
-    return Number.isSafeInteger(n) ? n : giveUp();
-  }
-
-  private rows(): number {
-    this.expect(0x5b);
-    this.ws();
-    if (this.b[this.i] === 0x5d) {
-      this.i++;
-      return 0;
-    }
-    for (let n = 1; ; n++) {
-      this.row();
-      this.ws();
-      const c = this.b[this.i++];
-      if (c === 0x5d) return n;
-      if (c !== 0x2c) giveUp();
-      this.ws();
-    }
-  }
-
-  private row(): void {
+  protected row(): void {
     this.kinds.fill(MISSING);
     const start = this.i;
     // In order: every member's key is the next column's, spelt without escapes.
@@ -157,7 +68,7 @@ export class JsonlTranscoder extends JsonBytes {
         this.expect(0x3a);
         this.ws();
         this.value(col);
-        if (!this.another()) break;
+        if (!this.anotherMember()) break;
       }
     }
     if (inOrder && members === this.kinds.length && this.verbatim(start)) {
@@ -178,36 +89,6 @@ export class JsonlTranscoder extends JsonBytes {
       len += this.prefixes[col]!.length + this.ends[col]! - this.starts[col]!;
     }
     return len === this.i - start;
-  }
-
-  /** The column a row's key names (-1: none); rows usually list the columns in order, so `guess` is tried first. */
-  private rowKey(guess: number): number {
-    const s = this.i;
-    const want = this.keys[guess];
-    // The expected key compared in place first: a plain key matches only itself and its closing quote.
-    if (want && this.plain[guess] && this.b[s] === 0x22) {
-      const len = want.length;
-      let k = 0;
-      while (k < len && this.b[s + 1 + k] === want[k]) k++;
-      if (k === len && this.b[s + 1 + len] === 0x22) {
-        this.i = s + len + 2;
-        this.guessed = true;
-        return guess;
-      }
-    }
-    this.guessed = false;
-    this.string();
-    if (this.flags & FLAG_ESCAPE) return this.index.get(JSON.parse(this.b.toString('utf8', s, this.i)) as string) ?? -1;
-    const len = this.i - s - 2;
-    if (want && want.length === len) {
-      let k = 0;
-      while (k < len && this.b[s + 1 + k] === want[k]) k++;
-      if (k === len) {
-        this.guessed = true;
-        return guess;
-      }
-    }
-    return this.index.get(this.b.toString('utf8', s + 1, this.i - 1)) ?? -1;
   }
 
   /** Scans one value and records it for column `col` (-1: no column takes it; still validated). */
@@ -272,13 +153,6 @@ export class JsonlTranscoder extends JsonBytes {
     this.room(2);
     this.out[this.o++] = 0x7d;
     this.out[this.o++] = 0x0a;
-  }
-
-  private room(bytes: number): void {
-    if (this.o + bytes <= this.out.length) return;
-    const bigger = Buffer.allocUnsafe(Math.max(this.out.length * 2, this.o + bytes));
-    this.out.copy(bigger, 0, 0, this.o);
-    this.out = bigger;
   }
 
   private copy(from: Buffer, s: number, e: number): void {

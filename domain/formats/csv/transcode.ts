@@ -8,11 +8,12 @@
 // Why hand-written (ADR 0020): JSON.parse, its UTF-8 decode and the encoding of the objects made
 // were ~55 % of the CPU of a CSV export (docs/performance.md); on the benchmark's pages this path
 // costs about a third of that. test/unit/csv-transcode.test.ts checks it byte for byte against
-// encodeCsvRows(JSON.parse(page).data) on generated pages, tricky ones included.
-import { isUtf8 } from 'node:buffer';
+// encodeCsvRows(JSON.parse(page).data) on generated pages, tricky ones included. The page scan it
+// shares with the JSON Lines transcoder is ../page-transcoder.ts.
 import type { Column } from '../columns.js';
+import { PageTranscoder } from '../page-transcoder.js';
 import { textCell } from './encode.js';
-import { FLAG_COMMA, FLAG_ESCAPE, giveUp, JsonBytes } from './json-bytes.js';
+import { FLAG_COMMA, FLAG_ESCAPE } from './json-bytes.js';
 
 export interface TranscodedPage {
   total: number;
@@ -29,10 +30,7 @@ const VERBATIM = 4; // a number or true/false written as it is spelled
 const NUMBER = 5; // a number whose JavaScript spelling may differ (String(Number(text)))
 const EMPTY = 6; // null
 
-
 const cache = new Map<string, CsvTranscoder>();
-/** The output scratch space kept between pages: a page of 1,000 ordinary rows fits. */
-const SCRATCH = 1 << 18;
 
 /** The transcoder of a column list, kept for the next page (a lane reads many with the same columns). */
 export function transcoderFor(columns: Column[]): CsvTranscoder {
@@ -47,125 +45,20 @@ export function transcoderFor(columns: Column[]): CsvTranscoder {
 }
 
 /** One reusable transcoder per column list: the columns' key bytes are prepared once. */
-export class CsvTranscoder extends JsonBytes {
-  private readonly keys: Buffer[];
-  /** Keys JSON writes as they are (no quote, backslash or control character). */
-  private readonly plain: boolean[];
-  private readonly index = new Map<string, number>();
-  /** Whether the columns allow this path at all (keys unique, none inherited from Object.prototype). */
-  private readonly usable: boolean;
-  private out: Buffer = Buffer.allocUnsafe(SCRATCH);
-  private o = 0;
+export class CsvTranscoder extends PageTranscoder {
   /** Room the row being written may still need for its copied cells. */
   private reserve = 0;
-  private readonly kinds: Uint8Array;
-  private readonly starts: Int32Array;
-  private readonly ends: Int32Array;
-  /** The DECODE cells of the row being read, and the last one decoded. */
-  private readonly texts: string[];
+  /** The last DECODE cell decoded. */
   private text = '';
-
-  constructor(columns: Column[]) {
-    super();
-    this.keys = columns.map((c) => Buffer.from(c.key, 'utf8'));
-    this.plain = columns.map((c) => !/["\\\u0000-\u001f]/.test(c.key));
-    columns.forEach((c, i) => this.index.set(c.key, i));
-    this.usable = columns.length > 0 && this.index.size === columns.length && columns.every((c) => !(c.key in Object.prototype));
-    this.kinds = new Uint8Array(columns.length);
-    this.starts = new Int32Array(columns.length);
-    this.ends = new Int32Array(columns.length);
-    this.texts = columns.map(() => '');
-  }
 
   /** The page as CSV rows, with the total and row count the source gave; null when not handled here. */
   transcode(body: Buffer): TranscodedPage | null {
-    if (!this.usable || !isUtf8(body)) return null;
-    this.b = body;
-    this.i = 0;
-    this.o = 0;
-    try {
-      return this.page();
-    } catch {
-      // GiveUp, or JSON.parse refusing a cell: the ordinary path says what is wrong with the page.
-      return null;
-    } finally {
-      this.b = Buffer.alloc(0);
-      // A rare huge page (up to SOURCE_MAX_PAGE_BYTES) must not leave its scratch space held by the cache.
-      if (this.out.length > SCRATCH) this.out = Buffer.allocUnsafe(SCRATCH);
-    }
-  }
-
-  private page(): TranscodedPage {
-    let total = -1;
-    let rows = -1;
-    this.ws();
-    this.expect(0x7b);
-    this.ws();
-    if (this.b[this.i] !== 0x7d) {
-      for (;;) {
-        const key = this.topKey();
-        this.ws();
-        this.expect(0x3a);
-        this.ws();
-        if (key === 'total') total = this.total();
-        else if (key === 'data') rows = rows < 0 ? this.rows() : giveUp();
-        else this.skipValue();
-        if (!this.anotherMember()) break;
-      }
-    }
-    this.ws();
-    if (this.i !== this.b.length || total < 0 || rows < 0) giveUp();
-    return { total, rows, csv: rows === 0 ? Buffer.alloc(0) : Buffer.from(this.out.subarray(0, this.o)) };
-  }
-
-  /** After an object's member: past a comma (true, another member follows) or its closing brace (false). */
-  private anotherMember(): boolean {
-    this.ws();
-    if (this.b[this.i] === 0x2c) {
-      this.i++;
-      this.ws();
-      return true;
-    }
-    this.expect(0x7d);
-    return false;
-  }
-
-  /** A top-level key: only "total" and "data" matter; any other comes back as ''. */
-  private topKey(): string {
-    const s = this.i;
-    this.string();
-    if (this.flags & FLAG_ESCAPE) return JSON.parse(this.b.toString('utf8', s, this.i)) as string;
-    return this.i - s === 7 || this.i - s === 6 ? this.b.toString('latin1', s + 1, this.i - 1) : '';
-  }
-
-  /** "total": a whole number (anything else is left to the ordinary path's message). */
-  private total(): number {
-    const s = this.i;
-    if (!this.number()) giveUp();
-    for (let k = s; k < this.i; k++) if (this.b[k]! < 0x30) giveUp();
-    const n = Number(this.b.toString('latin1', s, this.i));
-    return Number.isSafeInteger(n) ? n : giveUp();
-  }
-
-  private rows(): number {
-    this.expect(0x5b);
-    this.ws();
-    if (this.b[this.i] === 0x5d) {
-      this.i++;
-      return 0;
-    }
-    for (let n = 1; ; n++) {
-      this.row();
-      this.ws();
-      const c = this.b[this.i++];
-      if (c === 0x5d) return n;
-      if (c !== 0x2c) giveUp();
-      this.ws();
-    }
+    const page = this.scan(body);
+    return page && { total: page.total, rows: page.rows, csv: page.bytes };
   }
 
   /** One row object: each column's value located, then the CSV line written. */
-  private row(): void {
+  protected row(): void {
     const { kinds, starts, ends, keys } = this;
     kinds.fill(MISSING);
     const rowStart = this.i;
@@ -194,34 +87,6 @@ export class CsvTranscoder extends JsonBytes {
     this.reserve = this.i - rowStart + kinds.length + 2;
     this.room(this.reserve);
     this.line();
-  }
-
-  /** The column a row's key names (-1: none). `guess`: rows usually list the columns in order. */
-  private rowKey(guess: number): number {
-    const s = this.i;
-    // The expected key, compared in place: a plain key (no quote, backslash or control character)
-    // matches only itself followed by the closing quote.
-    const want = this.keys[guess]!;
-    if (this.plain[guess] && this.b[s] === 0x22) {
-      const b = this.b;
-      const len = want.length;
-      let k = 0;
-      while (k < len && b[s + 1 + k] === want[k]) k++;
-      if (k === len && b[s + 1 + len] === 0x22) {
-        this.i = s + len + 2;
-        return guess;
-      }
-    }
-    this.string();
-    if (this.flags & FLAG_ESCAPE) return this.index.get(JSON.parse(this.b.toString('utf8', s, this.i)) as string) ?? -1;
-    const key = this.keys[guess]!;
-    const len = this.i - s - 2;
-    if (len === key.length) {
-      let k = 0;
-      while (k < len && this.b[s + 1 + k] === key[k]) k++;
-      if (k === len) return guess;
-    }
-    return this.index.get(this.b.toString('utf8', s + 1, this.i - 1)) ?? -1;
   }
 
   /** Scans one value, returns its kind; `used`: whether a column takes it (else only validated). */
@@ -261,7 +126,7 @@ export class CsvTranscoder extends JsonBytes {
     return DECODE;
   }
 
-  private skipValue(): void {
+  protected skipValue(): void {
     this.value(false);
   }
 
@@ -284,13 +149,6 @@ export class CsvTranscoder extends JsonBytes {
     }
     this.out[this.o++] = 0x0d;
     this.out[this.o++] = 0x0a;
-  }
-
-  private room(bytes: number): void {
-    if (this.o + bytes <= this.out.length) return;
-    const bigger = Buffer.allocUnsafe(Math.max(this.out.length * 2, this.o + bytes));
-    this.out.copy(bigger, 0, 0, this.o);
-    this.out = bigger;
   }
 
   /** Copies bytes of the page (room already made by row()). */
