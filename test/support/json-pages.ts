@@ -57,3 +57,31 @@ export function page(r: R, keys: string[]): string {
   return `${w()}{${parts.join(`,${w()}`)}}${w()}`;
 }
 
+
+/** The column sets the generated pages are checked with: plain keys, keys that need escapes, one key. */
+const COLUMN_SETS = [['id', 'name', 'amount', 'note'], ['客户', 'a"b', 'x\\y', 'missing'], ['only']];
+
+/**
+ * `pages` generated pages (seeded), each with one of the column sets and sometimes a key no column
+ * takes, given to `check` (true: the transcoder took the page); how many were taken.
+ */
+export function generatedPages(check: (text: string, keys: string[]) => boolean, pages = 3000): number {
+  const r = rng(20261124);
+  let taken = 0;
+  for (let i = 0; i < pages; i++) {
+    const keys = r.pick(COLUMN_SETS);
+    if (check(page(r, keys.concat(r.chance(0.2) ? ['other'] : [])), keys)) taken++;
+  }
+  return taken;
+}
+
+/** `count` pages of id, name and amount, each with one byte put in or replaced at random (seeded). */
+export function* mutatedPages(count = 4000): Generator<string> {
+  const r = rng(7);
+  const bytes = ['', ',', '"', '\\', '{', '}', '[', ']', ':', '0', '-', '.', 'e', 'x', ' ', '\u0001', '\n'];
+  for (let i = 0; i < count; i++) {
+    const text = page(r, ['id', 'name', 'amount']);
+    const at = Math.floor(r.next() * text.length);
+    yield text.slice(0, at) + r.pick(bytes) + text.slice(at + (r.chance(0.5) ? 1 : 0));
+  }
+}

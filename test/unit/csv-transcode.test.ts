@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { Column } from '../../domain/formats/columns.js';
 import { encodeCsvRows } from '../../domain/formats/csv/encode.js';
 import { CsvTranscoder } from '../../domain/formats/csv/transcode.js';
-import { page, rng } from '../support/json-pages.js';
+import { generatedPages, mutatedPages } from '../support/json-pages.js';
 
 /** What the ordinary path makes of a page: its rows' CSV, or 'refused'. */
 function ordinary(text: string, columns: Column[]): { csv: Buffer; total: unknown; rows: number } | 'refused' {
@@ -36,29 +36,18 @@ function check(t: CsvTranscoder, text: string, columns: Column[], bytes = Buffer
 
 describe('CsvTranscoder', () => {
   it('writes the same bytes as JSON.parse + encodeCsvRows on generated pages, and takes most of them', () => {
-    const r = rng(20261124);
-    const columnSets = [cols('id', 'name', 'amount', 'note'), cols('客户', 'a"b', 'x\\y', 'missing'), cols('only')];
-    let taken = 0;
-    const pages = 3000;
-    for (let i = 0; i < pages; i++) {
-      const columns = r.pick(columnSets);
-      if (check(new CsvTranscoder(columns), page(r, columns.map((c) => c.key).concat(r.chance(0.2) ? ['other'] : [])), columns)) taken++;
-    }
+    const taken = generatedPages((text, keys) => {
+      const columns = cols(...keys);
+      return check(new CsvTranscoder(columns), text, columns);
+    });
     // Escapes in keys, odd totals and duplicates send some pages the ordinary way; most stay here.
-    expect(taken).toBeGreaterThan(pages * 0.5);
+    expect(taken).toBeGreaterThan(3000 * 0.5);
   });
 
   it('never takes a page JSON.parse refuses, nor one changed by a byte (then it matches or gives up)', () => {
-    const r = rng(7);
     const columns = cols('id', 'name', 'amount');
     const t = new CsvTranscoder(columns);
-    const bytes = ['', ',', '"', '\\', '{', '}', '[', ']', ':', '0', '-', '.', 'e', 'x', ' ', '\u0001', '\n'];
-    for (let i = 0; i < 4000; i++) {
-      const text = page(r, ['id', 'name', 'amount']);
-      const at = Math.floor(r.next() * text.length);
-      const mutated = text.slice(0, at) + r.pick(bytes) + text.slice(at + (r.chance(0.5) ? 1 : 0));
-      check(t, mutated, columns);
-    }
+    for (const text of mutatedPages()) check(t, text, columns);
   });
 
   it('gives up on invalid JSON and on shapes it leaves to the ordinary path', () => {
