@@ -1,4 +1,5 @@
-// The split deployment for the fault tests (test/e2e/db-restart.test.ts, storage-faults.test.ts):
+// The split deployment for the fault tests (test/e2e/db-restart.test.ts, storage-outage.test.ts,
+// disk-full.test.ts):
 // `npm run api` and `npm run worker` as processes of their own, on a database and store the test
 // may take away and give back, with the suite's Temporal dev server. Every process's exit is
 // recorded, so a test can assert that none happened.
@@ -6,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { type Config, loadConfig } from '../../platform/config.js';
 import { randomToken } from '../../platform/crypto.js';
 import { type ApiProcess, startApiProcess } from './api-process.js';
@@ -108,4 +109,14 @@ export async function csvRecords(url: string): Promise<string[][]> {
   const res = await fetch(url);
   if (res.status !== 200) throw new Error(`download answered ${res.status}`);
   return (parse(await res.text(), { bom: true }) as string[][]).slice(1);
+}
+
+/** The task succeeded with one CSV file holding every one of `total` rows exactly once (first column: the id). */
+export async function expectEveryRowOnce(task: { status: string; files: Array<{ rows: number; url: string }> }, total: number): Promise<void> {
+  expect(task.status).toBe('succeeded');
+  expect(task.files).toHaveLength(1);
+  expect(task.files[0]!.rows).toBe(total);
+  const records = await csvRecords(task.files[0]!.url);
+  expect(records).toHaveLength(total);
+  expect(new Set(records.map((r) => r[0])).size).toBe(total);
 }
