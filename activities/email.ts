@@ -7,7 +7,7 @@ import type { TaskRow, ProjectRow } from '../db/schema.js';
 import { claimEmail, type EmailAttempt, finishEmail, recordEmailFailure } from '../domain/callbacks/email-deliveries.js';
 import { buildTaskMail, emailDomainAllowed, emailMessageId, type TaskLocale } from '../domain/callbacks/email-message.js';
 import { getProject, settingsOf } from '../domain/projects/projects.js';
-import { createOperatorSession, operatorSessionUrl, revokeOperatorSession } from '../domain/projects/sessions.js';
+import { createOperatorSession, operatorSessionUrl } from '../domain/projects/sessions.js';
 import { getTask } from '../domain/tasks/queries.js';
 import { EMAIL_MAX_ATTEMPTS, type Activities, type SendEmailInput } from '../model/activities.js';
 import { taskErrorCode } from '../model/errors.js';
@@ -18,18 +18,33 @@ import { atBoundary } from './failure.js';
 const RETRY_INITIAL_MS = 10_000;
 const RETRY_MAX_MS = 30 * 60_000;
 
-/** The wait after a failed attempt: doubling from 10 s up to 30 minutes (~2 h over all attempts). */
-export const emailRetryDelay = (attempt: number): number => Math.min(RETRY_INITIAL_MS * 2 ** (attempt - 1), RETRY_MAX_MS);
+/** The wait after a failed attempt: doubling from 10 s up to 30 minutes (72.5 min over 10 attempts). */
+const emailRetryDelay = (attempt: number): number => Math.min(RETRY_INITIAL_MS * 2 ** (attempt - 1), RETRY_MAX_MS);
 
 export function createEmailActivities({ db, config }: ActivityDeps): Pick<Activities, 'sendTaskEmail'> {
   const host = new URL(config.publicBaseUrl).hostname;
 
   /** The link of a succeeded task: a session of its operator, download only, until its files expire. */
-  async function link(task: TaskRow, project: ProjectRow, locale: TaskLocale) {
+  async function link(task: TaskRow, project: ProjectRow, locale: TaskLocale): Promise<string | null> {
     const seconds = task.expiresAt ? Math.floor((task.expiresAt.getTime() - Date.now()) / 1000) : 0;
     if (task.status !== 'succeeded' || seconds < 60) return null;
-    const { session, token } = await createOperatorSession(db, project, { operatorId: task.operatorId, expiresIn: seconds, permissions: ['download'], locale });
-    return { sessionId: session.id, url: operatorSessionUrl(config.publicBaseUrl, token) };
+    const { token } = await createOperatorSession(db, project, { operatorId: task.operatorId, expiresIn: seconds, permissions: ['download'], locale });
+    return operatorSessionUrl(config.publicBaseUrl, token);
+  }
+
+  async function mailOf(task: TaskRow, project: ProjectRow, event: SendEmailInput['event']) {
+    const locale: TaskLocale = task.options.locale === 'zh-CN' ? 'zh-CN' : 'en';
+    return buildTaskMail({
+      locale,
+      event,
+      name: task.fileName,
+      operatorId: task.operatorId,
+      files: task.files.map((f) => ({ name: f.name, rows: f.rows, bytes: f.bytes })),
+      totalRows: task.totalRows,
+      expiresAt: task.expiresAt,
+      link: await link(task, project, locale),
+      error: task.errorCode ? { code: taskErrorCode(task.errorCode) } : null,
+    });
   }
 
   return atBoundary({
@@ -52,36 +67,32 @@ export function createEmailActivities({ db, config }: ActivityDeps): Pick<Activi
       if (!emailDomainAllowed(settingsOf(project).email_domains, to)) return stop('email_domain_not_allowed', "the address's domain is no longer on the project's email_domains; not sent");
       if (!config.SMTP_URL) return stop('email_not_configured', 'no SMTP server is configured (SMTP_URL); not sent');
 
-      const locale: TaskLocale = task.options.locale === 'zh-CN' ? 'zh-CN' : 'en';
-      const session = await link(task, project, locale);
-      const content = buildTaskMail({
-        locale,
-        event: input.event,
-        name: task.fileName,
-        operatorId: task.operatorId,
-        files: task.files.map((f) => ({ name: f.name, rows: f.rows, bytes: f.bytes })),
-        totalRows: task.totalRows,
-        expiresAt: task.expiresAt,
-        link: session?.url ?? null,
-        error: task.errorCode ? { code: taskErrorCode(task.errorCode) } : null,
-      });
-      const unused = async () => session && (await revokeOperatorSession(db, project.id, session.sessionId).catch(() => undefined));
-
-      // Built first, claimed last: the claim covers the SMTP exchange only.
+      // Claimed first: only an attempt that holds the mail makes its link (an operator session).
       const claim = await claimEmail(db, a);
-      if (claim.kind !== 'claimed') await unused();
       if (claim.kind === 'delivered') return { result: 'delivered' as const, attempt };
       if (claim.kind === 'unknown') {
         throw ApplicationFailure.create({ type: 'email_in_doubt', message: 'an earlier attempt stopped while sending: whether it arrived is unknown, so it is not sent again', nonRetryable: true });
       }
       if (claim.kind === 'busy') throw ApplicationFailure.create({ type: 'email_busy', message: 'another attempt is sending this mail', nextRetryDelay: RETRY_INITIAL_MS });
 
+      let content: ReturnType<typeof buildTaskMail>;
+      try {
+        content = await mailOf(task, project, input.event);
+      } catch (err) {
+        // Nothing was sent: the claim is released, so a later attempt may send.
+        await finishEmail(db, claim.deliveryId, { result: 'failed', error: `not sent: ${(err as Error).message}` });
+        throw err;
+      }
       const started = Date.now();
       try {
         await sendMail(config.SMTP_URL, { from: config.EMAIL_FROM, to, messageId: a.messageId, ...content });
       } catch (err) {
-        await unused();
         const f = sendFailure(err, config.SMTP_URL);
+        if (f.inDoubt) {
+          // The connection broke after it was open: the mail may have arrived. Never sent twice.
+          await finishEmail(db, claim.deliveryId, { result: 'unknown', latencyMs: Date.now() - started, error: `${f.message}; whether the mail arrived is unknown, so it is not sent again` });
+          throw ApplicationFailure.create({ type: 'email_in_doubt', message: f.message, nonRetryable: true });
+        }
         // A 5xx is the server refusing this mail for good (no such mailbox, policy): not retried.
         const permanent = f.responseCode !== undefined && f.responseCode >= 500;
         const delay = emailRetryDelay(attempt);

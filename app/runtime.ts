@@ -15,6 +15,7 @@ import { watchQueue } from '../domain/tasks/admission/index.js';
 import { type Config, loadConfig } from '../platform/config.js';
 import { lifecycle } from '../platform/lifecycle.js';
 import { configureLogging, log, type LogLevel, registerSecrets } from '../platform/logger.js';
+import { smtpSecrets } from '../platform/mailer.js';
 import { setTemporalMetricsUrl } from '../platform/metrics.js';
 import { ensureSearchAttributes } from '../platform/search-attributes.js';
 import { PinoTemporalLogger } from '../platform/temporal-log.js';
@@ -27,13 +28,6 @@ export interface Core {
   database: Database;
   storage: Storage;
   secrets: Secrets;
-}
-
-/** SMTP_URL and the password in it, as written and decoded: never in a log line. */
-function smtpSecrets(url: string | undefined): string[] {
-  if (!url) return [];
-  const password = new URL(url).password;
-  return [url, ...(password ? [password, decodeURIComponent(password)] : [])];
 }
 
 export async function openCore(config: Config): Promise<Core> {

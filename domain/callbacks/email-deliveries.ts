@@ -53,19 +53,25 @@ export async function claimEmail(db: Db, a: EmailAttempt): Promise<Claim> {
 }
 
 export interface EmailOutcome {
-  result: 'delivered' | 'failed';
+  /** `unknown`: the connection broke after it was open; the mail may have arrived, so the claim stays. */
+  result: 'delivered' | 'failed' | 'unknown';
   statusCode?: number | undefined;
   latencyMs?: number | undefined;
   error?: string | undefined;
   nextAttemptAt?: Date | undefined;
 }
 
-/** The claimed attempt's outcome; a failed one releases the claim, so a later attempt may send. */
+/**
+ * The claimed attempt's outcome; a failed one releases the claim, so a later attempt may send. An
+ * attempt that ran past its timeout finds its row already `unknown` (the next attempt marked it):
+ * then only `delivered` replaces that; a late failure must not release a claim nobody will retry.
+ */
 export async function finishEmail(db: Db, deliveryId: string, o: EmailOutcome): Promise<void> {
+  const mine = o.result === 'delivered' ? inArray(deliveries.result, ['sending', 'unknown']) : eq(deliveries.result, 'sending');
   await db
     .update(deliveries)
     .set({ result: o.result, statusCode: o.statusCode ?? null, latencyMs: o.latencyMs ?? null, error: o.error ?? null, nextAttemptAt: o.nextAttemptAt ?? null })
-    .where(eq(deliveries.id, deliveryId));
+    .where(and(eq(deliveries.id, deliveryId), mine));
 }
 
 /** An attempt that never got to send (a refused address, no SMTP server): a failed row of its own. */

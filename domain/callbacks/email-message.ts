@@ -12,7 +12,7 @@ export { TASK_LOCALES, type TaskLocale } from './email-text.js';
 export interface TaskMail {
   locale: TaskLocale;
   event: 'task.succeeded' | 'task.failed';
-  /** The task's title, else its file name: what the mail calls the export. */
+  /** What the mail calls the export: the task's file name. */
   name: string;
   operatorId: string;
   files: Array<{ name: string; rows: number; bytes: number }>;
