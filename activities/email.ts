@@ -5,12 +5,13 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import type { TaskRow, ProjectRow } from '../db/schema.js';
 import { claimEmail, type EmailAttempt, finishEmail, recordEmailFailure } from '../domain/callbacks/email-deliveries.js';
-import { buildTaskMail, emailDomainAllowed, emailMessageId, type TaskLocale } from '../domain/callbacks/email-message.js';
+import { buildTaskMail, emailDomainAllowed, emailMessageId } from '../domain/callbacks/email-message.js';
 import { getProject, settingsOf } from '../domain/projects/projects.js';
 import { createOperatorSession, operatorSessionUrl } from '../domain/projects/sessions.js';
 import { getTask } from '../domain/tasks/queries.js';
 import { EMAIL_MAX_ATTEMPTS, type Activities, type SendEmailInput } from '../model/activities.js';
 import { taskErrorCode } from '../model/errors.js';
+import type { Locale } from '../model/task.js';
 import { sendFailure, sendMail } from '../platform/mailer.js';
 import type { ActivityDeps } from './deps.js';
 import { atBoundary } from './failure.js';
@@ -25,7 +26,7 @@ export function createEmailActivities({ db, config }: ActivityDeps): Pick<Activi
   const host = new URL(config.publicBaseUrl).hostname;
 
   /** The link of a succeeded task: a session of its operator, download only, until its files expire. */
-  async function link(task: TaskRow, project: ProjectRow, locale: TaskLocale): Promise<string | null> {
+  async function link(task: TaskRow, project: ProjectRow, locale: Locale): Promise<string | null> {
     const seconds = task.expiresAt ? Math.floor((task.expiresAt.getTime() - Date.now()) / 1000) : 0;
     if (task.status !== 'succeeded' || seconds < 60) return null;
     const { token } = await createOperatorSession(db, project, { operatorId: task.operatorId, expiresIn: seconds, permissions: ['download'], locale });
@@ -33,7 +34,7 @@ export function createEmailActivities({ db, config }: ActivityDeps): Pick<Activi
   }
 
   async function mailOf(task: TaskRow, project: ProjectRow, event: SendEmailInput['event']) {
-    const locale: TaskLocale = task.options.locale === 'zh-CN' ? 'zh-CN' : 'en';
+    const locale: Locale = task.options.locale === 'zh-CN' ? 'zh-CN' : 'en';
     return buildTaskMail({
       locale,
       event,

@@ -19,6 +19,9 @@ export type ExportType = (typeof EXPORT_TYPES)[number];
 /** Types written as lines of text, which a stream compressor may wrap (docs/formats.md). */
 export const COMPRESSIBLE_TYPES = ['csv', 'jsonl'] as const;
 export const COMPRESSIONS = ['gzip', 'zstd'] as const;
+/** The languages of the operator's center and of the e-mails. */
+export const LOCALES = ['en', 'zh-CN'] as const;
+export type Locale = (typeof LOCALES)[number];
 export type Compression = (typeof COMPRESSIONS)[number];
 
 const terminal = new Set<string>(TERMINAL_STATUSES);

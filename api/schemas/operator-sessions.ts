@@ -1,6 +1,7 @@
 // POST /v1/operator-sessions (docs/api.md#operator-sessions): what a project asks for, and the session it gets.
 import { z } from '@hono/zod-openapi';
-import { OPERATOR_LOCALES, OPERATOR_PERMISSIONS } from '../../domain/projects/sessions.js';
+import { OPERATOR_PERMISSIONS } from '../../domain/projects/sessions.js';
+import { LOCALES } from '../../model/task.js';
 import { requiredChars } from './chars.js';
 
 export const createOperatorSessionSchema = z
@@ -12,7 +13,7 @@ export const createOperatorSessionSchema = z
       .max(OPERATOR_PERMISSIONS.length)
       .default(['download'])
       .openapi({ description: '`download` is always granted; `pause` covers resume too.' }),
-    locale: z.enum(OPERATOR_LOCALES).default('en'),
+    locale: z.enum(LOCALES).default('en'),
   })
   .strict();
 
@@ -24,6 +25,6 @@ export const operatorSessionSchema = z
     operator_id: z.string(),
     permissions: z.array(z.enum(OPERATOR_PERMISSIONS)),
     expires_at: z.string().openapi({ format: 'date-time' }),
-    locale: z.enum(OPERATOR_LOCALES),
+    locale: z.enum(LOCALES),
   })
   .openapi('OperatorSession');

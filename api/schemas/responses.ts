@@ -2,7 +2,7 @@
 // it, the typed client (client/). The handlers build these objects in domain/*/view.ts and
 // projectJson; the client's end-to-end tests read them through these types.
 import { z } from '@hono/zod-openapi';
-import { COMPRESSIONS, EXPORT_TYPES, TASK_STAGES, TASK_STATUSES } from '../../model/task.js';
+import { COMPRESSIONS, EXPORT_TYPES, LOCALES, TASK_STAGES, TASK_STATUSES } from '../../model/task.js';
 
 const time = z.iso.datetime({ offset: true });
 const nullableTime = time.nullable();
@@ -47,7 +47,7 @@ export const taskSchema = z
     destination_id: z.string().optional().openapi({ description: 'The destination its files are delivered to (docs/destinations.md).' }),
     destination_path: z.string().nullable().optional(),
     notify_email: z.array(z.string()).openapi({ description: 'Who is e-mailed when the task ends (empty: nobody).' }),
-    locale: z.enum(['en', 'zh-CN']).openapi({ description: "The e-mails' language." }),
+    locale: z.enum(LOCALES).openapi({ description: "The e-mails' language." }),
     schedule_id: z.string().nullable(),
     status: z.enum(TASK_STATUSES),
     runs: z.number().int(),

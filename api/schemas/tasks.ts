@@ -8,7 +8,7 @@ import { templateField } from '../../domain/formats/template/template.js';
 import { sheetName } from '../../domain/formats/xlsx/sheet-names.js';
 import { pathProblem } from '../../domain/destinations/path.js';
 import { PREVIEW_DEFAULT_ROWS, PREVIEW_MAX_ROWS } from '../../domain/tasks/preview.js';
-import { COMPRESSIBLE_TYPES, COMPRESSIONS, TASK_STAGES, TASK_STATUSES } from '../../model/task.js';
+import { COMPRESSIBLE_TYPES, COMPRESSIONS, LOCALES, TASK_STAGES, TASK_STATUSES } from '../../model/task.js';
 import { maxChars, requiredChars } from './chars.js';
 
 /** Worksheets one Excel task may have (each one more source to fetch). */
@@ -74,7 +74,7 @@ export const submitFields = z.strictObject({
     .openapi({ description: 'Where each file goes under the destination\'s prefix; default {{task_id}}/{{file_name}}.' })
     .optional(),
   notify_email: notifyEmail.optional(),
-  locale: z.enum(['en', 'zh-CN']).optional().openapi({ description: "The e-mails' language (default en)." }),
+  locale: z.enum(LOCALES).optional().openapi({ description: "The e-mails' language (default en)." }),
   page_size: z.number().int().min(100).max(1000).default(500),
   priority: z.number().int().min(1).max(5).default(3),
 });

@@ -2,6 +2,7 @@
 // person picks one (kept in localStorage: a preference, not a secret).
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
+import { TASK_ERRORS_ZH } from '../../model/error-words.js';
 import type { TaskErrorCode } from '../../model/errors.js';
 
 const en = {
@@ -149,23 +150,7 @@ const zh: Words = {
   sessionEnded: '会话已结束',
   sessionEndedHint: '链接已过期或已被撤销。请从原来的系统重新打开下载中心。',
   // The server's sentences are English: a Chinese page says why in its own words (docs/api.md#task-error-codes).
-  taskErrors: {
-    source_unreachable: '多次重试后仍无法连接数据源。',
-    source_bad_response: '数据源返回了错误或无法识别的内容。',
-    source_changed: '导出过程中数据源的数据发生了变化。',
-    source_host_not_allowed: '该数据源已不在项目允许的地址列表中。',
-    render_failed: '文件生成失败。',
-    storage_failed: '文件存储失败。',
-    template_invalid: '数据源提供的模板无效。',
-    export_too_large: '数据行数超过了导出上限。',
-    destination_auth_failed: '目标存储桶拒绝了凭据。',
-    destination_bucket_missing: '目标存储桶不存在。',
-    destination_permission_denied: '无权写入目标存储桶。',
-    destination_host_not_allowed: '该投递目标已不在项目允许的地址列表中。',
-    destination_not_found: '投递目标已被删除。',
-    destination_unreachable: '多次重试后仍无法连接目标存储桶。',
-    internal_error: '服务内部出错。',
-  },
+  taskErrors: TASK_ERRORS_ZH,
   requestFailed: (code) => `操作未能完成（${code}），请稍后再试。`,
 };
 

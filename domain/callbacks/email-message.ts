@@ -5,12 +5,11 @@
 // escapes it; nothing is inserted raw.
 import { html } from 'hono/html';
 import type { TaskErrorCode } from '../../model/errors.js';
-import { formatBytes, formatCount, formatTime, MAIL_WORDS, type TaskLocale } from './email-text.js';
-
-export { TASK_LOCALES, type TaskLocale } from './email-text.js';
+import type { Locale } from '../../model/task.js';
+import { formatBytes, formatCount, formatTime, MAIL_WORDS } from './email-text.js';
 
 export interface TaskMail {
-  locale: TaskLocale;
+  locale: Locale;
   event: 'task.succeeded' | 'task.failed';
   /** What the mail calls the export: the task's file name. */
   name: string;
@@ -92,7 +91,7 @@ function failedMail(m: TaskMail): MailContent {
   return { subject: w.failedSubject(name), text: [sentence, '', '-- ', w.footer].join('\n'), html: page(m.locale, w.failedSubject(name), body, w.footer) };
 }
 
-function page(locale: TaskLocale, title: string, body: unknown, footer: string): string {
+function page(locale: Locale, title: string, body: unknown, footer: string): string {
   return String(html`<!doctype html>
 <html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${title}</title></head>
 <body style="margin:0;padding:24px;font-family:-apple-system,Segoe UI,Roboto,'PingFang SC','Microsoft YaHei',sans-serif;font-size:15px;line-height:1.5;color:#111;background:#fff">

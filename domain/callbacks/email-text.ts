@@ -1,9 +1,8 @@
 // The words of a task's e-mail in each language it is sent in (domain/callbacks/email-message.ts).
 // Values are plain text; the builder escapes whatever is put into HTML, these included.
 import type { TaskErrorCode } from '../../model/errors.js';
-
-export const TASK_LOCALES = ['en', 'zh-CN'] as const;
-export type TaskLocale = (typeof TASK_LOCALES)[number];
+import { TASK_ERRORS_ZH } from '../../model/error-words.js';
+import type { Locale } from '../../model/task.js';
 
 export interface MailWords {
   readySubject: (name: string) => string;
@@ -62,30 +61,14 @@ const zhCN: MailWords = {
   open: '打开我的下载',
   linkNote: (op) => `此链接以 ${op} 的身份打开下载中心，仅可下载，文件过期后失效。请勿转发。`,
   noLink: '文件已过期。',
-  why: {
-    source_unreachable: '无法连接数据源。',
-    source_bad_response: '数据源返回的不是有效数据。',
-    source_changed: '导出过程中数据发生了变化。',
-    source_host_not_allowed: '该数据源已不再被本项目允许。',
-    render_failed: '无法生成文件。',
-    storage_failed: '无法保存文件。',
-    template_invalid: '导出模板无效。',
-    export_too_large: '导出数据超出了服务的上限。',
-    destination_auth_failed: '目标存储桶拒绝了我们的凭据。',
-    destination_bucket_missing: '目标存储桶不存在。',
-    destination_permission_denied: '我们无权写入目标存储桶。',
-    destination_host_not_allowed: '该投递目标已不再被本项目允许。',
-    destination_not_found: '投递目标已被删除。',
-    destination_unreachable: '无法连接目标存储桶。',
-    internal_error: '发生了内部错误。',
-  },
+  why: TASK_ERRORS_ZH,
   footer: '此邮件由下载中心发送，因为此地址被指定接收该导出的通知。',
 };
 
-export const MAIL_WORDS: Record<TaskLocale, MailWords> = { en, 'zh-CN': zhCN };
+export const MAIL_WORDS: Record<Locale, MailWords> = { en, 'zh-CN': zhCN };
 
 /** Sizes as people read them: 1,234 B, 12.3 KB, 4.5 MB (1024-based, one decimal). */
-export function formatBytes(bytes: number, locale: TaskLocale): string {
+export function formatBytes(bytes: number, locale: Locale): string {
   const units = ['B', 'KB', 'MB', 'GB', 'TB'];
   let n = bytes;
   let u = 0;
@@ -97,7 +80,7 @@ export function formatBytes(bytes: number, locale: TaskLocale): string {
   return `${n.toLocaleString(locale, { maximumFractionDigits: digits, minimumFractionDigits: digits })} ${units[u]}`;
 }
 
-export const formatCount = (n: number, locale: TaskLocale): string => n.toLocaleString(locale);
+export const formatCount = (n: number, locale: Locale): string => n.toLocaleString(locale);
 
 /** A time every reader reads the same way, whatever their time zone: 2026-12-01 10:00 UTC. */
 export const formatTime = (d: Date): string => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;

@@ -5,6 +5,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { type OperatorSessionRow, operatorSessions, type ProjectRow, projects } from '../../db/schema.js';
+import type { Locale } from '../../model/task.js';
 import { newId, randomToken, sha256Hex } from '../../platform/crypto.js';
 import { DomainError } from '../errors.js';
 import { projectChanged } from './key-cache.js';
@@ -12,8 +13,6 @@ import { keyStillValid } from './projects.js';
 
 export const OPERATOR_PERMISSIONS = ['download', 'cancel', 'retry', 'pause'] as const;
 export type OperatorPermission = (typeof OPERATOR_PERMISSIONS)[number];
-export const OPERATOR_LOCALES = ['en', 'zh-CN'] as const;
-export type OperatorLocale = (typeof OPERATOR_LOCALES)[number];
 
 /** Operator tokens carry a prefix of their own, so a lookup never has to try both tables. */
 export const OPERATOR_TOKEN_PREFIX = 'dco_';
@@ -22,7 +21,7 @@ export interface NewOperatorSession {
   operatorId: string;
   expiresIn: number;
   permissions: OperatorPermission[];
-  locale: OperatorLocale;
+  locale: Locale;
 }
 
 /** A new session; the token is returned this once. `download` is always granted. */

@@ -1,8 +1,8 @@
 // Accepting a task: allow-lists, submit rate, de-duplication, then the row and its workflow.
 import type { ProjectRow, TaskRow } from '../../db/schema.js';
-import { emailDomainAllowed, type TaskLocale } from '../callbacks/email-message.js';
+import { emailDomainAllowed } from '../callbacks/email-message.js';
 import { settingsOf } from '../projects/projects.js';
-import type { Compression, ExportType } from '../../model/task.js';
+import type { Compression, ExportType, Locale } from '../../model/task.js';
 import { newId, randomToken, sha256Hex } from '../../platform/crypto.js';
 import { DomainError } from '../errors.js';
 import { type StoredSheet, taskSheets } from '../staging/sheets.js';
@@ -37,7 +37,7 @@ export interface SubmitInput {
   destination_path?: string | undefined;
   /** Addresses e-mailed when the task ends (each at one of the project's email_domains). */
   notify_email?: string[] | undefined;
-  locale?: TaskLocale | undefined;
+  locale?: Locale | undefined;
   page_size: number;
   priority: number;
 }
