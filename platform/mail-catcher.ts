@@ -6,7 +6,7 @@ import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { randomToken } from './crypto.js';
 
-export const MAIL_CATCHER_KEEP = 200;
+const MAIL_CATCHER_KEEP = 200;
 const MAX_MAIL_BYTES = 5 * 1024 * 1024;
 
 export interface CaughtMail {
