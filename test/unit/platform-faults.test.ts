@@ -42,6 +42,15 @@ describe('a database that cannot be reached', () => {
     expect(isDatabaseUnavailable(refused)).toBe(false);
   });
 
+  it('is told when a transaction cannot begin (drizzle does not wrap that error)', async () => {
+    const err = await errorOf(down.db.transaction(async (tx) => tx.execute(sql`select 1`)));
+    expect(isDatabaseUnavailable(err)).toBe(true);
+    // What the transaction's own code throws (here another service's refusal) passes unchanged.
+    const port = await freePort();
+    const refused = await new Promise<Error>((resolve) => connect(port, '127.0.0.1').once('error', resolve));
+    expect(await errorOf(up.db.transaction(async () => Promise.reject(refused)))).toBe(refused);
+  });
+
   it('is a 503 database_unavailable with Retry-After, never a 500', async () => {
     const app = new Hono();
     app.get('/x', async (c) => c.json(await down.db.execute(sql`select 1`)));
