@@ -24,7 +24,7 @@ export interface ExpiryOptions {
 }
 
 /** One batch: the tasks it marked expired (fewer than `batch` when the backlog is done). */
-export async function expireBatch(db: Db, storage: Storage, batch: number, concurrency: number): Promise<{ due: number; expired: number }> {
+async function expireBatch(db: Db, storage: Storage, batch: number, concurrency: number): Promise<{ due: number; expired: number }> {
   const due = await dueForExpiry(db, batch);
   let next = 0;
   const worker = async () => {
