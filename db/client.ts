@@ -18,6 +18,10 @@ export interface Database {
   kind: 'postgres' | 'pglite';
   /** Applies the committed migrations in db/migrations; the same call in tests and production. */
   migrate(): Promise<void>;
+  /**
+   * `select 1` on a connection of its own (Postgres), not the pool's: whether the database can be
+   * reached, even while every pooled connection is busy (app/worker-supervisor.ts, /healthz).
+   */
   ping(): Promise<void>;
   /**
    * LISTEN on a channel (domain/tasks/events.ts). onConnect runs after every (re)connect of the listening
@@ -91,19 +95,24 @@ export async function openDatabase(opts: { url?: string; dataDir: string; memory
     // A small pool: the API and the activities each hold a few short queries at once.
     const client = postgres(opts.url, { max: 10, onnotice: () => {}, backoff: reconnectDelaySeconds });
     const db = wrapTransactionErrors(drizzlePostgres(client, { schema }) as unknown as Db);
+    // Up to 16 activities share the pool: a probe waiting its turn there would take a busy pool
+    // for an outage and pause the worker (docs/adr/0036-database-restarts.md).
+    const probe = postgres(opts.url, { max: 1, onnotice: () => {}, backoff: reconnectDelaySeconds });
     return {
       db,
       kind: 'postgres',
       migrate: () => migrateLocked(opts.url!),
       ping: async () => {
-        await client`select 1`;
+        await probe`select 1`;
       },
       listen: async (channel, onNotice, onConnect) => {
         // postgres.js keeps one dedicated connection for LISTEN and re-listens after a reconnect.
         const req = await client.listen(channel, onNotice, onConnect);
         return () => req.unlisten();
       },
-      close: () => client.end({ timeout: 5 }),
+      close: async () => {
+        await Promise.all([client.end({ timeout: 5 }), probe.end({ timeout: 5 })]);
+      },
     };
   }
   const client = opts.memory ? await PGlite.create({ ...pgliteOptions, ...opts.memory }) : await openPglite(join(opts.dataDir, 'pglite'));
