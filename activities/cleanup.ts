@@ -21,14 +21,18 @@ export function createCleanupActivities(deps: ActivityDeps): Pick<Activities, 'e
 
     // Nothing to resume from the heartbeat: a batch's tasks stay due until their files are gone and
     // they are marked, so a retried attempt simply finds what is left. The heartbeat is liveness
-    // (a dead worker's attempt is retried within the profile's heartbeat timeout) and progress.
+    // (a dead worker's attempt is retried within the profile's heartbeat timeout) and progress:
+    // after every deletion too, since a batch of 10,000 can take longer than that timeout (the SDK
+    // sends at most one heartbeat per throttle interval).
     async expireTasks() {
       const ctx = Context.current();
+      let done = 0;
       const expired = await expireDue(db, storage, {
         batch: config.CLEANUP_BATCH_SIZE,
         concurrency,
         signal: ctx.cancellationSignal,
-        onBatch: (n) => heartbeat(ctx, { expired: n }),
+        onDeleted: () => heartbeat(ctx, { expired: done }),
+        onBatch: (n) => heartbeat(ctx, { expired: (done = n) }),
       });
       return { expired };
     },

@@ -73,7 +73,7 @@ export function createApp(deps: ApiDeps) {
   app.use('/v1/operator-sessions/*', authenticate(deps), projectOnly);
   app.use('/v1/admin/*', authenticate(deps), adminOnly);
   app.route('/healthz', healthApp(deps));
-  app.route('/readyz', readyApp(deps));
+  app.route('/readyz', readyApp());
   app.route('/metrics', metricsApp(deps));
   app.route('/v1/admin', adminApp(ctx));
   app.route('/v1/admin', adminMailsApp(deps.mailbox));

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../db/client.js';
-import { expireBatch } from '../domain/tasks/expiry.js';
+import { expireDue } from '../domain/tasks/expiry.js';
 import { loadConfig } from '../platform/config.js';
 import { LocalStorage } from '../platform/storage/local.js';
 
@@ -15,15 +15,17 @@ const config = loadConfig({ ...process.env, DATA_DIR: dir });
 const database = await openDatabase({ url: process.argv[2]!, dataDir: dir });
 const storage = new LocalStorage(join(dir, 'store'));
 const batches: number[] = [];
-let expired = 0;
 const t0 = performance.now();
-for (;;) {
-  const b0 = performance.now();
-  const { due, expired: n } = await expireBatch(database.db, storage, config.CLEANUP_BATCH_SIZE, config.CLEANUP_DELETE_CONCURRENCY);
-  batches.push(performance.now() - b0);
-  expired += n;
-  if (due < config.CLEANUP_BATCH_SIZE) break;
-}
+let b0 = t0;
+const expired = await expireDue(database.db, storage, {
+  batch: config.CLEANUP_BATCH_SIZE,
+  concurrency: config.CLEANUP_DELETE_CONCURRENCY,
+  onBatch: () => {
+    const now = performance.now();
+    batches.push(now - b0);
+    b0 = now;
+  },
+});
 console.log(JSON.stringify({ expired, seconds: (performance.now() - t0) / 1000, batch: config.CLEANUP_BATCH_SIZE, batches }));
 await database.close();
 rmSync(dir, { recursive: true, force: true });

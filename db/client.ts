@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
+import { DrizzleQueryError } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
@@ -17,6 +18,10 @@ export interface Database {
   kind: 'postgres' | 'pglite';
   /** Applies the committed migrations in db/migrations; the same call in tests and production. */
   migrate(): Promise<void>;
+  /**
+   * `select 1` on a connection of its own (Postgres), not the pool's: whether the database can be
+   * reached, even while every pooled connection is busy (app/worker-supervisor.ts, /healthz).
+   */
   ping(): Promise<void>;
   /**
    * LISTEN on a channel (domain/tasks/events.ts). onConnect runs after every (re)connect of the listening
@@ -54,6 +59,33 @@ async function migrateLocked(url: string): Promise<void> {
 }
 
 /**
+ * db.transaction, but the driver's own errors (begin, commit, rollback, the connection lost meanwhile)
+ * come wrapped in a DrizzleQueryError as every query's do, which drizzle does not do for a
+ * transaction: isDatabaseUnavailable (db/unavailable.ts) then tells a database that is down from
+ * another service refusing a connection. What the callback throws passes unchanged.
+ */
+function wrapTransactionErrors(db: Db): Db {
+  const transaction = db.transaction.bind(db);
+  db.transaction = async (fn, config) => {
+    let thrown: { err: unknown } | undefined;
+    try {
+      return await transaction(async (tx) => {
+        try {
+          return await fn(tx);
+        } catch (err) {
+          thrown = { err };
+          throw err;
+        }
+      }, config);
+    } catch (err) {
+      if (thrown && err === thrown.err) throw err;
+      throw new DrizzleQueryError('transaction', [], err as Error);
+    }
+  };
+  return db;
+}
+
+/**
  * Postgres when a URL is given, otherwise PGlite in DATA_DIR/pglite (the embedded default).
  * `memory`: a PGlite that keeps nothing on disk, for the route tests (test/support/route-app.ts),
  * started from a dump of another (PGlite's dumpDataDir) when one is given, which skips initdb.
@@ -62,20 +94,25 @@ export async function openDatabase(opts: { url?: string; dataDir: string; memory
   if (opts.url) {
     // A small pool: the API and the activities each hold a few short queries at once.
     const client = postgres(opts.url, { max: 10, onnotice: () => {}, backoff: reconnectDelaySeconds });
-    const db = drizzlePostgres(client, { schema }) as unknown as Db;
+    const db = wrapTransactionErrors(drizzlePostgres(client, { schema }) as unknown as Db);
+    // Up to 16 activities share the pool: a probe waiting its turn there would take a busy pool
+    // for an outage and pause the worker (docs/adr/0036-database-restarts.md).
+    const probe = postgres(opts.url, { max: 1, onnotice: () => {}, backoff: reconnectDelaySeconds });
     return {
       db,
       kind: 'postgres',
       migrate: () => migrateLocked(opts.url!),
       ping: async () => {
-        await client`select 1`;
+        await probe`select 1`;
       },
       listen: async (channel, onNotice, onConnect) => {
         // postgres.js keeps one dedicated connection for LISTEN and re-listens after a reconnect.
         const req = await client.listen(channel, onNotice, onConnect);
         return () => req.unlisten();
       },
-      close: () => client.end({ timeout: 5 }),
+      close: async () => {
+        await Promise.all([client.end({ timeout: 5 }), probe.end({ timeout: 5 })]);
+      },
     };
   }
   const client = opts.memory ? await PGlite.create({ ...pgliteOptions, ...opts.memory }) : await openPglite(join(opts.dataDir, 'pglite'));

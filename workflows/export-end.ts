@@ -3,7 +3,7 @@
 import { CancellationScope, isCancellation, log, ParentClosePolicy, patched, startChild } from '@temporalio/workflow';
 import { ApplicationFailure, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities, CallbackEvent } from '../model/activities.js';
-import { taskErrorCode } from '../model/errors.js';
+import { type TaskErrorCode, taskErrorCode } from '../model/errors.js';
 import { callbackWorkflow } from './callback.js';
 import { emailWorkflow } from './email.js';
 import type { ExportInput, ExportOutput } from './export-io.js';
@@ -75,9 +75,7 @@ async function deliverFiles(input: ExportInput, { state, work, deliver }: EndAct
     return await deliver.deliverFiles({ taskId, files });
   } catch (err) {
     if (isCancellation(err)) throw err;
-    const failure = describe(err);
-    const code = taskErrorCode(failure.code);
-    const message = code === failure.code ? failure.message : `${failure.code}: ${failure.message}`;
+    const { code, message } = taskError(err);
     const { ok } = await state.failTask({ taskId, code, message, stages: ui.timings(), files });
     if (!ok) {
       // Cancelled meanwhile: a cancelled task keeps no files.
@@ -89,6 +87,17 @@ async function deliverFiles(input: ExportInput, { state, work, deliver }: EndAct
     await notify(input, 'task.failed');
     throw new TaskFailed(ApplicationFailure.create({ type: code, message, nonRetryable: true }));
   }
+}
+
+/**
+ * The code and message a failure gives its task. Only the vocabulary's codes reach the task: a raw
+ * Error's type ("Error"), a timeout, a failure type from an older worker all become internal_error,
+ * and the message then starts with the original type, so it still says what happened.
+ */
+function taskError(err: unknown): { code: TaskErrorCode; message: string } {
+  const failure = describe(err);
+  const code = taskErrorCode(failure.code);
+  return { code, message: code === failure.code ? failure.message : `${failure.code}: ${failure.message}` };
 }
 
 /** The task is failed and told so already: the run ends Failed with this, nothing cleans up. */
@@ -109,11 +118,7 @@ export async function endWithError(err: unknown, input: ExportInput, { state, wo
     ui.setStatus('cancelled');
     throw err;
   }
-  const failure = describe(err);
-  // Only the vocabulary's codes reach the task: a raw Error's type ("Error"), a timeout, a failure
-  // type from an older worker all become internal_error (the message still says what happened).
-  const code = taskErrorCode(failure.code);
-  const message = code === failure.code ? failure.message : `${failure.code}: ${failure.message}`;
+  const { code, message } = taskError(err);
   // files too: a step after publishing may have failed, and a failed task keeps no files.
   await discard(work, taskId);
   const { ok } = await state.failTask({ taskId, code, message, stages: ui.timings() });

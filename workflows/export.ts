@@ -12,7 +12,7 @@ import * as profiles from './profiles.js';
 import { Visibility } from './visibility.js';
 
 export type { ExportInput, ExportOutput } from './export-io.js';
-export { DELIVER_PATCH, EMAIL_PATCH, endWithError, FAILED_STATUS_PATCH, publishAndComplete } from './export-end.js';
+export { FAILED_STATUS_PATCH } from './export-end.js';
 
 /**
  * Runs started after this patch take their short steps (start, stage writes, the staged check,

@@ -1,7 +1,8 @@
-// /healthz: liveness with the dependencies' state. /readyz: whether this process
-// takes work; 503 from the moment a shutdown begins (platform/lifecycle.ts), while /healthz and
-// every other route still answer until the server closes, and 503 while the database cannot be
-// reached (every route that needs it would answer 503 database_unavailable).
+// /healthz: liveness with the dependencies' state. /readyz: whether this process takes work;
+// 503 from the moment a shutdown begins (platform/lifecycle.ts), while /healthz and every other
+// route still answer until the server closes. Not the database's state: an outage would take every
+// replica out of the load balancer at once, and clients would get its errors instead of this API's
+// 503 database_unavailable with Retry-After (docs/operations.md#readiness-and-shutdown).
 import { createRoute } from '@hono/zod-openapi';
 import { lifecycle } from '../../platform/lifecycle.js';
 import { logger } from '../../platform/logger.js';
@@ -24,9 +25,9 @@ const ready = createRoute({
   path: '/',
   operationId: 'ready',
   tags: ['operations'],
-  summary: 'Readiness: 503 from the moment a shutdown begins, or while the database is unreachable',
+  summary: 'Readiness: 503 from the moment a shutdown begins',
   security: auth.none,
-  responses: { 200: json(readySchema, 'Accepting work.'), 503: json(readySchema, 'Shutting down, or the database is unreachable.') } as Responses,
+  responses: { 200: json(readySchema, 'Accepting work.'), 503: json(readySchema, 'Shutting down.') } as Responses,
 });
 
 const TIMED_OUT = 'timed out after 3s';
@@ -63,12 +64,8 @@ export function healthApp(deps: ApiDeps) {
   return app;
 }
 
-export function readyApp(deps: ApiDeps) {
+export function readyApp() {
   const app = openApiApp<AppEnv>();
-  app.openapi(ready, async (c) => {
-    if (lifecycle.stopping) return c.json({ status: 'stopping' as const }, 503);
-    const database = await check('database', () => deps.database.ping());
-    return database === 'ok' ? c.json({ status: 'ready' as const }, 200) : c.json({ status: 'unavailable' as const }, 503);
-  });
+  app.openapi(ready, (c) => (lifecycle.stopping ? c.json({ status: 'stopping' as const }, 503) : c.json({ status: 'ready' as const }, 200)));
   return app;
 }

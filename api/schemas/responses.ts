@@ -172,4 +172,4 @@ export const healthSchema = z.object({
   status: z.enum(['ok', 'unavailable']),
   checks: z.object({ database: z.string(), temporal: z.string(), storage: z.string() }),
 });
-export const readySchema = z.object({ status: z.enum(['ready', 'stopping', 'unavailable']) });
+export const readySchema = z.object({ status: z.enum(['ready', 'stopping']) });

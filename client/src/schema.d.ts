@@ -43,7 +43,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: 503 from the moment a shutdown begins, or while the database is unreachable */
+        /** Readiness: 503 from the moment a shutdown begins */
         get: operations["ready"];
         put?: never;
         post?: never;
@@ -1071,11 +1071,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        status: "ready" | "stopping" | "unavailable";
+                        status: "ready" | "stopping";
                     };
                 };
             };
-            /** @description Shutting down, or the database is unreachable. */
+            /** @description Shutting down. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1083,7 +1083,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        status: "ready" | "stopping" | "unavailable";
+                        status: "ready" | "stopping";
                     };
                 };
             };

@@ -99,6 +99,15 @@ export function fillBody<T extends Body>(body: T, at: Date, timeZone: string, wi
   };
 }
 
+/**
+ * Whether the body has {{interval_start}} or {{interval_end}}, so that a run must ask Temporal for
+ * its window (domain/schedules/runs.ts); a literal such as `?interval_minutes=5` is no placeholder.
+ */
+export function usesWindow(body: Body): boolean {
+  const texts = [body.source_url, body.file_name ?? '', ...(body.sheets ?? []).map((s) => s.source_url)];
+  return texts.some((text) => [...text.matchAll(PLACEHOLDER)].some((m) => m[1] === 'interval_start' || m[1] === 'interval_end'));
+}
+
 /** Why a field's placeholders cannot be filled, or null: an unknown name, or one outside the query. */
 export function placeholderProblem(text: string, where: 'file_name' | 'query'): string | null {
   const q = text.indexOf('?');

@@ -10,7 +10,7 @@ import { ACTIVE_STATUSES } from '../../model/task.js';
 import { DomainError } from '../errors.js';
 import { getProject } from '../projects/projects.js';
 import { submitTask, type SubmitDeps, type SubmitInput } from '../tasks/submit.js';
-import { fillBody } from './placeholders.js';
+import { fillBody, usesWindow, type Window } from './placeholders.js';
 import { getSchedule, pauseSchedule, type ScheduleDeps } from './schedules.js';
 import { windowOf } from './windows.js';
 
@@ -55,15 +55,18 @@ export async function submitRun(deps: RunDeps, { scheduleId, scheduledAt, run }:
     await deps.temporal.schedule.getHandle(scheduleId).delete().catch(() => {});
     return { outcome: 'gone' };
   }
+  // Asked before the lease, which it does not need (it depends only on the schedule and the due
+  // time): Temporal's answer, a few calls perhaps, is not waited for while the lease holds.
+  const window = await runWindow(deps, schedule, new Date(scheduledAt));
   if (!(await lease(deps, scheduleId))) throw DomainError.transient('conflict', 'another run of this schedule is submitting its task', 1000);
   try {
-    return await submitLeased(deps, schedule, project, scheduledAt, run);
+    return await submitLeased(deps, schedule, project, scheduledAt, window, run);
   } finally {
     await release(deps, scheduleId);
   }
 }
 
-async function submitLeased(deps: RunDeps, schedule: ScheduleRow, project: ProjectRow, scheduledAt: string, run?: string): Promise<SubmitRunOutput> {
+async function submitLeased(deps: RunDeps, schedule: ScheduleRow, project: ProjectRow, scheduledAt: string, window: Window | undefined, run?: string): Promise<SubmitRunOutput> {
   const scheduleId = schedule.id;
   const key = runKey(scheduleId, scheduledAt, run);
   const [mine] = await deps.db.select({ id: tasks.id }).from(tasks).where(and(eq(tasks.projectId, project.id), eq(tasks.idempotencyKey, key)));
@@ -81,7 +84,7 @@ async function submitLeased(deps: RunDeps, schedule: ScheduleRow, project: Proje
       return { outcome: 'skipped', taskId: live.id, reason: `task ${live.id} of the previous run has not ended` };
     }
   }
-  const body = fillBody(schedule.body as unknown as SubmitInput, due, schedule.timezone, await runWindow(deps, schedule, due));
+  const body = fillBody(schedule.body as unknown as SubmitInput, due, schedule.timezone, window);
   try {
     const { task } = await submitTask(deps, project, body, key, { scheduleId });
     await record(deps, scheduleId, 'submitted', task.id);
@@ -109,8 +112,8 @@ async function inBackfill(deps: RunDeps, scheduleId: string, due: Date): Promise
 }
 
 /** The run's window (windows.ts), asked of Temporal only when the body has a placeholder for it. */
-async function runWindow(deps: RunDeps, schedule: ScheduleRow, due: Date) {
-  if (!JSON.stringify(schedule.body).includes('interval_')) return undefined;
+async function runWindow(deps: RunDeps, schedule: ScheduleRow, due: Date): Promise<Window | undefined> {
+  if (!usesWindow(schedule.body as unknown as SubmitInput)) return undefined;
   try {
     return await windowOf(deps, schedule.id, due, schedule.createdAt);
   } catch (err) {

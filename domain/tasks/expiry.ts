@@ -17,6 +17,11 @@ export interface ExpiryOptions {
   concurrency: number;
   /** Called after each batch with the running total (the activity heartbeats it). */
   onBatch?: (expired: number) => void;
+  /**
+   * Called after each task's files are deleted, within a batch: the activity heartbeats here too,
+   * since a batch of up to 10,000 tasks' deletions can outlast the heartbeat timeout.
+   */
+  onDeleted?: () => void;
   /** Stops between batches when set (the activity's cancellation). */
   signal?: AbortSignal;
   /** At most this many batches in this call (the old workflow's single batch); unbounded otherwise. */
@@ -24,11 +29,14 @@ export interface ExpiryOptions {
 }
 
 /** One batch: the tasks it marked expired (fewer than `batch` when the backlog is done). */
-export async function expireBatch(db: Db, storage: Storage, batch: number, concurrency: number): Promise<{ due: number; expired: number }> {
+async function expireBatch(db: Db, storage: Storage, { batch, concurrency, onDeleted }: ExpiryOptions): Promise<{ due: number; expired: number }> {
   const due = await dueForExpiry(db, batch);
   let next = 0;
   const worker = async () => {
-    while (next < due.length) await storage.deletePrefix(keys.files(due[next++]!));
+    while (next < due.length) {
+      await storage.deletePrefix(keys.files(due[next++]!));
+      onDeleted?.();
+    }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, due.length) }, worker));
   return { due: due.length, expired: (await markBatchExpired(db, due)).length };
@@ -38,7 +46,7 @@ export async function expireBatch(db: Db, storage: Storage, batch: number, concu
 export async function expireDue(db: Db, storage: Storage, opts: ExpiryOptions): Promise<number> {
   let expired = 0;
   for (let i = 0; i < (opts.maxBatches ?? Infinity) && !opts.signal?.aborted; i++) {
-    const { due, expired: n } = await expireBatch(db, storage, opts.batch, opts.concurrency);
+    const { due, expired: n } = await expireBatch(db, storage, opts);
     expired += n;
     opts.onBatch?.(expired);
     if (due < opts.batch) break;

@@ -182,16 +182,6 @@ export async function markBatchExpired(db: Db, ids: string[]): Promise<string[]>
   return rows.map((r) => r.id);
 }
 
-/**
- * One task (tests; the cleaner marks batches, markBatchExpired): succeeded → expired; a failed
- * task forgets its files and its expiry.
- */
-export async function markExpired(db: Db, taskId: string): Promise<void> {
-  const now = new Date();
-  await db.update(tasks).set({ status: 'expired', updatedAt: now }).where(and(eq(tasks.id, taskId), eq(tasks.status, 'succeeded')));
-  await db.update(tasks).set({ files: [], expiresAt: null, updatedAt: now }).where(and(eq(tasks.id, taskId), eq(tasks.status, 'failed')));
-}
-
 /** queued → paused (a waiting task gives up its place, and its slot if it had one). */
 export async function pauseQueued(db: Db, taskId: string): Promise<TaskRow | undefined> {
   const [row] = await db

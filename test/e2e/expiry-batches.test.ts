@@ -8,14 +8,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCleanupActivities } from '../../activities/cleanup.js';
+import type { ActivityDeps } from '../../activities/deps.js';
 import { type Database, rowsOf } from '../../db/client.js';
 import type { ProjectRow } from '../../db/schema.js';
 import { createProject } from '../../domain/projects/projects.js';
 import { acceptSubmission } from '../../domain/tasks/admission/index.js';
 import { expireDue } from '../../domain/tasks/expiry.js';
 import { newTask } from '../../domain/tasks/submit.js';
+import { loadConfig } from '../../platform/config.js';
 import { LocalStorage } from '../../platform/storage/local.js';
 import type { Storage } from '../../platform/storage/types.js';
+import { runActivity } from '../support/activity-env.js';
 import { scratchDatabase } from '../support/env.js';
 
 type Row = { id: string; status: string };
@@ -119,6 +123,18 @@ for (const kind of ['postgres', 'pglite'] as const) {
       expect(await stored(due)).toBe(0);
       const counted = tally(await q(sql`select project_id, status, count(*) as n from tasks group by 1, 2`));
       expect(tally(await q(sql`select project_id, status, n from task_counts`))).toEqual(counted);
+    });
+
+    it('the activity heartbeats within a batch, not only between batches', async () => {
+      const due = await load(projects[0]!, 'beat', 30, 'succeeded', 1000);
+      const config = loadConfig({ DATA_DIR: dir, CLEANUP_BATCH_SIZE: '100', CLEANUP_DELETE_CONCURRENCY: '2' });
+      const { expireTasks } = createCleanupActivities({ db: database.db, storage, config } as Partial<ActivityDeps> as ActivityDeps);
+      const run = runActivity({}, () => expireTasks({}));
+      expect(await run.result).toEqual({ expired: 30 });
+      // One batch of 30: a heartbeat after each deletion (the running total is that of the batches
+      // before), then one for the batch. The SDK throttles what reaches the server.
+      expect(run.heartbeats).toEqual([...Array.from({ length: 30 }, () => ({ expired: 0 })), { expired: 30 }]);
+      expect(await stored(due)).toBe(0);
     });
   });
 }

@@ -81,7 +81,7 @@ for (const kind of ['postgres', 'pglite'] as const) {
         [(id) => status.finishTask(database.db, id, { status: 'failed', errorCode: 'source_unreachable', errorMessage: 'x' }), (id) => status.resetForRetry(database.db, id)],
         [(id) => status.pauseQueued(database.db, id), (id) => status.resumePaused(database.db, id), (id) => status.cancelActive(database.db, id)],
         [(id) => status.pauseRunning(database.db, id), (id) => status.resumePaused(database.db, id)],
-        [(id) => status.finishTask(database.db, id, { status: 'succeeded', ...done }), (id) => status.markExpired(database.db, id)],
+        [(id) => status.finishTask(database.db, id, { status: 'succeeded', ...done }), (id) => status.markBatchExpired(database.db, [id])],
         [(id) => status.requeueRunning(database.db, id), (id) => status.deleteUnstarted(database.db, id)],
         [(id) => status.finishTask(database.db, id, { status: 'succeeded', ...done })],
         [(id) => status.deleteUnstarted(database.db, id)],

@@ -2,7 +2,7 @@
 // and through a signed link (GET /v1/files/{id}/{name}, no key: the signature is the credential).
 // The file is put in place as a finished run would (route-app.ts succeed()).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { markExpired } from '../../domain/tasks/status.js';
+import { markBatchExpired } from '../../domain/tasks/status.js';
 import { signLink } from '../../platform/links.js';
 import { expectError, expectKeyRefusals } from '../support/route-checks.js';
 import { LINK_SECRET, type Project, type RouteApp, startRouteApp, taskBody } from '../support/route-app.js';
@@ -41,7 +41,7 @@ describe('GET /v1/tasks/{task_id}/download', () => {
     expectError(await rt.call('GET', `/v1/tasks/${waiting.task_id}/download`, { token: a.api_key }), 409, 'not_ready');
     const old = await rt.submit(a.api_key, taskBody({ operator_id: 'old' }));
     await rt.succeed(old.task_id);
-    await markExpired(rt.database.db, old.task_id);
+    await markBatchExpired(rt.database.db, [old.task_id]);
     expectError(await rt.call('GET', `/v1/tasks/${old.task_id}/download`, { token: a.api_key }), 410, 'expired');
   });
 
@@ -81,7 +81,7 @@ describe('GET /v1/files/{task_id}/{name} (signed links)', () => {
     expectError(await rt.call('GET', link(waiting.task_id)), 409, 'not_ready');
     const old = await rt.submit(a.api_key, taskBody({ operator_id: 'link-old' }));
     await rt.succeed(old.task_id);
-    await markExpired(rt.database.db, old.task_id);
+    await markBatchExpired(rt.database.db, [old.task_id]);
     expectError(await rt.call('GET', link(old.task_id)), 410, 'expired');
   });
 });

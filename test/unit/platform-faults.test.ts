@@ -9,6 +9,7 @@ import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toActivityFailure } from '../../activities/failure.js';
 import { onError } from '../../api/errors.js';
+import { readyApp } from '../../api/routes/health.js';
 import { type Database, openDatabase } from '../../db/client.js';
 import { isDatabaseUnavailable } from '../../db/unavailable.js';
 import { createDatabase, dropDatabase } from '../support/env.js';
@@ -42,6 +43,15 @@ describe('a database that cannot be reached', () => {
     expect(isDatabaseUnavailable(refused)).toBe(false);
   });
 
+  it('is told when a transaction cannot begin (drizzle does not wrap that error)', async () => {
+    const err = await errorOf(down.db.transaction(async (tx) => tx.execute(sql`select 1`)));
+    expect(isDatabaseUnavailable(err)).toBe(true);
+    // What the transaction's own code throws (here another service's refusal) passes unchanged.
+    const port = await freePort();
+    const refused = await new Promise<Error>((resolve) => connect(port, '127.0.0.1').once('error', resolve));
+    expect(await errorOf(up.db.transaction(async () => Promise.reject(refused)))).toBe(refused);
+  });
+
   it('is a 503 database_unavailable with Retry-After, never a 500', async () => {
     const app = new Hono();
     app.get('/x', async (c) => c.json(await down.db.execute(sql`select 1`)));
@@ -53,6 +63,15 @@ describe('a database that cannot be reached', () => {
     expect(body.error.code).toBe('database_unavailable');
     // The driver's message (with the database's address) stays out of the answer.
     expect(body.error.message).not.toContain('127.0.0.1');
+  });
+
+  it('leaves /readyz 200: every replica would leave the load balancer at once, and clients lose the 503', async () => {
+    const app = new Hono();
+    app.route('/readyz', readyApp());
+    app.get('/x', async (c) => c.json(await down.db.execute(sql`select 1`)));
+    app.onError(onError);
+    expect(await (await app.request('/readyz')).json()).toEqual({ status: 'ready' });
+    expect((await app.request('/x')).status).toBe(503);
   });
 
   it('fails an activity retryably, saying so', async () => {

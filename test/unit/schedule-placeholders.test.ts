@@ -1,7 +1,7 @@
 // A schedule's placeholders and windows' ISO times (domain/schedules/placeholders.ts) and intervals (api/schemas/schedules.ts).
 import { describe, expect, it } from 'vitest';
 import { parseEvery } from '../../api/schemas/schedules.js';
-import { fillBody, isTimeZone, placeholderProblem, values, zonedIso } from '../../domain/schedules/placeholders.js';
+import { fillBody, isTimeZone, placeholderProblem, usesWindow, values, zonedIso } from '../../domain/schedules/placeholders.js';
 
 describe('placeholder values', () => {
   it('takes the run’s calendar date in the schedule’s time zone', () => {
@@ -42,6 +42,13 @@ describe('placeholder values', () => {
     });
     const filled = new URL(fillBody(body, window.end, 'America/New_York', window).source_url).searchParams;
     expect([filled.get('from'), filled.get('to')]).toEqual(['2026-11-23T19:00:00-05:00', '2026-11-23T20:00:00-05:00']);
+  });
+
+  it('asks for a window only for an {{interval_…}} placeholder, not for a literal that looks like one', () => {
+    expect(usesWindow({ source_url: 'http://h/x?interval_minutes=5&d={{date}}', file_name: 'interval_report' })).toBe(false);
+    expect(usesWindow({ source_url: 'http://h/x?from={{ interval_start }}' })).toBe(true);
+    expect(usesWindow({ source_url: 'http://h/x', file_name: 'r-{{interval_end}}' })).toBe(true);
+    expect(usesWindow({ source_url: 'http://h/x', sheets: [{ source_url: 'http://h/y' }, { source_url: 'http://h/z?to={{interval_end}}' }] })).toBe(true);
   });
 
   it('names what cannot be filled', () => {

@@ -2,6 +2,7 @@
 // a proxy the test makes unreachable; the Temporal Worker is a fake (it is the SDK's, not ours):
 // running until shut down, or failing on its own.
 import { Writable } from 'node:stream';
+import { sql } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../db/client.js';
@@ -74,6 +75,21 @@ describe('worker supervisor', () => {
     await supervisor.stop();
     await expect(supervisor.running).resolves.toBeUndefined();
     expect(workers[0]!.state).toBe('STOPPED');
+  });
+
+  it('keeps polling when every pooled connection is busy (the probe has a connection of its own)', async () => {
+    const { supervisor, workers, lines } = await supervised();
+    // The pool's 10 connections all held for longer than a probe may take.
+    const busy = Promise.all(Array.from({ length: 12 }, () => database.db.execute(sql`select pg_sleep(1.5)`)));
+    busy.catch(() => {}); // awaited below; a failed assertion before must not leave it unhandled
+    await new Promise((r) => setTimeout(r, 100));
+    supervisor.databaseUnavailable();
+    await new Promise((r) => setTimeout(r, 600));
+    expect(supervisor.state).toBe('RUNNING');
+    expect(lines).toEqual([]);
+    await busy;
+    await supervisor.stop();
+    expect(workers).toHaveLength(1);
   });
 
   it('pauses while the database is unreachable and resumes with a fresh worker when it returns', async () => {
