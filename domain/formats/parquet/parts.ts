@@ -45,10 +45,15 @@ function element(name: string, kind: Kind): SchemaElement {
 class FileSink extends ByteWriter {
   readonly hash = createHash('sha256');
   bytes = 0;
+  /** The file's write error (a full disk): raised by the next flush or the close, never left unhandled. */
+  private failed: Error | null = null;
   constructor(private readonly out: WriteStream) {
     super(1 << 20);
+    // A stream's error without a listener would end the process (the write itself returned long ago).
+    out.on('error', (err) => (this.failed ??= err));
   }
   async flush(): Promise<void> {
+    if (this.failed) throw this.failed;
     if (this.index === 0) return;
     const chunk = Buffer.from(this.buffer.slice(0, this.index));
     this.index = 0;
@@ -63,6 +68,7 @@ class FileSink extends ByteWriter {
     await this.flush();
     this.out.end();
     await once(this.out, 'close');
+    if (this.failed) throw this.failed;
   }
 }
 
