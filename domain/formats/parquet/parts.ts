@@ -110,8 +110,8 @@ export class ParquetParts {
     const file = this.file ?? this.open();
     const before = file.sink.bytes;
     const columnData = this.columns.map((c, i) => ({ name: c.key, data: this.group[i]! }));
+    // One row group: the writer flushes it to the file (FileSink.flush) and answers when that is done.
     await file.writer.write({ columnData, rowGroupSize: rows });
-    await file.sink.flush();
     file.rows += rows;
     this.lastGroupBytes = file.sink.bytes - before;
     this.group = this.columns.map(() => []);
