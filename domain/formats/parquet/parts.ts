@@ -73,6 +73,7 @@ class FileSink extends ByteWriter {
 }
 
 export class ParquetParts {
+  private readonly columns: Column[];
   private readonly schema: SchemaElement[];
   private readonly convert: Array<(v: unknown, row: number) => unknown>;
   private file: { writer: ParquetWriter; sink: FileSink; path: string; rows: number } | null = null;
@@ -83,15 +84,20 @@ export class ParquetParts {
   private readonly parts: WrittenPart[] = [];
 
   constructor(
-    private readonly columns: Column[],
+    columns: Column[],
     kinds: Kind[],
     private readonly limits: SplitLimits,
     private readonly pathFor: (n: number) => string,
   ) {
-    const names = columns.map((c) => c.key);
-    this.schema = [{ name: 'root', num_children: names.length }, ...names.map((n, i) => element(n, kinds[i]!))];
-    this.convert = columns.map((c, i) => converter(c, kinds[i]!));
-    this.group = columns.map(() => []);
+    // A key the template repeats ("2024 › amount", "2025 › amount") is one field, at its first
+    // place and with its first type: the values are the same, and a schema's names must differ
+    // (pyarrow refuses a repeated one), as a JSON Lines object's keys do.
+    const first = columns.map((c, i) => columns.findIndex((d) => d.key === c.key) === i);
+    this.columns = columns.filter((_, i) => first[i]);
+    kinds = kinds.filter((_, i) => first[i]);
+    this.schema = [{ name: 'root', num_children: this.columns.length }, ...this.columns.map((c, i) => element(c.key, kinds[i]!))];
+    this.convert = this.columns.map((c, i) => converter(c, kinds[i]!));
+    this.group = this.columns.map(() => []);
   }
 
   /** Adds one source row (its JSON's length counts toward the group's bytes); true: flushGroup is due. */
