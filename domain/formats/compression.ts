@@ -39,6 +39,7 @@ function loadZstd(): Promise<typeof import('@bokuweb/zstd-wasm')> {
 class ZstdFrames extends Transform {
   private parts: Buffer[] = [];
   private size = 0;
+  private framed = false;
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
     this.parts.push(chunk);
@@ -48,16 +49,18 @@ class ZstdFrames extends Transform {
   }
 
   override _flush(cb: TransformCallback): void {
-    this.frame().then(() => cb(), cb);
+    // No input at all still makes one (empty) frame: a 0-byte file is no zstd file (`zstd -t` refuses it).
+    this.frame(!this.framed).then(() => cb(), cb);
   }
 
-  private async frame(): Promise<void> {
-    if (this.size === 0) return;
+  private async frame(evenEmpty = false): Promise<void> {
+    if (this.size === 0 && !evenEmpty) return;
     const input = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.size);
     this.parts = [];
     this.size = 0;
     const { compress } = await loadZstd();
     this.push(Buffer.from(compress(input, ZSTD_LEVEL)));
+    this.framed = true;
   }
 }
 

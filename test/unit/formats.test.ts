@@ -45,6 +45,20 @@ describe('text parts', () => {
       expect(text.join('')).toBe(lines.join(''));
     }
   });
+
+  it('writes an empty export as a compressed file that decompresses to nothing', async () => {
+    for (const compression of ['gzip', 'zstd'] as const) {
+      const parts = new CsvParts(Buffer.alloc(0), { maxRows: 20, maxBytes: 1e9 }, (n) => join(dir, `empty-${compression}-${n}`), { recordEnds: lineEnds, compression });
+      const [file] = await parts.finish();
+      const raw = readFileSync(file!.path);
+      expect(raw.length, compression).toBeGreaterThan(0);
+      if (compression === 'gzip') expect(gunzipSync(raw).length).toBe(0);
+      else {
+        execFileSync('zstd', ['-tq', file!.path]);
+        expect(execFileSync('zstd', ['-dc', file!.path]).length).toBe(0);
+      }
+    }
+  });
 });
 
 describe('Parquet column types', () => {
