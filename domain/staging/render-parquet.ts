@@ -21,7 +21,7 @@ function rowsOf(bytes: Buffer): Record<string, unknown>[] {
   return (JSON.parse(`[${text.replaceAll('\n', ',')}]`) as Array<Record<string, unknown> | null>).map((r) => r ?? {});
 }
 
-export async function renderParquet({ storage, dataDir }: RenderDeps, { task, settings, onProgress }: RenderJob): Promise<RenderedFile[]> {
+export async function renderParquet({ storage, dataDir }: RenderDeps, { task, settings, onProgress, signal }: RenderJob): Promise<RenderedFile[]> {
   const meta = await readMeta(storage, task.id);
   const chain = await orderedPieces(storage, task.id, pageCount(meta.total, meta.pageSize));
   let parts: ParquetParts | undefined;
@@ -31,6 +31,8 @@ export async function renderParquet({ storage, dataDir }: RenderDeps, { task, se
       const bytes = await reading!;
       reading = chain[i + 1] && storage.getBuffer(chain[i + 1]!.key);
       reading?.catch(() => {}); // awaited on the next turn, or abandoned when this one fails
+      // Cancelled: stop now (the catch removes the parts), not after the whole file.
+      if (signal.aborted) throw signal.reason;
       const rows = rowsOf(bytes);
       // The rows' share of the piece's bytes: what bounds a row group's memory.
       const size = bytes.length / Math.max(1, rows.length);
@@ -49,6 +51,7 @@ export async function renderParquet({ storage, dataDir }: RenderDeps, { task, se
     }
     parts ??= new ParquetParts(meta.columns, columnKinds(meta.columns, []), resolveSplit(task.type, task.options, settings), (n) => tempPath(dataDir, task.id, `part-${n}.parquet`));
     const local = await parts.finish();
+    if (signal.aborted) throw signal.reason;
     return await storeParts({ storage, dataDir, taskId: task.id, fileName: task.fileName, ext: 'parquet', parts: local, mtime: task.createdAt });
   } catch (err) {
     await parts?.discard();
