@@ -1,5 +1,6 @@
 // The renders of CSV, JSON Lines and Parquet from staged pieces (in a memory store): a cancel (the
-// render's signal) stops them between pieces, with nothing stored and no file left.
+// render's signal) stops them between pieces, with nothing stored and no file left; a broken
+// staged piece fails a Parquet render with render_failed, not retried.
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { TaskRow } from '../../db/schema.js';
 import type { StoredSettings } from '../../model/project-settings.js';
 import { MemoryStorage } from '../../platform/storage/memory.js';
+import { toActivityFailure } from '../../activities/failure.js';
 import { keys } from '../../domain/staging/keys.js';
 import { writeMeta } from '../../domain/staging/meta.js';
 import { encodeStaged, stagedExt } from '../../domain/staging/pieces.js';
@@ -63,4 +65,20 @@ describe('a render whose signal aborts', () => {
       expect(await storage.list(keys.output(task.id, ''))).toEqual(out.map((o) => o.key));
     }
   });
+});
+
+describe('a broken staged piece', () => {
+  for (const [what, body, message] of [
+    ['a line that is not JSON', '{"id":11,"name":"x"}\n{"id":12,\n', /00000001-00000002\.ndjson is not valid JSON lines/],
+    ['fewer rows than fetched', '{"id":11,"name":"x"}\n', /00000001-00000002\.ndjson holds 1 rows where 10 were fetched/],
+  ] as const) {
+    it(`fails a Parquet render with render_failed, not retried: ${what}`, async () => {
+      const { deps, task, storage } = await staged('parquet', `tsk_broken_${what.length}`);
+      await storage.putBuffer(keys.piece(task.id, 1, 2, 'ndjson'), Buffer.from(body));
+      const err = await renderParquet(deps, job(task, new AbortController().signal)).catch((e: unknown) => e);
+      expect(err).toMatchObject({ name: 'DomainError', code: 'render_failed', retryable: false, message: expect.stringMatching(message) });
+      expect(toActivityFailure(err)).toMatchObject({ type: 'render_failed', nonRetryable: true });
+      expect(readdirSync(join(dataDir, 'tmp')).filter((f) => f.startsWith(task.id))).toEqual([]);
+    });
+  }
 });
