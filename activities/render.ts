@@ -2,8 +2,8 @@
 import { Context } from '@temporalio/activity';
 import type { Activities } from '../model/activities.js';
 import { settingsFor } from '../domain/projects/projects.js';
+import { renderTask } from '../domain/staging/render.js';
 import { renderText } from '../domain/staging/render-csv.js';
-import { renderParquet } from '../domain/staging/render-parquet.js';
 import { renderXlsx } from '../domain/staging/render-xlsx.js';
 import { requireTask } from '../domain/tasks/queries.js';
 import { type ActivityDeps, heartbeat } from './deps.js';
@@ -24,9 +24,7 @@ export function createRenderActivities({ db, storage, config }: ActivityDeps): P
       return { outputs: await renderXlsx(deps, await job(taskId)) };
     },
     async renderFile({ taskId }) {
-      const j = await job(taskId);
-      const render = j.task.type === 'excel' ? renderXlsx : j.task.type === 'parquet' ? renderParquet : renderText;
-      return { outputs: await render(deps, j) };
+      return { outputs: await renderTask(deps, await job(taskId)) };
     },
   });
 }

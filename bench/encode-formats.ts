@@ -1,17 +1,10 @@
 // `npm run bench -- encode`: a page's encoding alone, CSV's transcoder beside JSON Lines', on the
-// benchmark source's pages (bench/source.ts's rows, 1,000 a page), 1,000,000 rows, alternating;
+// benchmark source's pages (bench/rows.ts, 1,000 a page), 1,000,000 rows, alternating;
 // the part of an export's CPU that differs between the two types besides the bytes written.
 import { rowColumns } from '../domain/formats/columns.js';
 import { transcoderFor } from '../domain/formats/csv/transcode.js';
 import { jsonlTranscoderFor } from '../domain/formats/jsonl-transcode.js';
-
-const STATUSES = ['paid', 'refunded', 'pending', 'shipped'];
-function rowJson(i: number): string {
-  const id = i + 1;
-  const amount = ((i * 7919) % 100_000) / 100;
-  const day = String(1 + (i % 28)).padStart(2, '0');
-  return `{"id":${id},"order_no":"SO${String(id).padStart(10, '0')}","customer":"客户 ${id % 5000}","amount":${amount},"status":"${STATUSES[i % 4]}","created_at":"2026-11-${day}T08:${String(i % 60).padStart(2, '0')}:00Z","remark":"${i % 9 === 0 ? 'gift, wrap \\"red\\"' : ''}"}`;
-}
+import { rowJson } from './rows.js';
 
 export function benchEncode(rows = 1_000_000): string {
   const pages = Array.from({ length: 50 }, (_, p) => Buffer.from(`{"total":${rows},"data":[${Array.from({ length: 1000 }, (_, k) => rowJson(p * 1000 + k)).join(',')}]}`));

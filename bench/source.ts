@@ -1,20 +1,13 @@
 // A fast generator of the source protocol, run as its own process by bench/run.ts so the source's
 // CPU is not the service's: GET /export?total=N&page=P&page_size=S → { total, data: [...] }.
-// Rows are written as JSON text directly (no objects, no JSON.stringify): the source should cost
-// as little as a real system's cached query would.
+// Rows are written as JSON text directly (bench/rows.ts): the source should cost as little as a
+// real system's cached query would.
 import { createServer } from 'node:http';
+import { rowJson } from './rows.js';
 
 const port = Number(process.argv[2] ?? 0);
-const STATUSES = ['paid', 'refunded', 'pending', 'shipped'];
 // A slow source (a real database query): every page answers this much later.
 const DELAY_MS = Number(process.env.BENCH_SOURCE_DELAY_MS ?? 0);
-
-function rowJson(i: number): string {
-  const id = i + 1;
-  const amount = ((i * 7919) % 100_000) / 100;
-  const day = String(1 + (i % 28)).padStart(2, '0');
-  return `{"id":${id},"order_no":"SO${String(id).padStart(10, '0')}","customer":"客户 ${id % 5000}","amount":${amount},"status":"${STATUSES[i % 4]}","created_at":"2026-11-${day}T08:${String(i % 60).padStart(2, '0')}:00Z","remark":"${i % 9 === 0 ? 'gift, wrap \\"red\\"' : ''}"}`;
-}
 
 const server = createServer((req, res) => {
   const url = new URL(req.url ?? '/', 'http://x');

@@ -60,7 +60,7 @@ const syncRoute = createRoute({
   tags: ['tasks'],
   summary: 'Export small data and answer with the file itself',
   description:
-    "Same body as POST /v1/tasks. Within the sync row limit and with a free sync slot the answer is the file (X-Task-Id names the task); otherwise it degrades to 202 with the task object (X-Sync-Fallback: no_free_slot | over_row_limit | timeout). A failed export answers with the task's error code.",
+    "Same body as POST /v1/tasks except destination_id (refused: the answer is the file). Within the sync row limit and with a free sync slot the answer is the file (X-Task-Id names the task); otherwise it degrades to 202 with the task object (X-Sync-Fallback: no_free_slot | over_row_limit | timeout). A failed export answers with the task's error code.",
   security: auth.project,
   ...submission,
   responses: {

@@ -117,7 +117,7 @@ export function withSheets<S extends z.ZodType<Fields & Record<string, unknown>>
   // the one thing it cannot say).
   const sheetRules = {
     ...stated,
-    allOf: [{ anyOf: [{ not: { required: ['compression'] } }, { required: ['compression'], properties: { type: { enum: ['csv', 'jsonl'] } } }] }],
+    allOf: [{ anyOf: [{ not: { required: ['compression'] } }, { required: ['compression'], properties: { type: { enum: [...COMPRESSIBLE_TYPES] } } }] }],
     anyOf: [
       { not: { required: ['sheets'] } },
       { required: ['sheets', 'type'], properties: { type: { enum: ['excel', 'xlsx'] } }, not: { anyOf: LAYOUT_KEYS.map((k) => ({ required: [k] })) } },

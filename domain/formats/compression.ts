@@ -3,15 +3,15 @@
 // Node 22.15). docs/adr/0032-jsonl-parquet-compression.md says why this one.
 import { Transform, type TransformCallback } from 'node:stream';
 import { constants, createGzip } from 'node:zlib';
-import type { Compression, ExportType } from '../../model/task.js';
+import { COMPRESSIBLE_TYPES, COMPRESSIONS, type Compression, type ExportType } from '../../model/task.js';
 
 /** What a compressed file's name gains after its own extension. */
 export const COMPRESSED_EXT: Record<Compression, string> = { gzip: 'gz', zstd: 'zst' };
 
 /** The compression a task asked for (only csv and jsonl can have one; the API refuses the rest). */
 export function taskCompression(task: { type: ExportType; options: Record<string, unknown> }): Compression | null {
-  const c = task.options.compression;
-  return (c === 'gzip' || c === 'zstd') && (task.type === 'csv' || task.type === 'jsonl') ? c : null;
+  const c = COMPRESSIONS.find((k) => k === task.options.compression);
+  return c && (COMPRESSIBLE_TYPES as readonly ExportType[]).includes(task.type) ? c : null;
 }
 
 /** A file's extension: `csv`, `jsonl.gz`, `csv.zst`, … */
@@ -39,6 +39,7 @@ function loadZstd(): Promise<typeof import('@bokuweb/zstd-wasm')> {
 class ZstdFrames extends Transform {
   private parts: Buffer[] = [];
   private size = 0;
+  private framed = false;
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
     this.parts.push(chunk);
@@ -48,16 +49,18 @@ class ZstdFrames extends Transform {
   }
 
   override _flush(cb: TransformCallback): void {
-    this.frame().then(() => cb(), cb);
+    // No input at all still makes one (empty) frame: a 0-byte file is no zstd file (`zstd -t` refuses it).
+    this.frame(!this.framed).then(() => cb(), cb);
   }
 
-  private async frame(): Promise<void> {
-    if (this.size === 0) return;
+  private async frame(evenEmpty = false): Promise<void> {
+    if (this.size === 0 && !evenEmpty) return;
     const input = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.size);
     this.parts = [];
     this.size = 0;
     const { compress } = await loadZstd();
     this.push(Buffer.from(compress(input, ZSTD_LEVEL)));
+    this.framed = true;
   }
 }
 

@@ -7,7 +7,7 @@
 // test/unit/jsonl-transcode.test.ts checks it byte for byte against the ordinary path.
 import type { Column } from './columns.js';
 import { FLAG_ESCAPE } from './csv/json-bytes.js';
-import { PageTranscoder } from './page-transcoder.js';
+import { PageTranscoder, transcoderCache } from './page-transcoder.js';
 
 export interface TranscodedLines {
   total: number;
@@ -19,18 +19,8 @@ const MISSING = 0;
 const COPY = 1; // the value's bytes as they are
 const TEXT = 2; // JSON.stringify of the decoded value, kept in texts[col]
 
-const cache = new Map<string, JsonlTranscoder>();
-
-export function jsonlTranscoderFor(columns: Column[]): JsonlTranscoder {
-  const id = columns.map((c) => c.key).join('\u0000');
-  let t = cache.get(id);
-  if (!t) {
-    if (cache.size >= 32) cache.delete(cache.keys().next().value!);
-    t = new JsonlTranscoder(columns);
-    cache.set(id, t);
-  }
-  return t;
-}
+/** The transcoder of a column list, kept for the next page. */
+export const jsonlTranscoderFor = transcoderCache((columns) => new JsonlTranscoder(columns));
 
 export class JsonlTranscoder extends PageTranscoder {
   /** `{"key":` / `,"key":` per column, ready to copy. */

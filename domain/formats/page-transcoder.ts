@@ -12,6 +12,24 @@ export interface ScannedPage {
   bytes: Buffer;
 }
 
+/**
+ * A type's transcoder per column list, kept for the next page (a lane reads many with the same
+ * columns): the columns' key bytes are prepared once. At most 32 lists, the oldest dropped first.
+ */
+export function transcoderCache<T extends PageTranscoder>(make: (columns: Column[]) => T): (columns: Column[]) => T {
+  const cache = new Map<string, T>();
+  return (columns) => {
+    const id = columns.map((c) => c.key).join('\u0000');
+    let t = cache.get(id);
+    if (!t) {
+      if (cache.size >= 32) cache.delete(cache.keys().next().value!);
+      t = make(columns);
+      cache.set(id, t);
+    }
+    return t;
+  };
+}
+
 /** The output scratch space kept between pages: a page of 1,000 ordinary rows fits. */
 const SCRATCH = 1 << 18;
 

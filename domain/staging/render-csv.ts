@@ -32,7 +32,7 @@ export interface RenderJob {
 }
 
 /** A csv or jsonl task's files. */
-export async function renderText({ storage, dataDir }: RenderDeps, { task, settings, onProgress }: RenderJob): Promise<RenderedFile[]> {
+export async function renderText({ storage, dataDir }: RenderDeps, { task, settings, onProgress, signal }: RenderJob): Promise<RenderedFile[]> {
   const meta = await readMeta(storage, task.id);
   const jsonl = task.type === 'jsonl';
   const head = jsonl ? Buffer.alloc(0) : encodeCsvHead(meta.columns, task.options.csv_bom !== false);
@@ -48,10 +48,13 @@ export async function renderText({ storage, dataDir }: RenderDeps, { task, setti
       const bytes = await reading!;
       reading = chain[i + 1] && storage.getBuffer(chain[i + 1]!.key);
       reading?.catch(() => {}); // awaited on the next turn, or abandoned when this one fails
+      // Cancelled: stop now (the catch removes the parts), not after the whole file.
+      if (signal.aborted) throw signal.reason;
       await parts.page(bytes, rowsInPages(piece.from, piece.to, meta.total, meta.pageSize));
       onProgress(piece.to);
     }
     const local = await parts.finish();
+    if (signal.aborted) throw signal.reason;
     return await storeParts({ storage, dataDir, taskId: task.id, fileName: task.fileName, ext, parts: local, mtime: task.createdAt });
   } catch (err) {
     await parts.discard();

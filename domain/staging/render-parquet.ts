@@ -2,6 +2,7 @@
 // (domain/formats/parquet/), the column types from the template or from the first page.
 import type { RenderedFile } from '../../model/activities.js';
 import { pageCount, rowsInPages } from '../../model/plan.js';
+import { DomainError } from '../errors.js';
 import { ParquetParts } from '../formats/parquet/parts.js';
 import { columnKinds } from '../formats/parquet/types.js';
 import { resolveSplit } from '../formats/split.js';
@@ -9,21 +10,16 @@ import { readMeta } from './meta.js';
 import { storeParts } from './outputs.js';
 import { orderedPieces } from './pieces.js';
 import type { RenderDeps, RenderJob } from './render-csv.js';
+import { piecePages } from './render-xlsx.js';
 import { tempPath } from './tmp.js';
 
-/**
- * A staged piece's rows, parsed in one call: its lines are JSON.stringify's output, which holds no
- * raw line feed, so the lines joined by commas are one JSON array.
- */
-function rowsOf(bytes: Buffer): Record<string, unknown>[] {
-  if (bytes.length === 0) return [];
-  const text = bytes.toString('utf8', 0, bytes[bytes.length - 1] === 0x0a ? bytes.length - 1 : bytes.length);
-  return (JSON.parse(`[${text.replaceAll('\n', ',')}]`) as Array<Record<string, unknown> | null>).map((r) => r ?? {});
-}
+const asRow = (r: unknown) => (r ?? {}) as Record<string, unknown>;
 
-export async function renderParquet({ storage, dataDir }: RenderDeps, { task, settings, onProgress }: RenderJob): Promise<RenderedFile[]> {
+export async function renderParquet({ storage, dataDir }: RenderDeps, { task, settings, onProgress, signal }: RenderJob): Promise<RenderedFile[]> {
   const meta = await readMeta(storage, task.id);
   const chain = await orderedPieces(storage, task.id, pageCount(meta.total, meta.pageSize));
+  const partsOf = (firstPage: Record<string, unknown>[]) =>
+    new ParquetParts(meta.columns, columnKinds(meta.columns, firstPage), resolveSplit(task.type, task.options, settings), (n) => tempPath(dataDir, task.id, `part-${n}.parquet`));
   let parts: ParquetParts | undefined;
   try {
     let reading = chain[0] && storage.getBuffer(chain[0].key);
@@ -31,24 +27,28 @@ export async function renderParquet({ storage, dataDir }: RenderDeps, { task, se
       const bytes = await reading!;
       reading = chain[i + 1] && storage.getBuffer(chain[i + 1]!.key);
       reading?.catch(() => {}); // awaited on the next turn, or abandoned when this one fails
-      const rows = rowsOf(bytes);
+      // Cancelled: stop now (the catch removes the parts), not after the whole file.
+      if (signal.aborted) throw signal.reason;
+      const expected = rowsInPages(piece.from, piece.to, meta.total, meta.pageSize);
       // The rows' share of the piece's bytes: what bounds a row group's memory.
-      const size = bytes.length / Math.max(1, rows.length);
-      if (rows.length !== rowsInPages(piece.from, piece.to, meta.total, meta.pageSize)) {
-        throw new Error(`staged piece ${piece.key} holds ${rows.length} rows`);
+      const size = bytes.length / Math.max(1, expected);
+      let rows = 0;
+      // Each row parsed as it is added (render-xlsx.ts says why); a broken line is render_failed.
+      for (const page of piecePages(bytes, meta.pageSize, piece.key)) {
+        // The first page decides the types of the columns the template does not type.
+        const read = parts ? page : [...page].map(asRow);
+        parts ??= partsOf(read as Record<string, unknown>[]);
+        for (const row of read) {
+          rows++;
+          if (parts.add(asRow(row), size)) await parts.flushGroup();
+        }
       }
-      // The first page decides the types of the columns the template does not type.
-      parts ??= new ParquetParts(
-        meta.columns,
-        columnKinds(meta.columns, rows.slice(0, meta.pageSize)),
-        resolveSplit(task.type, task.options, settings),
-        (n) => tempPath(dataDir, task.id, `part-${n}.parquet`),
-      );
-      for (const row of rows) if (parts.add(row, size)) await parts.flushGroup();
+      if (rows !== expected) throw new DomainError('render_failed', `staged piece ${piece.key.split('/').pop()} holds ${rows} rows where ${expected} were fetched`);
       onProgress(piece.to);
     }
-    parts ??= new ParquetParts(meta.columns, columnKinds(meta.columns, []), resolveSplit(task.type, task.options, settings), (n) => tempPath(dataDir, task.id, `part-${n}.parquet`));
+    parts ??= partsOf([]);
     const local = await parts.finish();
+    if (signal.aborted) throw signal.reason;
     return await storeParts({ storage, dataDir, taskId: task.id, fileName: task.fileName, ext: 'parquet', parts: local, mtime: task.createdAt });
   } catch (err) {
     await parts?.discard();

@@ -12,9 +12,7 @@ import { settingsOf } from '../projects/projects.js';
 import { keys } from '../staging/keys.js';
 import { metaFromProbe, writeMeta } from '../staging/meta.js';
 import { encodeStaged, stagedExt } from '../staging/pieces.js';
-import { renderText } from '../staging/render-csv.js';
-import { renderParquet } from '../staging/render-parquet.js';
-import { renderXlsx } from '../staging/render-xlsx.js';
+import { renderTask } from '../staging/render.js';
 import { type SheetSpec, sheetLabel, taskSheets } from '../staging/sheets.js';
 import { errorKind, type SourceClientOptions } from '../source/client.js';
 import { sourceLimits, type SourceLimits } from '../source/limiter.js';
@@ -153,8 +151,7 @@ export async function previewTask(deps: PreviewDeps, project: ProjectRow, input:
   );
   if (first) throw inSheet(first.err, sheetLabel(sheets, first.sheet));
   const sourceTotal = staged.reduce((n, s) => n + (s as PromiseFulfilledResult<number>).value, 0);
-  const render = task.type === 'excel' ? renderXlsx : task.type === 'parquet' ? renderParquet : renderText;
-  const outputs = await render({ storage: store, dataDir: deps.config.DATA_DIR }, { task, settings, signal, onProgress: () => {}, rowsPerSheet: input.rows });
+  const outputs = await renderTask({ storage: store, dataDir: deps.config.DATA_DIR }, { task, settings, signal, onProgress: () => {}, rowsPerSheet: input.rows });
   // Split by a tiny max_file_rows, the export would be parts and a zip; the zip is what it serves.
   const file = outputs.length === 1 ? outputs[0]! : outputs.find((o) => o.name.endsWith('.zip'))!;
   return { name: file.name, body: await store.getBuffer(file.key), rows: file.rows, sourceTotal, rate };

@@ -1,7 +1,8 @@
 // The worker's scratch disk full while it renders, in split mode: DATA_DIR of the worker process is
 // a small tmpfs the test fills (a real ENOSPC; this needs root, as CI has), files in a bucket of the
-// suite's SeaweedFS. The export ends failed with storage_failed, no partial file is listed or left
-// on the disk, and once space is back the same worker renders the next export exact.
+// suite's SeaweedFS. A CSV and a Parquet export each end failed with storage_failed, no partial
+// file is listed or left on the disk, the worker lives on, and once space is back it renders the
+// next export exact.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
@@ -48,12 +49,15 @@ describe('the worker disk full while rendering', () => {
     const free = statfsSync(scratch);
     writeFileSync(join(scratch, 'filler'), Buffer.alloc(free.bavail * free.bsize - 512 * 1024));
 
-    const full = await cluster.waitForEnd(await cluster.submit(key, { source_url: src.url, page_size: 1000, file_name: 'full' }), key);
-    expect(full.status).toBe('failed');
-    expect(full.error.code).toBe('storage_failed');
-    expect(full.files).toEqual([]);
-    expect(onDisk()).toEqual([...before, 'filler'].sort());
-    expect(cluster.exits()).toEqual([]);
+    // CSV, and Parquet (its first row group, about 0.7 MB, is written while the disk fills).
+    for (const type of ['csv', 'parquet']) {
+      const full = await cluster.waitForEnd(await cluster.submit(key, { source_url: src.url, page_size: 1000, type, file_name: 'full' }), key);
+      expect(full.status, type).toBe('failed');
+      expect(full.error.code, type).toBe('storage_failed');
+      expect(full.files, type).toEqual([]);
+      expect(onDisk(), type).toEqual([...before, 'filler'].sort());
+      expect(cluster.exits(), type).toEqual([]);
+    }
 
     rmSync(join(scratch, 'filler'));
     const ok = await cluster.waitForEnd(await cluster.submit(key, { source_url: src.url, page_size: 1000, file_name: 'roomy' }), key);

@@ -1,4 +1,4 @@
-// JSON Lines encoding, the text parts' line cutting and compression, and Parquet's column types.
+// JSON Lines encoding, the text parts' line cutting and compression, and Parquet's column types and field names.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,7 +7,9 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CsvParts, lineEnds } from '../../domain/formats/csv/parts.js';
 import { encodeJsonLines } from '../../domain/formats/jsonl.js';
+import { ParquetParts } from '../../domain/formats/parquet/parts.js';
 import { columnKinds, converter } from '../../domain/formats/parquet/types.js';
+import { readOutside } from '../support/pyreaders.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'dc-formats-unit-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -43,6 +45,20 @@ describe('text parts', () => {
       expect(text.join('')).toBe(lines.join(''));
     }
   });
+
+  it('writes an empty export as a compressed file that decompresses to nothing', async () => {
+    for (const compression of ['gzip', 'zstd'] as const) {
+      const parts = new CsvParts(Buffer.alloc(0), { maxRows: 20, maxBytes: 1e9 }, (n) => join(dir, `empty-${compression}-${n}`), { recordEnds: lineEnds, compression });
+      const [file] = await parts.finish();
+      const raw = readFileSync(file!.path);
+      expect(raw.length, compression).toBeGreaterThan(0);
+      if (compression === 'gzip') expect(gunzipSync(raw).length).toBe(0);
+      else {
+        execFileSync('zstd', ['-tq', file!.path]);
+        expect(execFileSync('zstd', ['-dc', file!.path]).length).toBe(0);
+      }
+    }
+  });
 });
 
 describe('Parquet column types', () => {
@@ -64,5 +80,21 @@ describe('Parquet column types', () => {
     expect(converter(col, 'string')({ a: 1 }, 0)).toBe('{"a":1}');
     expect(() => converter(col, 'date')('2026-02-30', 41)).toThrow(/row 42, column "n": "2026-02-30" is not a date/);
     expect(() => converter({ ...col, type: 'integer' }, 'int64')(1.5, 0)).toThrow(/template's type "integer"/);
+  });
+});
+
+describe('Parquet field names', () => {
+  it('writes a key the template repeats once, at its first place, as JSON Lines does', async () => {
+    // "2024 › amount" and "2025 › amount" both read the row's amount.
+    const cols = [{ key: 'id', title: 'id' }, { key: 'amount', title: 'amount', type: 'money' }, { key: 'amount', title: 'amount', type: 'string' }, { key: 'note', title: 'note' }];
+    const rows = [{ id: 1, amount: 2.5, note: 'a' }, { id: 2, amount: '3', note: null }];
+    const parts = new ParquetParts(cols, columnKinds(cols, rows), { maxRows: 1e9, maxBytes: 1e12 }, (n) => join(dir, `repeated-${n}.parquet`));
+    for (const r of rows) parts.add(r, JSON.stringify(r).length);
+    const [file] = await parts.finish();
+    const { pyarrow, duckdb } = await readOutside('parquet', file!.path);
+    expect(pyarrow.types).toEqual({ id: 'int64', amount: 'double', note: 'string' });
+    expect(pyarrow.rows).toEqual([[['int', 1], ['float', 2.5], ['str', 'a']], [['int', 2], ['float', 3], ['none', null]]]);
+    expect(duckdb.rows).toEqual(pyarrow.rows);
+    expect(encodeJsonLines(rows.slice(0, 1), cols).toString('utf8')).toBe('{"id":1,"amount":2.5,"note":"a"}\n');
   });
 });

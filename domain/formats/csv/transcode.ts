@@ -10,8 +10,7 @@
 // costs about a third of that. test/unit/csv-transcode.test.ts checks it byte for byte against
 // encodeCsvRows(JSON.parse(page).data) on generated pages, tricky ones included. The page scan it
 // shares with the JSON Lines transcoder is ../page-transcoder.ts.
-import type { Column } from '../columns.js';
-import { PageTranscoder } from '../page-transcoder.js';
+import { PageTranscoder, transcoderCache } from '../page-transcoder.js';
 import { textCell } from './encode.js';
 import { FLAG_COMMA, FLAG_ESCAPE } from './json-bytes.js';
 
@@ -30,19 +29,8 @@ const VERBATIM = 4; // a number or true/false written as it is spelled
 const NUMBER = 5; // a number whose JavaScript spelling may differ (String(Number(text)))
 const EMPTY = 6; // null
 
-const cache = new Map<string, CsvTranscoder>();
-
 /** The transcoder of a column list, kept for the next page (a lane reads many with the same columns). */
-export function transcoderFor(columns: Column[]): CsvTranscoder {
-  const id = columns.map((c) => c.key).join('\u0000');
-  let t = cache.get(id);
-  if (!t) {
-    if (cache.size >= 32) cache.delete(cache.keys().next().value!);
-    t = new CsvTranscoder(columns);
-    cache.set(id, t);
-  }
-  return t;
-}
+export const transcoderFor = transcoderCache((columns) => new CsvTranscoder(columns));
 
 /** One reusable transcoder per column list: the columns' key bytes are prepared once. */
 export class CsvTranscoder extends PageTranscoder {

@@ -45,10 +45,15 @@ function element(name: string, kind: Kind): SchemaElement {
 class FileSink extends ByteWriter {
   readonly hash = createHash('sha256');
   bytes = 0;
+  /** The file's write error (a full disk): raised by the next flush or the close, never left unhandled. */
+  private failed: Error | null = null;
   constructor(private readonly out: WriteStream) {
     super(1 << 20);
+    // A stream's error without a listener would end the process (the write itself returned long ago).
+    out.on('error', (err) => (this.failed ??= err));
   }
   async flush(): Promise<void> {
+    if (this.failed) throw this.failed;
     if (this.index === 0) return;
     const chunk = Buffer.from(this.buffer.slice(0, this.index));
     this.index = 0;
@@ -63,10 +68,12 @@ class FileSink extends ByteWriter {
     await this.flush();
     this.out.end();
     await once(this.out, 'close');
+    if (this.failed) throw this.failed;
   }
 }
 
 export class ParquetParts {
+  private readonly columns: Column[];
   private readonly schema: SchemaElement[];
   private readonly convert: Array<(v: unknown, row: number) => unknown>;
   private file: { writer: ParquetWriter; sink: FileSink; path: string; rows: number } | null = null;
@@ -77,15 +84,20 @@ export class ParquetParts {
   private readonly parts: WrittenPart[] = [];
 
   constructor(
-    private readonly columns: Column[],
+    columns: Column[],
     kinds: Kind[],
     private readonly limits: SplitLimits,
     private readonly pathFor: (n: number) => string,
   ) {
-    const names = columns.map((c) => c.key);
-    this.schema = [{ name: 'root', num_children: names.length }, ...names.map((n, i) => element(n, kinds[i]!))];
-    this.convert = columns.map((c, i) => converter(c, kinds[i]!));
-    this.group = columns.map(() => []);
+    // A key the template repeats ("2024 › amount", "2025 › amount") is one field, at its first
+    // place and with its first type: the values are the same, and a schema's names must differ
+    // (pyarrow refuses a repeated one), as a JSON Lines object's keys do.
+    const first = columns.map((c, i) => columns.findIndex((d) => d.key === c.key) === i);
+    this.columns = columns.filter((_, i) => first[i]);
+    kinds = kinds.filter((_, i) => first[i]);
+    this.schema = [{ name: 'root', num_children: this.columns.length }, ...this.columns.map((c, i) => element(c.key, kinds[i]!))];
+    this.convert = this.columns.map((c, i) => converter(c, kinds[i]!));
+    this.group = this.columns.map(() => []);
   }
 
   /** Adds one source row (its JSON's length counts toward the group's bytes); true: flushGroup is due. */
@@ -104,8 +116,8 @@ export class ParquetParts {
     const file = this.file ?? this.open();
     const before = file.sink.bytes;
     const columnData = this.columns.map((c, i) => ({ name: c.key, data: this.group[i]! }));
+    // One row group: the writer flushes it to the file (FileSink.flush) and answers when that is done.
     await file.writer.write({ columnData, rowGroupSize: rows });
-    await file.sink.flush();
     file.rows += rows;
     this.lastGroupBytes = file.sink.bytes - before;
     this.group = this.columns.map(() => []);
