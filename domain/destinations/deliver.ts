@@ -76,7 +76,7 @@ export async function deliverTask(deps: DeliveryDeps, task: TaskRow, files: Stor
     await withDeadline(bucket.client.putObject(bucket.bucket, where('manifest.json'), manifest, manifest.length, { 'Content-Type': 'application/json' }), deps.timeoutMs);
     return { destinationId: row.id, files: files.map((f) => ({ ...f, delivered_to: bucket!.urlOf(where(f.name)) })), bytes };
   } catch (err) {
-    throw await deliveryError(err, row.id, bucket);
+    throw await deliveryError(err, row.id, bucket, deps.timeoutMs);
   } finally {
     bucket?.close();
   }

@@ -3,6 +3,7 @@
 import type { TaskErrorCode } from '../../model/errors.js';
 import { SealError } from '../../platform/sealed.js';
 import { DomainError } from '../errors.js';
+import { withDeadline } from './deadline.js';
 
 export const PROBE_FAILURES = ['host_not_allowed', 'blocked', 'dns', 'connect', 'timeout', 'tls', 'auth', 'bucket', 'permission', 'unknown'] as const;
 export type ProbeFailure = (typeof PROBE_FAILURES)[number];
@@ -36,10 +37,11 @@ export function classify(err: unknown): ProbeFailure {
  * A refused write to a bucket that does not exist is AccessDenied on several servers (SeaweedFS,
  * and AWS for a bucket of another account): asking whether the bucket exists tells the two apart.
  */
-export async function explain(err: unknown, bucket: { client: { bucketExists(b: string): Promise<boolean> }; bucket: string } | undefined): Promise<ProbeFailure> {
+export async function explain(err: unknown, bucket: { client: { bucketExists(b: string): Promise<boolean> }; bucket: string } | undefined, timeoutMs: number): Promise<ProbeFailure> {
   const kind = classify(err);
   if (kind !== 'permission' || !bucket) return kind;
-  const exists = await bucket.client.bucketExists(bucket.bucket).catch(() => true);
+  // Bounded like every request to the bucket: one that never answers must not hold the probe or the delivery.
+  const exists = await withDeadline(bucket.client.bucketExists(bucket.bucket), timeoutMs).catch(() => true);
   return exists ? kind : 'bucket';
 }
 
@@ -76,11 +78,11 @@ export function describeFailure(kind: ProbeFailure, err: unknown): string {
 }
 
 /** The failure as a delivery's DomainError: permanent codes stop the task, the rest retry. */
-export async function deliveryError(err: unknown, destinationId: string, bucket?: Parameters<typeof explain>[1]): Promise<DomainError> {
+export async function deliveryError(err: unknown, destinationId: string, bucket: Parameters<typeof explain>[1], timeoutMs: number): Promise<DomainError> {
   if (err instanceof DomainError && err.code.startsWith('destination_')) return err;
   // Our side of the secret: sealed with a key since dropped from DESTINATION_KEYS. No retry mends it.
   if (err instanceof SealError) return new DomainError('destination_auth_failed', `destination ${destinationId}: its secret cannot be opened (${err.message}); create the destination again`);
-  const kind = await explain(err, bucket);
+  const kind = await explain(err, bucket, timeoutMs);
   const code = TASK_CODE[kind];
   return new DomainError(code, `destination ${destinationId}: ${describeFailure(kind, err)}`, { retryable: code === 'destination_unreachable' });
 }

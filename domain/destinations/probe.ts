@@ -24,7 +24,7 @@ export async function probeDestination(row: DestinationRow, project: ProjectRow,
     await withDeadline(bucket.client.removeObject(bucket.bucket, key), timeoutMs);
     return { ok: true, key, latency_ms: Date.now() - started };
   } catch (err) {
-    const code = await explain(err, bucket);
+    const code = await explain(err, bucket, timeoutMs);
     return { ok: false, step, error: { code, message: describeFailure(code, err) } };
   } finally {
     bucket?.close();

@@ -2,7 +2,7 @@
 // destination_path's rules and keys, the parts a file is cut into, and how failures are named.
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { classify } from '../../domain/destinations/failures.js';
+import { classify, explain } from '../../domain/destinations/failures.js';
 import { newHash, partsOf } from '../../domain/destinations/parts.js';
 import { objectKey, pathProblem } from '../../domain/destinations/path.js';
 import { DomainError } from '../../domain/errors.js';
@@ -95,5 +95,12 @@ describe('failures', () => {
     expect(classify(e('EBLOCKED'))).toBe('blocked');
     expect(classify(new DomainError('destination_host_not_allowed', 'no'))).toBe('host_not_allowed');
     expect(classify(e('InternalError'))).toBe('unknown');
+  });
+
+  it('asks whether the bucket exists within the deadline: a bucket that never answers leaves it a permission failure', async () => {
+    const denied = Object.assign(new Error('Access Denied'), { code: 'AccessDenied' });
+    const silent = { bucket: 'b', client: { bucketExists: () => new Promise<boolean>(() => {}) } };
+    expect(await explain(denied, silent, 50)).toBe('permission');
+    expect(await explain(denied, { bucket: 'b', client: { bucketExists: async () => false } }, 50)).toBe('bucket');
   });
 });
