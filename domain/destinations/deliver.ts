@@ -1,7 +1,7 @@
 // A task's delivery: every file into its destination, then manifest.json last, the completion
 // marker a reader waits for (it lists each file with its bytes, rows and sha256). What was done
 // is a checkpoint the activity heartbeats, so an attempt after a crash picks up where it stopped.
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { Db } from '../../db/client.js';
 import type { StoredFile, TaskRow } from '../../db/schema.js';
 import { contentTypeOf } from '../../platform/http.js';
@@ -59,7 +59,7 @@ export async function deliverTask(deps: DeliveryDeps, task: TaskRow, files: Stor
     for (const file of files) {
       if (checkpoint.delivered.some((d) => d.name === file.name)) continue;
       const resume = checkpoint.current?.name === file.name ? checkpoint.current : undefined;
-      await uploadFile(bucket, where(file.name), () => deps.storage.getStream(file.key) as Promise<Readable>, file.bytes, {
+      await uploadFile(bucket, where(file.name), () => fromStore(deps.storage, file.key), file.bytes, {
         partBytes: deps.partBytes,
         timeoutMs: deps.timeoutMs,
         contentType: contentTypeOf(file.name),
@@ -80,6 +80,26 @@ export async function deliverTask(deps: DeliveryDeps, task: TaskRow, files: Stor
   } finally {
     bucket?.close();
   }
+}
+
+/**
+ * A stored file's bytes. Our own store failing (opening or in the middle of the stream) is
+ * storage_failed, retried like any store that blinked: never the customer's bucket's fault.
+ */
+async function fromStore(storage: Storage, key: string): Promise<Readable> {
+  const failed = (err: unknown) => DomainError.transient('storage_failed', `reading ${key} from the file store: ${(err as Error)?.message ?? String(err)}`);
+  const stream = await storage.getStream(key).catch((err: unknown) => {
+    throw failed(err);
+  });
+  return Readable.from(
+    (async function* () {
+      try {
+        yield* stream;
+      } catch (err) {
+        throw failed(err);
+      }
+    })(),
+  );
 }
 
 function manifestOf(task: TaskRow, files: StoredFile[], where: (name: string) => string, done: DeliveryCheckpoint) {

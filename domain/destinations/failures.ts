@@ -1,5 +1,6 @@
 // What went wrong talking to a customer's bucket, named: the /test answer's code, and the task error
 // code a delivery fails with (permanent ones at once, the rest after retries with backoff).
+import { CancelledFailure } from '@temporalio/common';
 import type { TaskErrorCode } from '../../model/errors.js';
 import { SealError } from '../../platform/sealed.js';
 import { DomainError } from '../errors.js';
@@ -12,6 +13,13 @@ export type ProbeFailure = (typeof PROBE_FAILURES)[number];
 const S3_AUTH = new Set(['InvalidAccessKeyId', 'SignatureDoesNotMatch', 'InvalidToken', 'ExpiredToken', 'AuthorizationHeaderMalformed', 'InvalidSecurity']);
 const S3_BUCKET = new Set(['NoSuchBucket']);
 const S3_PERMISSION = new Set(['AccessDenied', 'AllAccessDisabled', 'AccountProblem']);
+// The request itself refused, for reasons no retry changes: a key or argument the server does not
+// take, a body over its limits, a method it does not implement, a bucket in another region.
+const S3_REFUSED = new Set([
+  'KeyTooLongError', 'InvalidArgument', 'InvalidRequest', 'InvalidBucketName', 'InvalidURI', 'EntityTooLarge', 'EntityTooSmall', 'MetadataTooLarge',
+  'MalformedXML', 'InvalidStorageClass', 'InvalidObjectState', 'MissingContentLength', 'MethodNotAllowed', 'NotImplemented',
+  'PermanentRedirect', 'MovedPermanently', 'IllegalLocationConstraintException', 'InvalidLocationConstraint',
+]);
 const NET_DNS = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME']);
 const NET_CONNECT = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE']);
 const NET_TIMEOUT = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'delivery_timeout']);
@@ -73,16 +81,27 @@ const SENTENCE: Record<ProbeFailure, string> = {
 
 /** A sentence for the failure, with the server's own words where it gave some (never a secret: S3 errors hold none). */
 export function describeFailure(kind: ProbeFailure, err: unknown): string {
-  const detail = err instanceof Error ? err.message.split('\n')[0]?.slice(0, 200) : '';
+  const detail = detailOf(err);
   return detail ? `${SENTENCE[kind]} (${detail})` : SENTENCE[kind];
 }
 
-/** The failure as a delivery's DomainError: permanent codes stop the task, the rest retry. */
-export async function deliveryError(err: unknown, destinationId: string, bucket: Parameters<typeof explain>[1], timeoutMs: number): Promise<DomainError> {
-  if (err instanceof DomainError && err.code.startsWith('destination_')) return err;
+const detailOf = (err: unknown): string => (err instanceof Error ? (err.message.split('\n')[0]?.slice(0, 200) ?? '') : '');
+
+/**
+ * The failure as a delivery's error. What is named already passes as it is: a DomainError (a host no
+ * longer allowed, our own store's storage_failed) and the activity's cancellation. The rest is the
+ * bucket's answer: a refusal no retry mends stops the task (a destination_* code, or internal_error
+ * for a request the bucket refuses, its S3 code in the message); anything else is retried.
+ */
+export async function deliveryError(err: unknown, destinationId: string, bucket: Parameters<typeof explain>[1], timeoutMs: number): Promise<unknown> {
+  if (err instanceof DomainError || err instanceof CancelledFailure) return err;
   // Our side of the secret: sealed with a key since dropped from DESTINATION_KEYS. No retry mends it.
   if (err instanceof SealError) return new DomainError('destination_auth_failed', `destination ${destinationId}: its secret cannot be opened (${err.message}); create the destination again`);
   const kind = await explain(err, bucket, timeoutMs);
+  if (kind === 'unknown' && S3_REFUSED.has(codeOf(err))) {
+    const detail = detailOf(err);
+    return new DomainError('internal_error', `destination ${destinationId}: the bucket refused the request with ${codeOf(err)}, which no retry changes${detail ? ` (${detail})` : ''}`);
+  }
   const code = TASK_CODE[kind];
   return new DomainError(code, `destination ${destinationId}: ${describeFailure(kind, err)}`, { retryable: code === 'destination_unreachable' });
 }

@@ -4,6 +4,7 @@
 // bucket already holds, and completes it; an upload a crash left unrecorded is aborted first. An
 // object only appears when its upload completes, so the key never holds a partial file.
 import type { Readable } from 'node:stream';
+import { DomainError } from '../errors.js';
 import type { Bucket } from './connect.js';
 import { withDeadline } from './deadline.js';
 import { newHash, partsOf } from './parts.js';
@@ -34,8 +35,9 @@ export interface UploadOptions {
 
 type Minio = Bucket['client'] & { listParts(b: string, k: string, id: string): Promise<{ part: number; etag: string; size: number }[]> };
 
+/** Our stored file is not the one the task recorded: no retry reads other bytes, so the task fails. */
 function checkSha(got: string, want: string, key: string): void {
-  if (got !== want) throw Object.assign(new Error(`the stored file for ${key} does not match its sha256 (${got} ≠ ${want})`), { code: 'file_changed' });
+  if (got !== want) throw new DomainError('storage_failed', `the stored file for ${key} does not match its sha256 (${got} ≠ ${want})`);
 }
 
 export async function uploadFile(bucket: Bucket, key: string, open: () => Promise<Readable>, size: number, opts: UploadOptions): Promise<void> {

@@ -2,15 +2,19 @@
 // users, the real service and worker. The probe names what fails; a split export lands whole with
 // its manifest last; a wrong secret fails the task at once and leaves its files downloadable here;
 // an endpoint whose host the admin removed is refused at delivery.
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { destinations } from '../../db/schema.js';
+import { destinations, type TaskRow } from '../../db/schema.js';
 import { openBucket } from '../../domain/destinations/connect.js';
+import { type DeliveryCheckpoint, deliverTask } from '../../domain/destinations/deliver.js';
 import { probeDestination } from '../../domain/destinations/probe.js';
 import { resealDestinations } from '../../domain/destinations/store.js';
 import { getProject } from '../../domain/projects/projects.js';
 import { classify } from '../../domain/destinations/failures.js';
+import { newId } from '../../platform/crypto.js';
 import { seal } from '../../platform/sealed.js';
+import type { Storage } from '../../platform/storage/index.js';
 import { BUCKET, type CustomerBucket, MISSING, READER, sha256, startCustomerBucket, WRITER } from '../support/customer-bucket.js';
 import { ADMIN, startTestEnv, type TestEnv } from '../support/env.js';
 import { freePort } from '../support/ports.js';
@@ -146,6 +150,42 @@ describe('delivery', () => {
     } finally {
       await slow.close();
     }
+  });
+});
+
+describe('what a delivery blames on whom (deliverTask against the bucket, our store faked)', () => {
+  const PART = 5 * 1024 * 1024;
+  const deliver = async (prefix: string, storage: Pick<Storage, 'getStream'>, file: { bytes: number; sha256: string }) => {
+    const id = await destination({ prefix });
+    const task = { id: newId('tsk'), projectId: project.project_id, options: { destination_id: id }, createdAt: new Date(), type: 'csv', fileName: 'f' } as unknown as TaskRow;
+    const deps = { db: env.core.database.db, storage: storage as Storage, keys: env.core.secrets.destinationKeys, partBytes: PART, timeoutMs: 10_000 };
+    const saved: DeliveryCheckpoint[] = [];
+    const err = await deliverTask(deps, task, [{ name: 'f.csv', key: 'k', rows: 1, ...file }], { delivered: [] }, (c) => saved.push(c)).catch((e: unknown) => e);
+    return { err, saved };
+  };
+  const bytes = Buffer.alloc(PART + 1000, 7);
+
+  it("our store refusing (even with an S3 AccessDenied) is storage_failed and retried, not the customer's bucket", async () => {
+    const refused = { getStream: () => Promise.reject(Object.assign(new Error('Access Denied.'), { code: 'AccessDenied' })) };
+    expect((await deliver('blame-open/', refused, { bytes: 10, sha256: sha256(Buffer.alloc(10)) })).err).toMatchObject({ code: 'storage_failed', retryable: true });
+    // The stream breaking after the first part.
+    const broken = {
+      getStream: async () =>
+        Readable.from(
+          (async function* () {
+            yield bytes.subarray(0, PART);
+            throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+          })(),
+        ),
+    };
+    const { err } = await deliver('blame-stream/', broken, { bytes: bytes.length, sha256: sha256(bytes) });
+    expect(err).toMatchObject({ code: 'storage_failed', retryable: true });
+  });
+
+  it('a stored file whose bytes do not match its sha256 fails for good (storage_failed, not retried)', async () => {
+    const { err } = await deliver('blame-sha/', { getStream: async () => Readable.from([bytes]) }, { bytes: bytes.length, sha256: sha256(Buffer.from('other')) });
+    expect(err).toMatchObject({ code: 'storage_failed', retryable: false });
+    expect((err as Error).message).toMatch(/does not match its sha256/);
   });
 });
 
