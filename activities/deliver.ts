@@ -24,6 +24,8 @@ export function createDeliverActivities({ db, storage, config, destinationKeys }
       const destinationId = destinationOf(task).id ?? 'none';
       const labels = { project_id: task.projectId, destination_id: destinationId };
       let checkpoint: DeliveryCheckpoint = (ctx.info.heartbeatDetails as DeliveryCheckpoint | undefined) ?? { delivered: [] };
+      // Whether this attempt continues an earlier one: what it started from, not what it did.
+      const resumed = checkpoint.delivered.length > 0 || checkpoint.current !== undefined;
       const beat = () => heartbeat(ctx, checkpoint);
       const timer = setInterval(beat, BEAT_MS);
       const started = Date.now();
@@ -40,9 +42,12 @@ export function createDeliverActivities({ db, storage, config, destinationKeys }
         metrics.destinationDeliveries.inc({ ...labels, outcome: 'delivered', code: '' });
         metrics.destinationBytes.inc(labels, report.bytes);
         metrics.deliveryDuration.observe({ outcome: 'delivered' }, (Date.now() - started) / 1000);
-        log.info({ taskId, ...labels, files: files.length, bytes: report.bytes, attempt: ctx.info.attempt, resumed: checkpoint.delivered.length > 0 }, 'delivered');
+        log.info({ taskId, ...labels, files: files.length, bytes: report.bytes, attempt: ctx.info.attempt, resumed }, 'delivered');
         return { files: report.files };
       } catch (err) {
+        // Cancelled (the task, a worker shutting down, a heartbeat timeout): Temporal's cancellation,
+        // whatever the upload threw on the way out, and no failed delivery in the metrics or the log.
+        if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason;
         const code = err instanceof DomainError ? err.code : 'internal_error';
         const outcome = err instanceof DomainError && !err.retryable ? 'failed' : 'retry';
         metrics.destinationDeliveries.inc({ ...labels, outcome, code });

@@ -3,20 +3,24 @@
 // its manifest last; a wrong secret fails the task at once and leaves its files downloadable here;
 // an endpoint whose host the admin removed is refused at delivery.
 import { Readable } from 'node:stream';
+import { CancelledFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { destinations, type TaskRow } from '../../db/schema.js';
+import { createDeliverActivities } from '../../activities/deliver.js';
+import { destinations, tasks } from '../../db/schema.js';
 import { openBucket } from '../../domain/destinations/connect.js';
 import { type DeliveryCheckpoint, deliverTask } from '../../domain/destinations/deliver.js';
 import { probeDestination } from '../../domain/destinations/probe.js';
 import { resealDestinations } from '../../domain/destinations/store.js';
 import { getProject } from '../../domain/projects/projects.js';
 import { classify } from '../../domain/destinations/failures.js';
-import { newId } from '../../platform/crypto.js';
+import { newId, randomToken } from '../../platform/crypto.js';
+import { metrics } from '../../platform/metrics.js';
 import { seal } from '../../platform/sealed.js';
 import type { Storage } from '../../platform/storage/index.js';
 import { BUCKET, type CustomerBucket, MISSING, READER, sha256, startCustomerBucket, WRITER } from '../support/customer-bucket.js';
 import { ADMIN, startTestEnv, type TestEnv } from '../support/env.js';
+import { runActivity } from '../support/activity-env.js';
 import { freePort } from '../support/ports.js';
 import { type SourceServer, startSource } from '../support/source-server.js';
 
@@ -155,12 +159,21 @@ describe('delivery', () => {
 
 describe('what a delivery blames on whom (deliverTask against the bucket, our store faked)', () => {
   const PART = 5 * 1024 * 1024;
+  /** A running task that delivers one file into a new destination under prefix. */
+  const newTask = async (prefix: string) => {
+    const destinationId = await destination({ prefix });
+    const [task] = await env.core.database.db
+      .insert(tasks)
+      .values({ id: newId('tsk'), projectId: project.project_id, operatorId: 'op', type: 'csv', fileName: 'f', sourceUrl: src.url, pageSize: 10, priority: 0, options: { destination_id: destinationId }, status: 'running', stage: 'delivering', requestHash: randomToken(16) })
+      .returning();
+    return { task: task!, destinationId };
+  };
+  const fileOf = (file: { bytes: number; sha256: string }) => ({ name: 'f.csv', key: 'k', rows: 1, ...file });
   const deliver = async (prefix: string, storage: Pick<Storage, 'getStream'>, file: { bytes: number; sha256: string }) => {
-    const id = await destination({ prefix });
-    const task = { id: newId('tsk'), projectId: project.project_id, options: { destination_id: id }, createdAt: new Date(), type: 'csv', fileName: 'f' } as unknown as TaskRow;
+    const { task } = await newTask(prefix);
     const deps = { db: env.core.database.db, storage: storage as Storage, keys: env.core.secrets.destinationKeys, partBytes: PART, timeoutMs: 10_000 };
     const saved: DeliveryCheckpoint[] = [];
-    const err = await deliverTask(deps, task, [{ name: 'f.csv', key: 'k', rows: 1, ...file }], { delivered: [] }, (c) => saved.push(c)).catch((e: unknown) => e);
+    const err = await deliverTask(deps, task, [fileOf(file)], { delivered: [] }, (c) => saved.push(c)).catch((e: unknown) => e);
     return { err, saved };
   };
   const bytes = Buffer.alloc(PART + 1000, 7);
@@ -186,6 +199,21 @@ describe('what a delivery blames on whom (deliverTask against the bucket, our st
     const { err } = await deliver('blame-sha/', { getStream: async () => Readable.from([bytes]) }, { bytes: bytes.length, sha256: sha256(Buffer.from('other')) });
     expect(err).toMatchObject({ code: 'storage_failed', retryable: false });
     expect((err as Error).message).toMatch(/does not match its sha256/);
+  });
+
+  it('a task cancelled mid-delivery: the activity ends with its cancellation, not a failed delivery', async () => {
+    const { task, destinationId } = await newTask('blame-cancel/');
+    const small = Buffer.from('a,b\n');
+    let cancel = () => {};
+    // Cancelled while the file is read: the next checkpoint notices.
+    const storage = { getStream: async () => (cancel(), Readable.from([small])) } as unknown as Storage;
+    const activities = createDeliverActivities({ db: env.core.database.db, storage, config: env.config, destinationKeys: env.core.secrets.destinationKeys } as never);
+    const run = runActivity({}, () => activities.deliverFiles({ taskId: task.id, files: [fileOf({ bytes: small.length, sha256: sha256(small) })] }));
+    cancel = () => run.env.cancel();
+    const err = await run.result.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CancelledFailure);
+    const counted = (await metrics.destinationDeliveries.get()).values.filter((v) => v.labels.destination_id === destinationId);
+    expect(counted).toEqual([]);
   });
 });
 
