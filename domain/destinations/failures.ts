@@ -95,7 +95,12 @@ const detailOf = (err: unknown): string => (err instanceof Error ? (err.message.
  */
 export async function deliveryError(err: unknown, destinationId: string, bucket: Parameters<typeof explain>[1], timeoutMs: number): Promise<unknown> {
   if (err instanceof DomainError || err instanceof CancelledFailure) return err;
-  // Our side of the secret: sealed with a key since dropped from DESTINATION_KEYS. No retry mends it.
+  // Our side of the secret, not the customer's credentials. Sealed with a key this process lacks: a
+  // rotation under way (another process, or this one restarted, has it), or a key dropped too early.
+  if (err instanceof SealError && err.missingKey) {
+    return DomainError.transient('internal_error', `destination ${destinationId}: its secret is sealed with key ${err.missingKey}, which this process's DESTINATION_KEYS does not hold (a rotation not yet on every process, or a key dropped while still in use)`);
+  }
+  // A sealed value that does not open with its own key (altered, or copied from another row): no retry mends it.
   if (err instanceof SealError) return new DomainError('destination_auth_failed', `destination ${destinationId}: its secret cannot be opened (${err.message}); create the destination again`);
   const kind = await explain(err, bucket, timeoutMs);
   if (kind === 'unknown' && S3_REFUSED.has(codeOf(err))) {

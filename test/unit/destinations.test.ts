@@ -122,4 +122,24 @@ describe('failures', () => {
     expect(await as(e('InternalError'))).toMatchObject({ code: 'destination_unreachable', retryable: true });
     expect(await as(e('NoSuchBucket'))).toMatchObject({ code: 'destination_bucket_missing', retryable: false });
   });
+
+  it('a secret sealed with a key this process lacks is retried (a rotation under way), naming DESTINATION_KEYS', async () => {
+    const sealed = seal('s3cr3t', [NEW, OLD], 'dst_1');
+    const thrown = (fn: () => unknown): unknown => {
+      try {
+        return fn();
+      } catch (err) {
+        return err;
+      }
+    };
+    const lacking = thrown(() => open(sealed, [OLD], 'dst_1'));
+    expect(lacking).toMatchObject({ missingKey: keyId(NEW) });
+    const failure = (await deliveryError(lacking, 'dst_1', undefined, 50)) as DomainError;
+    expect(failure).toMatchObject({ code: 'internal_error', retryable: true });
+    expect(failure.message).toContain('DESTINATION_KEYS');
+    expect(failure.message).toContain(keyId(NEW));
+    // Not opening with its own key (another row's value) is no rotation: recreate the destination.
+    const other = thrown(() => open(sealed, [NEW], 'dst_2'));
+    expect(await deliveryError(other, 'dst_2', undefined, 50)).toMatchObject({ code: 'destination_auth_failed', retryable: false });
+  });
 });
