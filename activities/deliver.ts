@@ -3,7 +3,7 @@
 // the next attempt, on this worker or another, continues it. A transient failure is retried by the
 // profile's backoff (workflows/profiles.ts); a permanent one fails the task (activities/failure.ts).
 import { Context } from '@temporalio/activity';
-import type { Activities } from '../model/activities.js';
+import { type Activities, DELIVER_MAX_ATTEMPTS } from '../model/activities.js';
 import { type DeliveryCheckpoint, deliverTask, destinationOf } from '../domain/destinations/deliver.js';
 import { DomainError } from '../domain/errors.js';
 import { requireTask } from '../domain/tasks/queries.js';
@@ -32,7 +32,8 @@ export function createDeliverActivities({ db, storage, config, destinationKeys }
       try {
         const deps = { db, storage, keys: destinationKeys, partBytes: config.DELIVERY_PART_BYTES, timeoutMs: config.DELIVERY_TIMEOUT_MS,
           // Asked by the workflow (the task was cancelled), not a timeout or a worker shutting down.
-          abandoned: () => ctx.cancellationDetails?.cancelRequested === true };
+          abandoned: () => ctx.cancellationDetails?.cancelRequested === true,
+          lastAttempt: ctx.info.attempt >= DELIVER_MAX_ATTEMPTS };
         const report = await deliverTask(deps, task, files, checkpoint, (c) => {
           // A cancelled task stops between two parts; the bucket keeps no partial object.
           ctx.cancellationSignal.throwIfAborted();

@@ -30,6 +30,8 @@ export interface DeliveryDeps {
   timeoutMs: number;
   /** True once the task was cancelled: an open upload is then aborted, not kept for a next attempt. */
   abandoned?: () => boolean;
+  /** The retry policy's last attempt: an upload open when it fails has no next attempt either. */
+  lastAttempt?: boolean;
 }
 
 export interface DeliveryReport {
@@ -51,6 +53,8 @@ export async function deliverTask(deps: DeliveryDeps, task: TaskRow, files: Stor
   const row = await findDestination(deps.db, project.id, id);
   if (!row) throw new DomainError('destination_not_found', `destination ${id} was deleted before the task's files were delivered`);
   let bucket: Bucket | undefined;
+  // The multipart upload in flight, if any: what to abort when no attempt will come back for it.
+  let open: { key: string; uploadId: string } | undefined;
   try {
     // The project's list as it is now decides, whatever it was when the task was submitted.
     bucket = connect(row, project.destinationHosts, deps.keys);
@@ -65,9 +69,12 @@ export async function deliverTask(deps: DeliveryDeps, task: TaskRow, files: Stor
         contentType: contentTypeOf(file.name),
         sha256: file.sha256,
         resume,
-        onState: (s) => save({ ...checkpoint, current: { name: file.name, ...s } }),
-        abandoned: deps.abandoned,
+        onState: (s) => {
+          open = { key: where(file.name), uploadId: s.uploadId };
+          save({ ...checkpoint, current: { name: file.name, ...s } });
+        },
       });
+      open = undefined;
       bytes += file.bytes;
       checkpoint = { delivered: [...checkpoint.delivered, { name: file.name, at: new Date().toISOString() }] };
       save(checkpoint);
@@ -76,7 +83,15 @@ export async function deliverTask(deps: DeliveryDeps, task: TaskRow, files: Stor
     await withDeadline(bucket.client.putObject(bucket.bucket, where('manifest.json'), manifest, manifest.length, { 'Content-Type': 'application/json' }), deps.timeoutMs);
     return { destinationId: row.id, files: files.map((f) => ({ ...f, delivered_to: bucket!.urlOf(where(f.name)) })), bytes };
   } catch (err) {
-    throw await deliveryError(err, row.id, bucket, deps.timeoutMs);
+    const failure = await deliveryError(err, row.id, bucket, deps.timeoutMs);
+    // A transient failure, a crash or a worker shutting down keep the upload for the next attempt.
+    // With none to come (the task cancelled, a failure no retry mends, the last attempt), its parts
+    // would stay billed in the customer's bucket until a lifecycle rule ran: abort it.
+    const permanent = failure instanceof DomainError && !failure.retryable;
+    if (bucket && open && (deps.abandoned?.() || deps.lastAttempt || permanent)) {
+      await withDeadline(bucket.client.abortMultipartUpload(bucket.bucket, open.key, open.uploadId), deps.timeoutMs).catch(() => {});
+    }
+    throw failure;
   } finally {
     bucket?.close();
   }

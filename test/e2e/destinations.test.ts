@@ -9,7 +9,7 @@ import { eq } from 'drizzle-orm';
 import { createDeliverActivities } from '../../activities/deliver.js';
 import { destinations, tasks } from '../../db/schema.js';
 import { openBucket } from '../../domain/destinations/connect.js';
-import { type DeliveryCheckpoint, deliverTask } from '../../domain/destinations/deliver.js';
+import { type DeliveryCheckpoint, type DeliveryDeps, deliverTask } from '../../domain/destinations/deliver.js';
 import { probeDestination } from '../../domain/destinations/probe.js';
 import { resealDestinations } from '../../domain/destinations/store.js';
 import { getProject } from '../../domain/projects/projects.js';
@@ -169,9 +169,9 @@ describe('what a delivery blames on whom (deliverTask against the bucket, our st
     return { task: task!, destinationId };
   };
   const fileOf = (file: { bytes: number; sha256: string }) => ({ name: 'f.csv', key: 'k', rows: 1, ...file });
-  const deliver = async (prefix: string, storage: Pick<Storage, 'getStream'>, file: { bytes: number; sha256: string }) => {
+  const deliver = async (prefix: string, storage: Pick<Storage, 'getStream'>, file: { bytes: number; sha256: string }, extra: Partial<DeliveryDeps> = {}) => {
     const { task } = await newTask(prefix);
-    const deps = { db: env.core.database.db, storage: storage as Storage, keys: env.core.secrets.destinationKeys, partBytes: PART, timeoutMs: 10_000 };
+    const deps = { db: env.core.database.db, storage: storage as Storage, keys: env.core.secrets.destinationKeys, partBytes: PART, timeoutMs: 10_000, ...extra };
     const saved: DeliveryCheckpoint[] = [];
     const err = await deliverTask(deps, task, [fileOf(file)], { delivered: [] }, (c) => saved.push(c)).catch((e: unknown) => e);
     return { err, saved };
@@ -191,14 +191,21 @@ describe('what a delivery blames on whom (deliverTask against the bucket, our st
           })(),
         ),
     };
-    const { err } = await deliver('blame-stream/', broken, { bytes: bytes.length, sha256: sha256(bytes) });
+    const { err, saved } = await deliver('blame-stream/', broken, { bytes: bytes.length, sha256: sha256(bytes) });
     expect(err).toMatchObject({ code: 'storage_failed', retryable: true });
+    // Transient: the upload and its first part stay for the next attempt.
+    expect((await customer.incomplete('blame-stream/')).map((u) => u.uploadId)).toEqual([saved.at(-1)!.current!.uploadId]);
+    // The same on the retry policy's last attempt: none comes back for it, so it is aborted.
+    expect((await deliver('blame-last/', broken, { bytes: bytes.length, sha256: sha256(bytes) }, { lastAttempt: true })).err).toMatchObject({ code: 'storage_failed' });
+    expect(await customer.incomplete('blame-last/')).toEqual([]);
   });
 
   it('a stored file whose bytes do not match its sha256 fails for good (storage_failed, not retried)', async () => {
     const { err } = await deliver('blame-sha/', { getStream: async () => Readable.from([bytes]) }, { bytes: bytes.length, sha256: sha256(Buffer.from('other')) });
     expect(err).toMatchObject({ code: 'storage_failed', retryable: false });
     expect((err as Error).message).toMatch(/does not match its sha256/);
+    // The part already sent is not left billed in the customer's bucket.
+    expect(await customer.incomplete('blame-sha/')).toEqual([]);
   });
 
   it('a task cancelled mid-delivery: the activity ends with its cancellation, not a failed delivery', async () => {
