@@ -35,7 +35,6 @@ export interface DeliveryDeps {
 }
 
 export interface DeliveryReport {
-  destinationId: string;
   files: StoredFile[];
   bytes: number;
 }
@@ -81,7 +80,7 @@ export async function deliverTask(deps: DeliveryDeps, task: TaskRow, files: Stor
     }
     const manifest = Buffer.from(JSON.stringify(manifestOf(task, files, where, checkpoint), null, 2));
     await withDeadline(bucket.client.putObject(bucket.bucket, where('manifest.json'), manifest, manifest.length, { 'Content-Type': 'application/json' }), deps.timeoutMs);
-    return { destinationId: row.id, files: files.map((f) => ({ ...f, delivered_to: bucket!.urlOf(where(f.name)) })), bytes };
+    return { files: files.map((f) => ({ ...f, delivered_to: bucket!.urlOf(where(f.name)) })), bytes };
   } catch (err) {
     const failure = await deliveryError(err, row.id, bucket, deps.timeoutMs);
     // A transient failure, a crash or a worker shutting down keep the upload for the next attempt.
