@@ -28,7 +28,7 @@ const codeOf = (err: unknown): string => String((err as { code?: unknown })?.cod
 
 export function classify(err: unknown): ProbeFailure {
   const code = codeOf(err);
-  if (err instanceof DomainError && err.code === 'destination_host_not_allowed') return 'host_not_allowed';
+  if ((err instanceof DomainError && err.code === 'destination_host_not_allowed') || code === 'ENOTALLOWED') return 'host_not_allowed';
   if (code === 'EBLOCKED') return 'blocked';
   if (S3_AUTH.has(code)) return 'auth';
   if (S3_BUCKET.has(code)) return 'bucket';
@@ -67,7 +67,7 @@ const TASK_CODE: Record<ProbeFailure, TaskErrorCode> = {
 };
 
 const SENTENCE: Record<ProbeFailure, string> = {
-  host_not_allowed: "the endpoint's host is not on the project's destination_hosts",
+  host_not_allowed: "the endpoint's host (or the bucket's, in virtual-hosted style) is not on the project's destination_hosts",
   blocked: 'the endpoint resolves to a link-local or cloud metadata address',
   dns: "the endpoint's host name does not resolve",
   connect: 'the endpoint refused or dropped the connection',

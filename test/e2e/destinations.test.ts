@@ -69,6 +69,8 @@ describe('POST /v1/destinations/:id/test', () => {
       [{ endpoint: `http://127.0.0.1:${await freePort()}` }, 'connect', 'write'],
       [{ endpoint: customer.s3.endpoint.replace('http:', 'https:') }, 'tls', 'write'],
       [{ endpoint: 'http://bucket.nowhere.invalid' }, 'dns', 'write'],
+      // Virtual-hosted: minio connects to `customer-bucket.127.0.0.1`, which the project does not allow.
+      [{ path_style: false }, 'host_not_allowed', 'write'],
     ];
     for (const [extra, code, step] of cases) {
       const result = await probe(await destination(extra));
@@ -80,7 +82,7 @@ describe('POST /v1/destinations/:id/test', () => {
   it('refuses at connect time a name that resolves to a metadata address (the guarded agent)', async () => {
     const keys = ['a-test-key-for-sealing-0123456789abcdef'];
     const SEALED = seal('secret', keys, 'dst_x');
-    const bucket = openBucket({ id: 'dst_x', projectId: 'p', name: 'n', kind: 's3', endpoint: 'http://metadata.google.internal', region: 'us-east-1', bucket: BUCKET, prefix: '', accessKeyId: 'a', secretSealed: SEALED, pathStyle: true, createdAt: new Date() }, keys);
+    const bucket = openBucket({ id: 'dst_x', projectId: 'p', name: 'n', kind: 's3', endpoint: 'http://metadata.google.internal', region: 'us-east-1', bucket: BUCKET, prefix: '', accessKeyId: 'a', secretSealed: SEALED, pathStyle: true, createdAt: new Date() }, keys, ['metadata.google.internal']);
     const err = await bucket.client.putObject(BUCKET, 'x', Buffer.from('x')).catch((e: unknown) => e);
     bucket.close();
     expect((err as { code?: string }).code).toBe('EBLOCKED');
