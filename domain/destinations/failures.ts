@@ -75,7 +75,7 @@ const SENTENCE: Record<ProbeFailure, string> = {
   tls: 'the TLS handshake with the endpoint failed',
   auth: 'the bucket refused the access key or secret',
   bucket: 'the bucket does not exist',
-  permission: 'the access key may not write or delete objects there',
+  permission: 'the access key may not do there what a delivery needs (write or delete objects, or list, start or abort multipart uploads)',
   unknown: 'the bucket answered with an error',
 };
 

@@ -31,7 +31,8 @@ export interface UploadOptions {
   onState(state: UploadState): void;
 }
 
-type Minio = Bucket['client'] & { listParts(b: string, k: string, id: string): Promise<{ part: number; etag: string; size: number }[]> };
+/** The minio client with the multipart calls it has but does not declare. */
+export type Minio = Bucket['client'] & { listParts(b: string, k: string, id: string): Promise<{ part: number; etag: string; size: number }[]> };
 
 /** Our stored file is not the one the task recorded: no retry reads other bytes, so the task fails. */
 function checkSha(got: string, want: string, key: string): void {

@@ -18,7 +18,7 @@ import { newId, randomToken } from '../../platform/crypto.js';
 import { metrics } from '../../platform/metrics.js';
 import { seal } from '../../platform/sealed.js';
 import type { Storage } from '../../platform/storage/index.js';
-import { BUCKET, type CustomerBucket, MISSING, READER, sha256, startCustomerBucket, WRITER } from '../support/customer-bucket.js';
+import { BUCKET, type CustomerBucket, MISSING, PUTTER, READER, sha256, startCustomerBucket, WRITER } from '../support/customer-bucket.js';
 import { ADMIN, startTestEnv, type TestEnv } from '../support/env.js';
 import { runActivity } from '../support/activity-env.js';
 import { freePort } from '../support/ports.js';
@@ -54,10 +54,11 @@ const submit = async (body: Record<string, unknown>) => {
 };
 
 describe('POST /v1/destinations/:id/test', () => {
-  it('writes and removes a probe object with the right user', async () => {
+  it('writes and removes a probe object, and starts and aborts a multipart upload, with the right user', async () => {
     const result = await probe(await destination());
     expect(result).toMatchObject({ ok: true });
     expect((await customer.objects('exports/')).size).toBe(0);
+    expect(await customer.incomplete('exports/')).toEqual([]);
   });
 
   it('names the failure: auth, bucket, permission, connect, tls, dns', async () => {
@@ -66,6 +67,8 @@ describe('POST /v1/destinations/:id/test', () => {
       [{ access_key_id: 'nobody-at-all' }, 'auth', 'write'],
       [{ bucket: MISSING.bucket, access_key_id: MISSING.accessKey, secret_access_key: MISSING.secretKey }, 'bucket', 'write'],
       [{ access_key_id: READER.accessKey, secret_access_key: READER.secretKey }, 'permission', 'write'],
+      // Writes and deletes, but may not list the multipart uploads a big file's delivery starts by asking for.
+      [{ access_key_id: PUTTER.accessKey, secret_access_key: PUTTER.secretKey }, 'permission', 'multipart'],
       [{ endpoint: `http://127.0.0.1:${await freePort()}` }, 'connect', 'write'],
       [{ endpoint: customer.s3.endpoint.replace('http:', 'https:') }, 'tls', 'write'],
       [{ endpoint: 'http://bucket.nowhere.invalid' }, 'dns', 'write'],
