@@ -3,7 +3,7 @@
 // the next attempt, on this worker or another, continues it. A transient failure is retried by the
 // profile's backoff (workflows/profiles.ts); a permanent one fails the task (activities/failure.ts).
 import { Context } from '@temporalio/activity';
-import type { Activities } from '../model/activities.js';
+import { type Activities, DELIVER_MAX_ATTEMPTS } from '../model/activities.js';
 import { type DeliveryCheckpoint, deliverTask, destinationOf } from '../domain/destinations/deliver.js';
 import { DomainError } from '../domain/errors.js';
 import { requireTask } from '../domain/tasks/queries.js';
@@ -24,13 +24,16 @@ export function createDeliverActivities({ db, storage, config, destinationKeys }
       const destinationId = destinationOf(task).id ?? 'none';
       const labels = { project_id: task.projectId, destination_id: destinationId };
       let checkpoint: DeliveryCheckpoint = (ctx.info.heartbeatDetails as DeliveryCheckpoint | undefined) ?? { delivered: [] };
+      // Whether this attempt continues an earlier one: what it started from, not what it did.
+      const resumed = checkpoint.delivered.length > 0 || checkpoint.current !== undefined;
       const beat = () => heartbeat(ctx, checkpoint);
       const timer = setInterval(beat, BEAT_MS);
       const started = Date.now();
       try {
         const deps = { db, storage, keys: destinationKeys, partBytes: config.DELIVERY_PART_BYTES, timeoutMs: config.DELIVERY_TIMEOUT_MS,
           // Asked by the workflow (the task was cancelled), not a timeout or a worker shutting down.
-          abandoned: () => ctx.cancellationDetails?.cancelRequested === true };
+          abandoned: () => ctx.cancellationDetails?.cancelRequested === true,
+          lastAttempt: ctx.info.attempt >= DELIVER_MAX_ATTEMPTS };
         const report = await deliverTask(deps, task, files, checkpoint, (c) => {
           // A cancelled task stops between two parts; the bucket keeps no partial object.
           ctx.cancellationSignal.throwIfAborted();
@@ -40,9 +43,12 @@ export function createDeliverActivities({ db, storage, config, destinationKeys }
         metrics.destinationDeliveries.inc({ ...labels, outcome: 'delivered', code: '' });
         metrics.destinationBytes.inc(labels, report.bytes);
         metrics.deliveryDuration.observe({ outcome: 'delivered' }, (Date.now() - started) / 1000);
-        log.info({ taskId, ...labels, files: files.length, bytes: report.bytes, attempt: ctx.info.attempt, resumed: checkpoint.delivered.length > 0 }, 'delivered');
+        log.info({ taskId, ...labels, files: files.length, bytes: report.bytes, attempt: ctx.info.attempt, resumed }, 'delivered');
         return { files: report.files };
       } catch (err) {
+        // Cancelled (the task, a worker shutting down, a heartbeat timeout): Temporal's cancellation,
+        // whatever the upload threw on the way out, and no failed delivery in the metrics or the log.
+        if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason;
         const code = err instanceof DomainError ? err.code : 'internal_error';
         const outcome = err instanceof DomainError && !err.retryable ? 'failed' : 'retry';
         metrics.destinationDeliveries.inc({ ...labels, outcome, code });

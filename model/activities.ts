@@ -119,6 +119,9 @@ export interface SendEmailOutput {
 /** Attempts of one e-mail (workflows/profiles.ts's email profile; the activity leaves next_attempt_at empty on the last). */
 export const EMAIL_MAX_ATTEMPTS = 10;
 
+/** Attempts of one delivery (workflows/profiles.ts's deliver profile; the last aborts an upload it leaves open). */
+export const DELIVER_MAX_ATTEMPTS = 10;
+
 export interface Activities {
   // task state (activities/task-state.ts)
   /** `status`: the task's status when it does not proceed (absent from runs of older workers). */

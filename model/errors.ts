@@ -90,7 +90,9 @@ export const SOURCE_ERRORS_PERMANENT: TaskErrorCode[] = ['source_bad_response', 
 /**
  * Delivery failures into a customer's bucket that no retry can fix (wrong secret, no such bucket,
  * no right to write, a host the project no longer allows, a destination deleted): the task fails
- * at once. Anything else (DNS, TLS, refused or dropped connections, 5xx) is retried with backoff.
+ * at once. Anything else (DNS, TLS, refused or dropped connections, 5xx) is retried with backoff,
+ * bar a request the bucket refuses for good (a key too long …): a non-retryable internal_error
+ * (domain/destinations/failures.ts).
  */
 export const DESTINATION_ERRORS_PERMANENT: TaskErrorCode[] = ['destination_auth_failed', 'destination_bucket_missing', 'destination_permission_denied', 'destination_host_not_allowed', 'destination_not_found'];
 

@@ -12,6 +12,14 @@ export const keyId = (key: string): string => createHash('sha256').update(`dc-se
 
 export class SealError extends Error {
   override name = 'SealError';
+
+  constructor(
+    message: string,
+    /** The id of the key the value names, when no key given has that id (a rotation not on every process yet, or a key dropped). */
+    readonly missingKey?: string,
+  ) {
+    super(message);
+  }
 }
 
 /** `v1.<key id>.<iv>.<tag>.<ciphertext>`, base64url; `context` (say the row's id) is bound in as associated data. */
@@ -29,7 +37,7 @@ export function open(sealed: string, keys: readonly string[], context: string): 
   const [version, id, iv, tag, body] = sealed.split('.');
   if (version !== VERSION || !id || !iv || !tag || body === undefined) throw new SealError('not a sealed value');
   const key = keys.find((k) => keyId(k) === id);
-  if (!key) throw new SealError(`sealed with key ${id}, which is not among DESTINATION_KEYS`);
+  if (!key) throw new SealError(`sealed with key ${id}, which is not among DESTINATION_KEYS`, id);
   try {
     const decipher = createDecipheriv('aes-256-gcm', keyBytes(key), Buffer.from(iv, 'base64url'));
     decipher.setAAD(Buffer.from(context));

@@ -22,8 +22,14 @@ export function loadSecrets(config: Config): Secrets {
   const linkSecret = config.LINK_SECRET ?? stored.linkSecret ?? randomToken(32);
   const destinationKey = stored.destinationKey ?? randomToken(32);
   if (!config.ADMIN_TOKEN || !config.LINK_SECRET || !config.DESTINATION_KEYS) {
+    // Only what was generated or read from the file: a value given in the environment never lands on disk.
+    const kept = {
+      adminToken: config.ADMIN_TOKEN ? stored.adminToken : adminToken,
+      linkSecret: config.LINK_SECRET ? stored.linkSecret : linkSecret,
+      destinationKey: config.DESTINATION_KEYS ? stored.destinationKey : destinationKey,
+    };
     mkdirSync(config.DATA_DIR, { recursive: true });
-    writeFileSync(file, JSON.stringify({ adminToken, linkSecret, destinationKey }), { mode: 0o600 });
+    writeFileSync(file, JSON.stringify(kept), { mode: 0o600 });
   }
   return { adminToken, linkSecret, adminTokenGenerated: !config.ADMIN_TOKEN, destinationKeys: config.DESTINATION_KEYS ?? [destinationKey] };
 }

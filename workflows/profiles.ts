@@ -1,7 +1,7 @@
 // Activity option profiles of the export workflow, by kind of work. Timeouts and retry policies
 // live here so the workflow itself reads as its list of steps.
 import { ActivityCancellationType, type ActivityOptions, type LocalActivityOptions } from '@temporalio/workflow';
-import { EMAIL_MAX_ATTEMPTS } from '../model/activities.js';
+import { DELIVER_MAX_ATTEMPTS, EMAIL_MAX_ATTEMPTS } from '../model/activities.js';
 import { DESTINATION_ERRORS_PERMANENT, EMAIL_STOP_TYPES, SOURCE_ERRORS_PERMANENT } from '../model/errors.js';
 
 export interface RetrySettings {
@@ -102,7 +102,7 @@ export const deliver: ActivityOptions = {
   startToCloseTimeout: '2 hours',
   heartbeatTimeout: '15 seconds',
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 10, nonRetryableErrorTypes: DESTINATION_ERRORS_PERMANENT },
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: DELIVER_MAX_ATTEMPTS, nonRetryableErrorTypes: DESTINATION_ERRORS_PERMANENT },
 };
 
 /**

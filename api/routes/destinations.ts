@@ -84,7 +84,7 @@ export function destinationsApp(ctx: ApiContext) {
     createRoute({
       ...at('post', '/test'),
       operationId: 'testDestination',
-      summary: 'Write and remove a small object; answers which step failed and why',
+      summary: 'Write and remove a small object, start and abort a multipart upload; answers which step failed and why',
       responses: { 200: json(probeResult, 'ok, or the failed step with a code: host_not_allowed, blocked, dns, connect, timeout, tls, auth, bucket, permission, unknown.'), ...errors(...keyed, 404) } as Responses,
     }),
     async (c) => c.json(await probeDestination(c.get('destination'), c.get('project'), keys, ctx.config.DELIVERY_TIMEOUT_MS)),

@@ -2,6 +2,7 @@
 // endpoint's host is checked against the project's destination_hosts in domain/destinations/.
 import { z } from '@hono/zod-openapi';
 import { PROBE_FAILURES } from '../../domain/destinations/failures.js';
+import { PROBE_STEPS } from '../../domain/destinations/probe.js';
 import { maxChars, requiredChars } from './chars.js';
 
 // The refinements run even when .url() has refused the text already (zod keeps checking): parse safely.
@@ -68,7 +69,7 @@ export const probeResult = z
     ok: z.boolean(),
     key: z.string().optional().openapi({ description: 'The probe object written and removed.' }),
     latency_ms: z.number().int().optional(),
-    step: z.enum(['connect', 'write', 'remove']).optional().openapi({ description: 'The step that failed.' }),
+    step: z.enum(PROBE_STEPS).optional().openapi({ description: 'The step that failed.' }),
     error: z.object({ code: z.enum(PROBE_FAILURES), message: z.string() }).optional(),
   })
   .openapi('DestinationTest');

@@ -166,7 +166,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Write and remove a small object; answers which step failed and why */
+        /** Write and remove a small object, start and abort a multipart upload; answers which step failed and why */
         post: operations["testDestination"];
         delete?: never;
         options?: never;
@@ -775,7 +775,7 @@ export interface components {
              * @description The step that failed.
              * @enum {string}
              */
-            step?: "connect" | "write" | "remove";
+            step?: "connect" | "write" | "remove" | "multipart";
         };
         Error: {
             error: {

@@ -1,8 +1,10 @@
 // A connection to a customer's bucket. The endpoint is an outgoing address a key holder chose, so it
 // gets every defence the source fetch has (domain/source/hosts.ts, docs/SECURITY.md): the project's
 // destination_hosts allow-list and the literal-address check before anything is sent, and an agent
-// whose lookup refuses metadata and link-local addresses at connect time (DNS rebinding). The minio
-// client never follows a redirect: a 3xx is an error like any other answer it cannot read.
+// whose lookup refuses metadata and link-local addresses at connect time (DNS rebinding), and any
+// name not on the allow-list: in virtual-hosted style minio connects to `<bucket>.<host>`, a name
+// the endpoint check never saw. The minio client never follows a redirect: a 3xx is an error like
+// any other answer it cannot read.
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { createRequire } from 'node:module';
@@ -10,7 +12,7 @@ import type { Client } from 'minio';
 import type { DestinationRow } from '../../db/schema.js';
 import { open } from '../../platform/sealed.js';
 import { DomainError } from '../errors.js';
-import { checkOutgoingUrl, guardedLookup } from '../source/hosts.js';
+import { checkOutgoingUrl, guardedLookup, type LookupCallback, nameAllowed } from '../source/hosts.js';
 
 // Loaded on first use: the embedded start never pays for minio unless it delivers (docs/performance.md).
 const loadMinio = () => createRequire(import.meta.url)('minio') as typeof import('minio');
@@ -38,14 +40,23 @@ export function endpointRefusal(endpoint: string, hosts: readonly string[]): str
 export function connect(row: DestinationRow, hosts: readonly string[], keys: readonly string[]): Bucket {
   const refusal = endpointRefusal(row.endpoint, hosts);
   if (refusal) throw new DomainError('destination_host_not_allowed', refusal);
-  return openBucket(row, keys);
+  return openBucket(row, keys, hosts);
 }
 
-/** The client alone, its connections through the guarded agent; connect() checks the endpoint first. */
-export function openBucket(row: DestinationRow, keys: readonly string[]): Bucket {
+/**
+ * The client alone, its connections through the guarded agent, each to a name on `hosts`: with
+ * path_style false (and for AWS's global endpoint, which minio also swaps for the region's host)
+ * it connects to `<bucket>.<host>`. connect() checks the endpoint first.
+ */
+export function openBucket(row: DestinationRow, keys: readonly string[], hosts: readonly string[]): Bucket {
   const url = new URL(row.endpoint);
   const useSSL = url.protocol === 'https:';
-  const agentOptions = { keepAlive: true, maxSockets: 8, lookup: guardedLookup as never };
+  const port = url.port || (useSSL ? '443' : '80');
+  const lookup = (hostname: string, options: object, callback: LookupCallback): void => {
+    if (nameAllowed(hostname, port, hosts)) return guardedLookup(hostname, options, callback);
+    callback(Object.assign(new Error(`refused to connect to ${hostname}: not on the project's destination_hosts`), { code: 'ENOTALLOWED' }), []);
+  };
+  const agentOptions = { keepAlive: true, maxSockets: 8, lookup: lookup as never };
   const agent = useSSL ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
   const client = new (loadMinio().Client)({
     endPoint: url.hostname.replace(/^\[|\]$/g, ''),

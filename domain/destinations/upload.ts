@@ -4,6 +4,7 @@
 // bucket already holds, and completes it; an upload a crash left unrecorded is aborted first. An
 // object only appears when its upload completes, so the key never holds a partial file.
 import type { Readable } from 'node:stream';
+import { DomainError } from '../errors.js';
 import type { Bucket } from './connect.js';
 import { withDeadline } from './deadline.js';
 import { newHash, partsOf } from './parts.js';
@@ -26,16 +27,16 @@ export interface UploadOptions {
   sha256: string;
   /** The upload this file had when the last attempt stopped (its heartbeat). */
   resume?: UploadState | undefined;
-  /** Called after the upload starts and after each part: the caller heartbeats it. */
+  /** Called after the upload starts and after each part: the caller heartbeats it (and aborts the upload when no attempt will come back for it). */
   onState(state: UploadState): void;
-  /** True when a failure means no attempt will come back for this upload (the task was cancelled). */
-  abandoned?: () => boolean;
 }
 
-type Minio = Bucket['client'] & { listParts(b: string, k: string, id: string): Promise<{ part: number; etag: string; size: number }[]> };
+/** The minio client with the multipart calls it has but does not declare. */
+export type Minio = Bucket['client'] & { listParts(b: string, k: string, id: string): Promise<{ part: number; etag: string; size: number }[]> };
 
+/** Our stored file is not the one the task recorded: no retry reads other bytes, so the task fails. */
 function checkSha(got: string, want: string, key: string): void {
-  if (got !== want) throw Object.assign(new Error(`the stored file for ${key} does not match its sha256 (${got} ≠ ${want})`), { code: 'file_changed' });
+  if (got !== want) throw new DomainError('storage_failed', `the stored file for ${key} does not match its sha256 (${got} ≠ ${want})`);
 }
 
 export async function uploadFile(bucket: Bucket, key: string, open: () => Promise<Readable>, size: number, opts: UploadOptions): Promise<void> {
@@ -49,24 +50,17 @@ export async function uploadFile(bucket: Bucket, key: string, open: () => Promis
     return;
   }
   const state = (await resumable(bucket, key, opts)) ?? (await begin(bucket, key, opts));
-  try {
+  opts.onState(state);
+  for await (const part of partsOf(await open(), opts.partBytes, state.parts.length + 1, hash)) {
+    const done = await withDeadline(
+      bucket.client.uploadPart({ bucketName: bucket.bucket, objectName: key, uploadID: state.uploadId, partNumber: part.number, headers: { 'Content-Length': part.body.length } }, part.body),
+      opts.timeoutMs,
+    );
+    state.parts.push({ part: part.number, etag: done.etag });
     opts.onState(state);
-    for await (const part of partsOf(await open(), opts.partBytes, state.parts.length + 1, hash)) {
-      const done = await withDeadline(
-        bucket.client.uploadPart({ bucketName: bucket.bucket, objectName: key, uploadID: state.uploadId, partNumber: part.number, headers: { 'Content-Length': part.body.length } }, part.body),
-        opts.timeoutMs,
-      );
-      state.parts.push({ part: part.number, etag: done.etag });
-      opts.onState(state);
-    }
-    checkSha(hash.digest('hex'), opts.sha256, key);
-    await withDeadline(bucket.client.completeMultipartUpload(bucket.bucket, key, state.uploadId, state.parts), opts.timeoutMs);
-  } catch (err) {
-    // A crash or a transient failure keeps the upload for the next attempt; a cancelled task has
-    // none, and the parts would stay billed in the customer's bucket until a lifecycle rule ran.
-    if (opts.abandoned?.()) await withDeadline(bucket.client.abortMultipartUpload(bucket.bucket, key, state.uploadId), opts.timeoutMs).catch(() => {});
-    throw err;
   }
+  checkSha(hash.digest('hex'), opts.sha256, key);
+  await withDeadline(bucket.client.completeMultipartUpload(bucket.bucket, key, state.uploadId, state.parts), opts.timeoutMs);
 }
 
 /** The recorded upload, still open on the bucket, with the leading parts it holds whole; null to start over. */

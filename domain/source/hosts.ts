@@ -47,8 +47,12 @@ function canonicalV6(addr: string): string {
 }
 
 export function hostAllowed(url: URL, patterns: readonly string[]): boolean {
-  const bare = url.hostname.toLowerCase().replace(/^\[|\]$/g, '');
-  const port = defaultPort(url);
+  return nameAllowed(url.hostname, defaultPort(url), patterns);
+}
+
+/** A host name (as a connection looks it up) on a port, against the patterns. */
+export function nameAllowed(hostname: string, port: string, patterns: readonly string[]): boolean {
+  const bare = hostname.toLowerCase().replace(/^\[|\]$/g, '');
   return patterns.some((raw) => {
     const { name, port: pport } = parsePattern(raw);
     if (pport && pport !== port) return false;
@@ -75,7 +79,7 @@ export function checkOutgoingUrl(raw: string, patterns: readonly string[]): UrlC
   return { ok: true, url };
 }
 
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+export type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /** A dns.lookup for undici's connector that refuses blocked addresses (defeats DNS rebinding to metadata). */
 export function guardedLookup(hostname: string, options: object, callback: LookupCallback): void {

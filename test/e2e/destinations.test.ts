@@ -2,17 +2,25 @@
 // users, the real service and worker. The probe names what fails; a split export lands whole with
 // its manifest last; a wrong secret fails the task at once and leaves its files downloadable here;
 // an endpoint whose host the admin removed is refused at delivery.
+import { Readable } from 'node:stream';
+import { CancelledFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { destinations } from '../../db/schema.js';
+import { createDeliverActivities } from '../../activities/deliver.js';
+import { destinations, tasks } from '../../db/schema.js';
 import { openBucket } from '../../domain/destinations/connect.js';
+import { type DeliveryCheckpoint, type DeliveryDeps, deliverTask } from '../../domain/destinations/deliver.js';
 import { probeDestination } from '../../domain/destinations/probe.js';
 import { resealDestinations } from '../../domain/destinations/store.js';
 import { getProject } from '../../domain/projects/projects.js';
 import { classify } from '../../domain/destinations/failures.js';
+import { newId, randomToken } from '../../platform/crypto.js';
+import { metrics } from '../../platform/metrics.js';
 import { seal } from '../../platform/sealed.js';
-import { BUCKET, type CustomerBucket, MISSING, READER, sha256, startCustomerBucket, WRITER } from '../support/customer-bucket.js';
+import type { Storage } from '../../platform/storage/index.js';
+import { BUCKET, type CustomerBucket, MISSING, PUTTER, READER, sha256, startCustomerBucket, WRITER } from '../support/customer-bucket.js';
 import { ADMIN, startTestEnv, type TestEnv } from '../support/env.js';
+import { runActivity } from '../support/activity-env.js';
 import { freePort } from '../support/ports.js';
 import { type SourceServer, startSource } from '../support/source-server.js';
 
@@ -46,10 +54,11 @@ const submit = async (body: Record<string, unknown>) => {
 };
 
 describe('POST /v1/destinations/:id/test', () => {
-  it('writes and removes a probe object with the right user', async () => {
+  it('writes and removes a probe object, and starts and aborts a multipart upload, with the right user', async () => {
     const result = await probe(await destination());
     expect(result).toMatchObject({ ok: true });
     expect((await customer.objects('exports/')).size).toBe(0);
+    expect(await customer.incomplete('exports/')).toEqual([]);
   });
 
   it('names the failure: auth, bucket, permission, connect, tls, dns', async () => {
@@ -58,9 +67,13 @@ describe('POST /v1/destinations/:id/test', () => {
       [{ access_key_id: 'nobody-at-all' }, 'auth', 'write'],
       [{ bucket: MISSING.bucket, access_key_id: MISSING.accessKey, secret_access_key: MISSING.secretKey }, 'bucket', 'write'],
       [{ access_key_id: READER.accessKey, secret_access_key: READER.secretKey }, 'permission', 'write'],
+      // Writes and deletes, but may not list the multipart uploads a big file's delivery starts by asking for.
+      [{ access_key_id: PUTTER.accessKey, secret_access_key: PUTTER.secretKey }, 'permission', 'multipart'],
       [{ endpoint: `http://127.0.0.1:${await freePort()}` }, 'connect', 'write'],
       [{ endpoint: customer.s3.endpoint.replace('http:', 'https:') }, 'tls', 'write'],
       [{ endpoint: 'http://bucket.nowhere.invalid' }, 'dns', 'write'],
+      // Virtual-hosted: minio connects to `customer-bucket.127.0.0.1`, which the project does not allow.
+      [{ path_style: false }, 'host_not_allowed', 'write'],
     ];
     for (const [extra, code, step] of cases) {
       const result = await probe(await destination(extra));
@@ -72,7 +85,7 @@ describe('POST /v1/destinations/:id/test', () => {
   it('refuses at connect time a name that resolves to a metadata address (the guarded agent)', async () => {
     const keys = ['a-test-key-for-sealing-0123456789abcdef'];
     const SEALED = seal('secret', keys, 'dst_x');
-    const bucket = openBucket({ id: 'dst_x', projectId: 'p', name: 'n', kind: 's3', endpoint: 'http://metadata.google.internal', region: 'us-east-1', bucket: BUCKET, prefix: '', accessKeyId: 'a', secretSealed: SEALED, pathStyle: true, createdAt: new Date() }, keys);
+    const bucket = openBucket({ id: 'dst_x', projectId: 'p', name: 'n', kind: 's3', endpoint: 'http://metadata.google.internal', region: 'us-east-1', bucket: BUCKET, prefix: '', accessKeyId: 'a', secretSealed: SEALED, pathStyle: true, createdAt: new Date() }, keys, ['metadata.google.internal']);
     const err = await bucket.client.putObject(BUCKET, 'x', Buffer.from('x')).catch((e: unknown) => e);
     bucket.close();
     expect((err as { code?: string }).code).toBe('EBLOCKED');
@@ -146,6 +159,73 @@ describe('delivery', () => {
     } finally {
       await slow.close();
     }
+  });
+});
+
+describe('what a delivery blames on whom (deliverTask against the bucket, our store faked)', () => {
+  const PART = 5 * 1024 * 1024;
+  /** A running task that delivers one file into a new destination under prefix. */
+  const newTask = async (prefix: string) => {
+    const destinationId = await destination({ prefix });
+    const [task] = await env.core.database.db
+      .insert(tasks)
+      .values({ id: newId('tsk'), projectId: project.project_id, operatorId: 'op', type: 'csv', fileName: 'f', sourceUrl: src.url, pageSize: 10, priority: 0, options: { destination_id: destinationId }, status: 'running', stage: 'delivering', requestHash: randomToken(16) })
+      .returning();
+    return { task: task!, destinationId };
+  };
+  const fileOf = (file: { bytes: number; sha256: string }) => ({ name: 'f.csv', key: 'k', rows: 1, ...file });
+  const deliver = async (prefix: string, storage: Pick<Storage, 'getStream'>, file: { bytes: number; sha256: string }, extra: Partial<DeliveryDeps> = {}) => {
+    const { task } = await newTask(prefix);
+    const deps = { db: env.core.database.db, storage: storage as Storage, keys: env.core.secrets.destinationKeys, partBytes: PART, timeoutMs: 10_000, ...extra };
+    const saved: DeliveryCheckpoint[] = [];
+    const err = await deliverTask(deps, task, [fileOf(file)], { delivered: [] }, (c) => saved.push(c)).catch((e: unknown) => e);
+    return { err, saved };
+  };
+  const bytes = Buffer.alloc(PART + 1000, 7);
+
+  it("our store refusing (even with an S3 AccessDenied) is storage_failed and retried, not the customer's bucket", async () => {
+    const refused = { getStream: () => Promise.reject(Object.assign(new Error('Access Denied.'), { code: 'AccessDenied' })) };
+    expect((await deliver('blame-open/', refused, { bytes: 10, sha256: sha256(Buffer.alloc(10)) })).err).toMatchObject({ code: 'storage_failed', retryable: true });
+    // The stream breaking after the first part.
+    const broken = {
+      getStream: async () =>
+        Readable.from(
+          (async function* () {
+            yield bytes.subarray(0, PART);
+            throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+          })(),
+        ),
+    };
+    const { err, saved } = await deliver('blame-stream/', broken, { bytes: bytes.length, sha256: sha256(bytes) });
+    expect(err).toMatchObject({ code: 'storage_failed', retryable: true });
+    // Transient: the upload and its first part stay for the next attempt.
+    expect((await customer.incomplete('blame-stream/')).map((u) => u.uploadId)).toEqual([saved.at(-1)!.current!.uploadId]);
+    // The same on the retry policy's last attempt: none comes back for it, so it is aborted.
+    expect((await deliver('blame-last/', broken, { bytes: bytes.length, sha256: sha256(bytes) }, { lastAttempt: true })).err).toMatchObject({ code: 'storage_failed' });
+    expect(await customer.incomplete('blame-last/')).toEqual([]);
+  });
+
+  it('a stored file whose bytes do not match its sha256 fails for good (storage_failed, not retried)', async () => {
+    const { err } = await deliver('blame-sha/', { getStream: async () => Readable.from([bytes]) }, { bytes: bytes.length, sha256: sha256(Buffer.from('other')) });
+    expect(err).toMatchObject({ code: 'storage_failed', retryable: false });
+    expect((err as Error).message).toMatch(/does not match its sha256/);
+    // The part already sent is not left billed in the customer's bucket.
+    expect(await customer.incomplete('blame-sha/')).toEqual([]);
+  });
+
+  it('a task cancelled mid-delivery: the activity ends with its cancellation, not a failed delivery', async () => {
+    const { task, destinationId } = await newTask('blame-cancel/');
+    const small = Buffer.from('a,b\n');
+    let cancel = () => {};
+    // Cancelled while the file is read: the next checkpoint notices.
+    const storage = { getStream: async () => (cancel(), Readable.from([small])) } as unknown as Storage;
+    const activities = createDeliverActivities({ db: env.core.database.db, storage, config: env.config, destinationKeys: env.core.secrets.destinationKeys } as never);
+    const run = runActivity({}, () => activities.deliverFiles({ taskId: task.id, files: [fileOf({ bytes: small.length, sha256: sha256(small) })] }));
+    cancel = () => run.env.cancel();
+    const err = await run.result.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CancelledFailure);
+    const counted = (await metrics.destinationDeliveries.get()).values.filter((v) => v.labels.destination_id === destinationId);
+    expect(counted).toEqual([]);
   });
 });
 

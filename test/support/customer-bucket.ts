@@ -8,6 +8,8 @@ import { type S3Server, startS3Server } from './s3-server.js';
 export const BUCKET = 'customer-bucket';
 export const WRITER = { accessKey: 'customer-writer', secretKey: 'customer-writer-secret-0123' };
 export const READER = { accessKey: 'customer-reader', secretKey: 'customer-reader-secret-0123' };
+/** May write and delete objects, but not list the bucket (nor the multipart uploads in it). */
+export const PUTTER = { accessKey: 'customer-putter', secretKey: 'customer-putter-secret-0123' };
 /** May write to a bucket that does not exist (a destination whose bucket was never made, or deleted). */
 export const MISSING = { bucket: 'missing-bucket', accessKey: 'customer-missing', secretKey: 'customer-missing-secret-0123' };
 
@@ -26,6 +28,7 @@ export async function startCustomerBucket(): Promise<CustomerBucket> {
     identities: [
       { name: 'writer', ...WRITER, actions: [`Read:${BUCKET}`, `Write:${BUCKET}`, `List:${BUCKET}`] },
       { name: 'reader', ...READER, actions: [`Read:${BUCKET}`, `List:${BUCKET}`] },
+      { name: 'putter', ...PUTTER, actions: [`Write:${BUCKET}`] },
       { name: 'missing', accessKey: MISSING.accessKey, secretKey: MISSING.secretKey, actions: [`Read:${MISSING.bucket}`, `Write:${MISSING.bucket}`, `List:${MISSING.bucket}`] },
     ],
   });

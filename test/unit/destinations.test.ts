@@ -1,8 +1,9 @@
 // The pure pieces of destinations: sealed secrets (rotation, tampering, the row they belong to),
 // destination_path's rules and keys, the parts a file is cut into, and how failures are named.
 import { Readable } from 'node:stream';
+import { CancelledFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { classify } from '../../domain/destinations/failures.js';
+import { classify, deliveryError, explain } from '../../domain/destinations/failures.js';
 import { newHash, partsOf } from '../../domain/destinations/parts.js';
 import { objectKey, pathProblem } from '../../domain/destinations/path.js';
 import { DomainError } from '../../domain/errors.js';
@@ -95,5 +96,50 @@ describe('failures', () => {
     expect(classify(e('EBLOCKED'))).toBe('blocked');
     expect(classify(new DomainError('destination_host_not_allowed', 'no'))).toBe('host_not_allowed');
     expect(classify(e('InternalError'))).toBe('unknown');
+  });
+
+  it('asks whether the bucket exists within the deadline: a bucket that never answers leaves it a permission failure', async () => {
+    const denied = Object.assign(new Error('Access Denied'), { code: 'AccessDenied' });
+    const silent = { bucket: 'b', client: { bucketExists: () => new Promise<boolean>(() => {}) } };
+    expect(await explain(denied, silent, 50)).toBe('permission');
+    expect(await explain(denied, { bucket: 'b', client: { bucketExists: async () => false } }, 50)).toBe('bucket');
+  });
+
+  it("a delivery's failure: what is named already passes, a refused request is not retried, a dropped connection is", async () => {
+    const e = (code: string, message = 'x') => Object.assign(new Error(message), { code });
+    const as = async (err: unknown) => (await deliveryError(err, 'dst_1', undefined, 50)) as DomainError;
+    // The activity's cancellation and our own store's failure are not the bucket's.
+    const cancel = new CancelledFailure('CANCELLED');
+    expect(await deliveryError(cancel, 'dst_1', undefined, 50)).toBe(cancel);
+    const ours = DomainError.transient('storage_failed', 'the store blinked');
+    expect(await deliveryError(ours, 'dst_1', undefined, 50)).toBe(ours);
+    for (const code of ['KeyTooLongError', 'InvalidArgument', 'PermanentRedirect']) {
+      const failure = await as(e(code, 'Your key is too long'));
+      expect(failure, code).toMatchObject({ code: 'internal_error', retryable: false });
+      expect(failure.message).toContain(code);
+    }
+    expect(await as(e('ECONNRESET'))).toMatchObject({ code: 'destination_unreachable', retryable: true });
+    expect(await as(e('InternalError'))).toMatchObject({ code: 'destination_unreachable', retryable: true });
+    expect(await as(e('NoSuchBucket'))).toMatchObject({ code: 'destination_bucket_missing', retryable: false });
+  });
+
+  it('a secret sealed with a key this process lacks is retried (a rotation under way), naming DESTINATION_KEYS', async () => {
+    const sealed = seal('s3cr3t', [NEW, OLD], 'dst_1');
+    const thrown = (fn: () => unknown): unknown => {
+      try {
+        return fn();
+      } catch (err) {
+        return err;
+      }
+    };
+    const lacking = thrown(() => open(sealed, [OLD], 'dst_1'));
+    expect(lacking).toMatchObject({ missingKey: keyId(NEW) });
+    const failure = (await deliveryError(lacking, 'dst_1', undefined, 50)) as DomainError;
+    expect(failure).toMatchObject({ code: 'internal_error', retryable: true });
+    expect(failure.message).toContain('DESTINATION_KEYS');
+    expect(failure.message).toContain(keyId(NEW));
+    // Not opening with its own key (another row's value) is no rotation: recreate the destination.
+    const other = thrown(() => open(sealed, [NEW], 'dst_2'));
+    expect(await deliveryError(other, 'dst_2', undefined, 50)).toMatchObject({ code: 'destination_auth_failed', retryable: false });
   });
 });
