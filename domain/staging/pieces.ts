@@ -103,6 +103,21 @@ export async function orderedPieces(storage: Storage, taskId: string, pages: num
   return chain;
 }
 
+/**
+ * Each piece of the chain with its bytes, the next one read while the caller works on this one;
+ * the abort signal is checked before each piece is handed over (the caller's catch cleans up).
+ */
+export async function* readAhead(storage: Storage, chain: Piece[], signal: AbortSignal): AsyncGenerator<{ piece: Piece; bytes: Buffer }> {
+  let reading = chain[0] && storage.getBuffer(chain[0].key);
+  for (const [i, piece] of chain.entries()) {
+    const bytes = await reading!;
+    reading = chain[i + 1] && storage.getBuffer(chain[i + 1]!.key);
+    reading?.catch(() => {}); // awaited on the next turn, or abandoned when this one fails
+    if (signal.aborted) throw signal.reason;
+    yield { piece, bytes };
+  }
+}
+
 export type StagedExt = 'csv' | 'jsonl' | 'ndjson';
 
 /**

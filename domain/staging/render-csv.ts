@@ -13,7 +13,7 @@ import { CsvParts, lineEnds, recordEnds } from '../formats/csv/parts.js';
 import { resolveSplit } from '../formats/split.js';
 import { readMeta } from './meta.js';
 import { storeParts } from './outputs.js';
-import { orderedPieces } from './pieces.js';
+import { orderedPieces, readAhead } from './pieces.js';
 import { tempPath } from './tmp.js';
 
 export interface RenderDeps {
@@ -42,14 +42,8 @@ export async function renderText({ storage, dataDir }: RenderDeps, { task, setti
   const parts = new CsvParts(head, resolveSplit(task.type, task.options, settings), (n) => tempPath(dataDir, task.id, `part-${n}.${ext}`), format);
   try {
     const chain = await orderedPieces(storage, task.id, pageCount(meta.total, meta.pageSize));
-    // The next piece is read while this one is written and hashed.
-    let reading = chain[0] && storage.getBuffer(chain[0].key);
-    for (const [i, piece] of chain.entries()) {
-      const bytes = await reading!;
-      reading = chain[i + 1] && storage.getBuffer(chain[i + 1]!.key);
-      reading?.catch(() => {}); // awaited on the next turn, or abandoned when this one fails
-      // Cancelled: stop now (the catch removes the parts), not after the whole file.
-      if (signal.aborted) throw signal.reason;
+    // The next piece is read while this one is written and hashed; a cancel stops between pieces.
+    for await (const { piece, bytes } of readAhead(storage, chain, signal)) {
       await parts.page(bytes, rowsInPages(piece.from, piece.to, meta.total, meta.pageSize));
       onProgress(piece.to);
     }

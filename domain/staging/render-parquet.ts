@@ -8,7 +8,7 @@ import { columnKinds } from '../formats/parquet/types.js';
 import { resolveSplit } from '../formats/split.js';
 import { readMeta } from './meta.js';
 import { storeParts } from './outputs.js';
-import { orderedPieces } from './pieces.js';
+import { orderedPieces, readAhead } from './pieces.js';
 import type { RenderDeps, RenderJob } from './render-csv.js';
 import { piecePages } from './render-xlsx.js';
 import { tempPath } from './tmp.js';
@@ -22,13 +22,8 @@ export async function renderParquet({ storage, dataDir }: RenderDeps, { task, se
     new ParquetParts(meta.columns, columnKinds(meta.columns, firstPage), resolveSplit(task.type, task.options, settings), (n) => tempPath(dataDir, task.id, `part-${n}.parquet`));
   let parts: ParquetParts | undefined;
   try {
-    let reading = chain[0] && storage.getBuffer(chain[0].key);
-    for (const [i, piece] of chain.entries()) {
-      const bytes = await reading!;
-      reading = chain[i + 1] && storage.getBuffer(chain[i + 1]!.key);
-      reading?.catch(() => {}); // awaited on the next turn, or abandoned when this one fails
-      // Cancelled: stop now (the catch removes the parts), not after the whole file.
-      if (signal.aborted) throw signal.reason;
+    // The next piece is read while this one is encoded; a cancel stops between pieces.
+    for await (const { piece, bytes } of readAhead(storage, chain, signal)) {
       const expected = rowsInPages(piece.from, piece.to, meta.total, meta.pageSize);
       // The rows' share of the piece's bytes: what bounds a row group's memory.
       const size = bytes.length / Math.max(1, expected);
