@@ -89,13 +89,14 @@ export function createEmailActivities({ db, config }: ActivityDeps): Pick<Activi
         await sendMail(config.SMTP_URL, { from: config.EMAIL_FROM, to, messageId: a.messageId, ...content });
       } catch (err) {
         const f = sendFailure(err, config.SMTP_URL);
-        if (f.inDoubt) {
-          // The connection broke after it was open: the mail may have arrived. Never sent twice.
+        if (f.outcome === 'in_doubt') {
+          // The message was handed over and no reply came: it may have arrived. Never sent twice.
           await finishEmail(db, claim.deliveryId, { result: 'unknown', latencyMs: Date.now() - started, error: `${f.message}; whether the mail arrived is unknown, so it is not sent again` });
           throw ApplicationFailure.create({ type: 'email_in_doubt', message: f.message, nonRetryable: true });
         }
-        // A 5xx is the server refusing this mail for good (no such mailbox, policy): not retried.
-        const permanent = f.responseCode !== undefined && f.responseCode >= 500;
+        // Nothing of the message was sent, or the server said it did not take it: retried, unless
+        // it refused it for good (a 5xx: no such mailbox, policy).
+        const permanent = f.outcome === 'rejected';
         const delay = emailRetryDelay(attempt);
         const last = permanent || attempt >= EMAIL_MAX_ATTEMPTS;
         await finishEmail(db, claim.deliveryId, {
