@@ -4,7 +4,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import type { TaskRow, ProjectRow } from '../db/schema.js';
-import { claimEmail, type EmailAttempt, finishEmail, recordEmailFailure } from '../domain/callbacks/email-deliveries.js';
+import { claimEmail, type EmailAttempt, finishEmail, markHandedOver, recordEmailFailure } from '../domain/callbacks/email-deliveries.js';
 import { buildTaskMail, emailDomainAllowed, emailMessageId } from '../domain/callbacks/email-message.js';
 import { getProject, settingsOf } from '../domain/projects/projects.js';
 import { createOperatorSession, operatorSessionUrl } from '../domain/projects/sessions.js';
@@ -86,7 +86,12 @@ export function createEmailActivities({ db, config }: ActivityDeps): Pick<Activi
       }
       const started = Date.now();
       try {
-        await sendMail(config.SMTP_URL, { from: config.EMAIL_FROM, to, messageId: a.messageId, ...content });
+        // Marked handed over before the first byte: a worker that dies before that leaves a mail
+        // a later attempt may send; one that lost its claim meanwhile sends nothing.
+        const beforeData = async () => {
+          if (!(await markHandedOver(db, claim.deliveryId))) throw new Error('a later attempt took this mail over; not sent');
+        };
+        await sendMail(config.SMTP_URL, { from: config.EMAIL_FROM, to, messageId: a.messageId, ...content }, { beforeData });
       } catch (err) {
         const f = sendFailure(err, config.SMTP_URL);
         if (f.outcome === 'in_doubt') {

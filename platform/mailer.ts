@@ -47,31 +47,44 @@ const TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTim
 /**
  * The message as a stream that says when nodemailer takes it. nodemailer pipes the message into
  * the socket only once the server accepted DATA (its 354), in the same turn as it reads that reply,
- * so until `pipe` (or a first read, by any other reader) not a byte of it can be on the wire. Every
- * failure before that point is one of setting up the exchange, which is always safe to retry.
+ * so until `pipe` (or a first read, by any other reader) not a byte of it can be on the wire: every
+ * failure before is one of setting up the exchange, always safe to retry. `beforeData` runs between
+ * the two: nothing is written until it has resolved, and nothing at all when it throws.
  */
-function watched(input: Readable, onHandover: () => void): Readable {
+function watched(input: Readable, handover: (sent: boolean) => void, beforeData: () => Promise<void>): Readable {
   const out = Readable.from(
     (async function* () {
-      onHandover();
+      handover(true);
+      try {
+        await beforeData();
+      } catch (err) {
+        handover(false); // refused before its first byte: nothing was sent after all
+        throw err;
+      }
       yield* input;
     })(),
     { objectMode: false },
   );
   const pipe = out.pipe.bind(out);
   out.pipe = <T extends NodeJS.WritableStream>(dest: T, opts?: { end?: boolean }): T => {
-    onHandover();
+    handover(true);
     return pipe(dest, opts);
   };
   return out;
 }
 
-export async function sendMail(smtpUrl: string, mail: OutgoingMail): Promise<{ response: string }> {
+export interface SendOptions {
+  /** Runs once the server accepted DATA, before the message's first byte; a throw sends nothing. */
+  beforeData?: () => Promise<void>;
+}
+
+export async function sendMail(smtpUrl: string, mail: OutgoingMail, opts: SendOptions = {}): Promise<{ response: string }> {
   let handedOver = false;
+  const beforeData = opts.beforeData ?? (() => Promise.resolve());
   try {
     const transport = createTransport({ url: smtpUrl, ...TIMEOUTS, logger: false, debug: false, disableFileAccess: true, disableUrlAccess: true });
     transport.use('stream', (m, done) => {
-      m.message.processFunc((input) => watched(input, () => (handedOver = true)));
+      m.message.processFunc((input) => watched(input, (sent) => (handedOver = sent), beforeData));
       done();
     });
     try {

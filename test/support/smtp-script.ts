@@ -2,7 +2,8 @@
 // message's final dot with a chosen reply, so the tests can see how a mail is classified by what
 // reached the server (docs/notifications.md#5-e-mail). It speaks just enough SMTP for nodemailer:
 // EHLO (AUTH PLAIN, optionally PIPELINING and STARTTLS), HELO, AUTH, MAIL, RCPT, DATA, RSET, QUIT.
-// Connections after the first `times` take the mail normally, as a server back from a restart.
+// Connections after the first `times` take the mail normally, as a server back from a restart;
+// `greetAfter` holds the greeting back, as a slow server does.
 import { once } from 'node:events';
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 
@@ -28,6 +29,8 @@ export interface SmtpScript {
   pipelining?: boolean;
   /** How many connections follow the script; later ones take the mail. Default: all. */
   times?: number;
+  /** The greeting waits for this (a slow server), on the scripted connections. */
+  greetAfter?: Promise<void>;
 }
 
 export interface ScriptedSmtp {
@@ -121,8 +124,9 @@ function converse(socket: Socket, script: SmtpScript, scripted: boolean, box: Ma
   });
   socket.on('error', () => undefined);
   if (at === 'connect') return hangUp();
-  if (at === 'greeting') return replyThenHangUp('220 scripted.test ESMTP');
-  socket.write(`220 scripted.test ESMTP${CRLF}`);
+  const greet = () => (at === 'greeting' ? replyThenHangUp('220 scripted.test ESMTP') : socket.write(`220 scripted.test ESMTP${CRLF}`));
+  if (scripted && script.greetAfter) void script.greetAfter.then(() => !gone && !socket.destroyed && greet());
+  else greet();
 }
 
 export async function startScriptedSmtp(script: SmtpScript): Promise<ScriptedSmtp> {

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmailActivities } from '../../activities/email.js';
 import type { ActivityDeps } from '../../activities/deps.js';
 import { deliveries, operatorSessions, projects, tasks } from '../../db/schema.js';
+import { HANDED_OVER } from '../../domain/callbacks/email-deliveries.js';
 import { emailMessageId } from '../../domain/callbacks/email-message.js';
 import { createProject } from '../../domain/projects/projects.js';
 import type { SendEmailInput } from '../../model/activities.js';
@@ -67,11 +68,11 @@ describe('sendTaskEmail', () => {
     expect((await rows(taskId)).map((r) => [r.channel, r.recipient, r.result, r.attempt])).toEqual([['email', 'a@example.test', 'delivered', 1]]);
   });
 
-  it('never sends again a mail a dead worker left mid-send: the row becomes unknown', async () => {
+  it('never sends again a mail a dead worker left while handing the message over: the row becomes unknown', async () => {
     const taskId = await newTask(['b@example.test']);
     const messageId = emailMessageId({ ...input(taskId) }, 'dc.test');
-    // What a worker that died inside the SMTP exchange leaves behind.
-    await scratch.database.db.insert(deliveries).values({ id: newId('dlv'), taskId, channel: 'email', recipient: 'b@example.test', result: 'sending', event: 'task.succeeded', webhookId: messageId, attempt: 1 });
+    // What a worker that died after the server took DATA leaves behind: the row marked handed over.
+    await scratch.database.db.insert(deliveries).values({ id: newId('dlv'), taskId, channel: 'email', recipient: 'b@example.test', result: 'sending', statusCode: HANDED_OVER, event: 'task.succeeded', webhookId: messageId, attempt: 1 });
     const before = smtp.received.length;
     await expect(send(input(taskId), 2)).rejects.toMatchObject({ type: 'email_in_doubt', nonRetryable: true });
     await expect(send(input(taskId), 3)).rejects.toMatchObject({ type: 'email_in_doubt' });
@@ -80,6 +81,44 @@ describe('sendTaskEmail', () => {
     const [row] = await rows(taskId);
     expect(row).toMatchObject({ result: 'unknown', attempt: 1 });
     expect(row!.error).toMatch(/not sent again/);
+  });
+
+  it('sends, once, a mail a dead worker left before handing the message over', async () => {
+    const taskId = await newTask(['b2@example.test']);
+    const messageId = emailMessageId({ ...input(taskId) }, 'dc.test');
+    // A worker that died while connecting (no mark): nothing of the message was sent.
+    await scratch.database.db.insert(deliveries).values({ id: newId('dlv'), taskId, channel: 'email', recipient: 'b2@example.test', result: 'sending', event: 'task.succeeded', webhookId: messageId, attempt: 1 });
+    expect(await send(input(taskId), 2)).toMatchObject({ result: 'delivered' });
+    expect(await send(input(taskId), 3)).toMatchObject({ result: 'delivered' });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(smtp.received.filter((m) => m.envelopeTo.includes('b2@example.test'))).toHaveLength(1);
+    const all = await rows(taskId);
+    expect(all.map((r) => [r.attempt, r.result]).sort()).toEqual([[1, 'failed'], [2, 'delivered']]);
+    expect(all.find((r) => r.attempt === 1)!.error).toMatch(/before the message was sent/);
+  });
+
+  it('an attempt that timed out and still runs sends nothing once a later attempt took the mail over', async () => {
+    let greet!: () => void;
+    const slow = await startScriptedSmtp({ greetAfter: new Promise<void>((r) => (greet = r)) });
+    try {
+      const taskId = await newTask(['b3@example.test']);
+      // Attempt 1 claims the mail and waits for a greeting; Temporal gives up on it (not here: it runs on).
+      const first = activityVia(slow.url)(input(taskId), 1).then(() => 'delivered', (e: { type?: string }) => e.type);
+      while ((await rows(taskId)).length === 0) await new Promise((r) => setTimeout(r, 20));
+      // Attempt 2 finds the row sending, not handed over: it releases it and sends.
+      const before = smtp.received.length;
+      expect(await send(input(taskId), 2)).toMatchObject({ result: 'delivered' });
+      await smtp.waitFor(before + 1);
+      greet();
+      // Attempt 1 got as far as DATA's 354, then found its claim gone and sent not a byte.
+      expect(await first).toBe('email_failed');
+      expect(slow.connections()).toBe(1);
+      expect(slow.messages).toHaveLength(0);
+      expect(smtp.received.filter((m) => m.envelopeTo.includes('b3@example.test'))).toHaveLength(1);
+      expect((await rows(taskId)).map((r) => [r.attempt, r.result]).sort()).toEqual([[1, 'failed'], [2, 'delivered']]);
+    } finally {
+      await slow.close();
+    }
   });
 
   it('does not mail an address whose domain has left email_domains since submission', async () => {
