@@ -100,7 +100,14 @@ export async function finishEmail(db: Db, deliveryId: string, o: EmailOutcome): 
   const mine = o.result === 'delivered' ? inArray(deliveries.result, ['sending', 'unknown']) : eq(deliveries.result, 'sending');
   await db
     .update(deliveries)
-    .set({ result: o.result, statusCode: o.statusCode ?? null, latencyMs: o.latencyMs ?? null, error: o.error ?? null, nextAttemptAt: o.nextAttemptAt ?? null })
+    .set({
+      result: o.result,
+      // An unknown mail keeps its mark (354: the message was being handed over) when it has one.
+      ...(o.result === 'unknown' && o.statusCode === undefined ? {} : { statusCode: o.statusCode ?? null }),
+      latencyMs: o.latencyMs ?? null,
+      error: o.error ?? null,
+      nextAttemptAt: o.nextAttemptAt ?? null,
+    })
     .where(and(eq(deliveries.id, deliveryId), mine));
 }
 

@@ -216,6 +216,7 @@ describe('a mail is classified by what reached the server', () => {
       expect(failure.message).not.toContain('s3cret');
       const [first] = await rows(taskId);
       expect(first!.result).toBe(outcome === 'in_doubt' ? 'unknown' : 'failed');
+      if (script.hangUp === 'message' || script.hangUp === 'dot') expect(first!.statusCode).toBe(HANDED_OVER);
       expect(first!.nextAttemptAt !== null).toBe(outcome === 'retry');
       expect(server.accepted).toHaveLength(0);
 
