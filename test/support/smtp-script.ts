@@ -25,6 +25,8 @@ export interface SmtpScript {
   hangUp?: HangUp;
   /** The reply to the message's final dot, instead of 250 (`451 …`, `554 …`). */
   finalReply?: string;
+  /** A refusal instead of the go-ahead to a command (`AUTH: '535 …'`, `RCPT: '450 …'`). */
+  refuse?: Partial<Record<'AUTH' | 'MAIL' | 'RCPT' | 'DATA', string>>;
   /** Advertise PIPELINING: nodemailer then sends MAIL, RCPT and DATA at once. */
   pipelining?: boolean;
   /** How many connections follow the script; later ones take the mail. Default: all. */
@@ -78,6 +80,8 @@ function converse(socket: Socket, script: SmtpScript, scripted: boolean, box: Ma
 
   const command = (line: string) => {
     const verb = line.split(' ')[0]!.toUpperCase();
+    const refusal = scripted ? script.refuse?.[verb as keyof NonNullable<SmtpScript['refuse']>] : undefined;
+    if (refusal) return socket.write(refusal + CRLF);
     if (verb === 'EHLO') return at === 'HELO' ? socket.write(`502 5.5.2 EHLO not here${CRLF}`) : reply(ehloReply(script, scripted), 'EHLO');
     if (verb === 'HELO' || verb === 'STARTTLS' || verb === 'AUTH') {
       if (at === verb) return hangUp();
