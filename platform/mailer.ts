@@ -35,10 +35,17 @@ export class SendError extends Error {
   constructor(
     override readonly cause: unknown,
     readonly handedOver: boolean,
+    message: string,
   ) {
-    super((cause as Error | undefined)?.message ?? String(cause));
+    super(message);
     this.name = 'SendError';
   }
+}
+
+/** A message without anything of the URL (credentials) in it. */
+function scrubbed(message: string, smtpUrl: string): string {
+  for (const secret of smtpSecrets(smtpUrl, { user: true })) message = message.split(secret).join('***');
+  return message;
 }
 
 /** Per phase; the whole send stays well inside the activity's start-to-close timeout (2 minutes). */
@@ -103,7 +110,7 @@ export async function sendMail(smtpUrl: string, mail: OutgoingMail, opts: SendOp
       transport.close();
     }
   } catch (err) {
-    throw new SendError(err, handedOver);
+    throw new SendError(err, handedOver, scrubbed((err as Error | undefined)?.message ?? String(err), smtpUrl));
   }
 }
 
@@ -113,8 +120,7 @@ export function sendFailure(err: unknown, smtpUrl: string): SendFailure {
   const handedOver = err instanceof SendError ? err.handedOver : true;
   const cause = err instanceof SendError ? err.cause : err;
   const e = cause as { message?: string; responseCode?: number; code?: string };
-  let message = e.message ?? String(cause);
-  for (const secret of smtpSecrets(smtpUrl, { user: true })) message = message.split(secret).join('***');
+  let message = scrubbed(e.message ?? String(cause), smtpUrl);
   if (e.code && !message.includes(e.code)) message = `${e.code}: ${message}`;
   const responseCode = typeof e.responseCode === 'number' ? e.responseCode : undefined;
   // A reply is the server's own word, at any step: 4xx it did not take the mail (yet), 5xx never.

@@ -163,7 +163,7 @@ describe('a mail whose fate is unknown', () => {
 
   it('tells a failure before the message from one that may have come after it, and keeps the password out', () => {
     const url = 'smtp://user:50%off@127.0.0.1:25';
-    const outcome = (e: object, handedOver: boolean) => sendFailure(new SendError(Object.assign(new Error('x'), e), handedOver), url).outcome;
+    const outcome = (e: object, handedOver: boolean) => sendFailure(new SendError(Object.assign(new Error('x'), e), handedOver, 'x'), url).outcome;
     expect(outcome({ code: 'ESOCKET', originalCode: 'ECONNREFUSED', command: 'CONN' }, false)).toBe('retry');
     expect(outcome({ code: 'ETIMEDOUT', timeoutType: 'GREETING_TIMEOUT' }, false)).toBe('retry');
     // A server gone quiet before it took the message's data: nothing of the message was sent.
@@ -249,6 +249,7 @@ describe('a mail is classified by what reached the server', () => {
       const err = await sendMail(server.url, { from: 'a@example.test', to: 'b@example.test', subject: 's', text: big, html: '<p>s</p>', messageId: '<m.1@dc.test>' }).then(() => undefined, (e: unknown) => e);
       expect(server.messages).toHaveLength(0);
       expect(sendFailure(err, server.url)).toMatchObject({ outcome: 'in_doubt', responseCode: undefined });
+      expect((err as Error).message).not.toContain('s3cret');
     } finally {
       await server.close();
     }
