@@ -4,7 +4,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import type { TaskRow, ProjectRow } from '../db/schema.js';
-import { claimEmail, type EmailAttempt, finishEmail, recordEmailFailure } from '../domain/callbacks/email-deliveries.js';
+import { claimEmail, type EmailAttempt, finishEmail, markHandedOver, recordEmailFailure } from '../domain/callbacks/email-deliveries.js';
 import { buildTaskMail, emailDomainAllowed, emailMessageId } from '../domain/callbacks/email-message.js';
 import { getProject, settingsOf } from '../domain/projects/projects.js';
 import { createOperatorSession, operatorSessionUrl } from '../domain/projects/sessions.js';
@@ -86,16 +86,22 @@ export function createEmailActivities({ db, config }: ActivityDeps): Pick<Activi
       }
       const started = Date.now();
       try {
-        await sendMail(config.SMTP_URL, { from: config.EMAIL_FROM, to, messageId: a.messageId, ...content });
+        // Marked handed over before the first byte: a worker that dies before that leaves a mail
+        // a later attempt may send; one that lost its claim meanwhile sends nothing.
+        const beforeData = async () => {
+          if (!(await markHandedOver(db, claim.deliveryId))) throw new Error('a later attempt took this mail over; not sent');
+        };
+        await sendMail(config.SMTP_URL, { from: config.EMAIL_FROM, to, messageId: a.messageId, ...content }, { beforeData });
       } catch (err) {
         const f = sendFailure(err, config.SMTP_URL);
-        if (f.inDoubt) {
-          // The connection broke after it was open: the mail may have arrived. Never sent twice.
+        if (f.outcome === 'in_doubt') {
+          // The message was handed over and no reply came: it may have arrived. Never sent twice.
           await finishEmail(db, claim.deliveryId, { result: 'unknown', latencyMs: Date.now() - started, error: `${f.message}; whether the mail arrived is unknown, so it is not sent again` });
           throw ApplicationFailure.create({ type: 'email_in_doubt', message: f.message, nonRetryable: true });
         }
-        // A 5xx is the server refusing this mail for good (no such mailbox, policy): not retried.
-        const permanent = f.responseCode !== undefined && f.responseCode >= 500;
+        // Nothing of the message was sent, or the server said it did not take it: retried, unless
+        // it refused it for good (a 5xx: no such mailbox, policy).
+        const permanent = f.outcome === 'rejected';
         const delay = emailRetryDelay(attempt);
         const last = permanent || attempt >= EMAIL_MAX_ATTEMPTS;
         await finishEmail(db, claim.deliveryId, {

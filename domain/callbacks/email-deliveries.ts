@@ -1,9 +1,11 @@
 // The record of a task's e-mails in `deliveries` (channel `email`), and the claim that keeps one
 // mail from being sent twice (docs/adr/0031-task-emails.md): an attempt inserts its row as
 // `sending` before it opens the SMTP connection, and a unique index lets only one row of a
-// Message-ID be sending, delivered or unknown. A row left `sending` by a worker that died mid-send
-// is never sent again: the next attempt marks it `unknown` and stops.
-import { and, eq, inArray } from 'drizzle-orm';
+// Message-ID be sending, delivered or unknown. Before the first byte of the message goes out the
+// row is marked handed over (status_code 354, the server's go-ahead for the data). A row left
+// `sending` by a worker that died is judged by that mark: without it nothing of the message was
+// sent, so the row is released and the mail sent; with it the mail is never sent again (`unknown`).
+import { and, eq, inArray, isNull } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { deliveries } from '../../db/schema.js';
 import { newId } from '../../platform/crypto.js';
@@ -27,6 +29,28 @@ export type Claim =
   | { kind: 'busy' };
 
 const HELD = ['sending', 'delivered', 'unknown'] as const;
+/** The mark of a `sending` row whose message is being handed over: the server's 354. */
+export const HANDED_OVER = 354;
+
+/**
+ * A row its attempt left `sending` without a word (the worker died, or its time ran out): released
+ * when the message was never handed over, so this attempt may send; else (or when its attempt
+ * marks it at this very moment) it is `unknown`. Both updates are conditional on the same row,
+ * so the release and the mark cannot both succeed.
+ */
+async function settleAbandoned(db: Db, id: string): Promise<'released' | 'unknown'> {
+  const released = await db
+    .update(deliveries)
+    .set({ result: 'failed', error: 'the attempt stopped before the message was sent (worker stopped or timed out); sent by a later attempt' })
+    .where(and(eq(deliveries.id, id), eq(deliveries.result, 'sending'), isNull(deliveries.statusCode)))
+    .returning({ id: deliveries.id });
+  if (released.length > 0) return 'released';
+  await db
+    .update(deliveries)
+    .set({ result: 'unknown', error: 'the attempt stopped while sending the message (worker stopped or timed out); whether the mail arrived is unknown, so it is not sent again' })
+    .where(and(eq(deliveries.id, id), eq(deliveries.result, 'sending')));
+  return 'unknown';
+}
 
 export async function claimEmail(db: Db, a: EmailAttempt): Promise<Claim> {
   const [held] = await db
@@ -35,14 +59,7 @@ export async function claimEmail(db: Db, a: EmailAttempt): Promise<Claim> {
     .where(and(eq(deliveries.channel, 'email'), eq(deliveries.webhookId, a.messageId), inArray(deliveries.result, [...HELD])));
   if (held?.result === 'delivered') return { kind: 'delivered' };
   if (held?.result === 'unknown') return { kind: 'unknown' };
-  if (held) {
-    // Its attempt ended without a word (the worker died, or its time ran out mid-send).
-    await db
-      .update(deliveries)
-      .set({ result: 'unknown', error: 'the attempt stopped while sending (worker stopped or timed out); whether the mail arrived is unknown, so it is not sent again' })
-      .where(and(eq(deliveries.id, held.id), eq(deliveries.result, 'sending')));
-    return { kind: 'unknown' };
-  }
+  if (held && (await settleAbandoned(db, held.id)) === 'unknown') return { kind: 'unknown' };
   const deliveryId = newId('dlv');
   const [row] = await db
     .insert(deliveries)
@@ -52,8 +69,21 @@ export async function claimEmail(db: Db, a: EmailAttempt): Promise<Claim> {
   return row ? { kind: 'claimed', deliveryId } : { kind: 'busy' };
 }
 
+/**
+ * Marks the claimed row handed over, just before the message's first byte goes out; false when the
+ * claim is no longer this attempt's (a later attempt released it): then nothing may be sent.
+ */
+export async function markHandedOver(db: Db, deliveryId: string): Promise<boolean> {
+  const marked = await db
+    .update(deliveries)
+    .set({ statusCode: HANDED_OVER })
+    .where(and(eq(deliveries.id, deliveryId), eq(deliveries.result, 'sending')))
+    .returning({ id: deliveries.id });
+  return marked.length > 0;
+}
+
 export interface EmailOutcome {
-  /** `unknown`: the connection broke after it was open; the mail may have arrived, so the claim stays. */
+  /** `unknown`: the message was handed over and no reply came; it may have arrived, so the claim stays. */
   result: 'delivered' | 'failed' | 'unknown';
   statusCode?: number | undefined;
   latencyMs?: number | undefined;
@@ -70,7 +100,14 @@ export async function finishEmail(db: Db, deliveryId: string, o: EmailOutcome): 
   const mine = o.result === 'delivered' ? inArray(deliveries.result, ['sending', 'unknown']) : eq(deliveries.result, 'sending');
   await db
     .update(deliveries)
-    .set({ result: o.result, statusCode: o.statusCode ?? null, latencyMs: o.latencyMs ?? null, error: o.error ?? null, nextAttemptAt: o.nextAttemptAt ?? null })
+    .set({
+      result: o.result,
+      // An unknown mail keeps its mark (354: the message was being handed over) when it has one.
+      ...(o.result === 'unknown' && o.statusCode === undefined ? {} : { statusCode: o.statusCode ?? null }),
+      latencyMs: o.latencyMs ?? null,
+      error: o.error ?? null,
+      nextAttemptAt: o.nextAttemptAt ?? null,
+    })
     .where(and(eq(deliveries.id, deliveryId), mine));
 }
 

@@ -3,7 +3,8 @@
 // caller's text escaped, nothing remote), the deliveries with channel email, the mail's link
 // followed in Chromium to the operator's center and a download; a failed task's mail; a recipient
 // outside email_domains refused; an SMTP server that is down never failing the task, its mail
-// delivered once it is back, and only once.
+// delivered once it is back, and only once; one that hangs up before its greeting (a restart):
+// nothing was sent, so the mail is retried and arrives once.
 import { readFileSync } from 'node:fs';
 import { eq } from 'drizzle-orm';
 import type { Browser } from 'playwright-core';
@@ -173,5 +174,19 @@ describe('e-mail when a task ends', () => {
     await new Promise((r) => setTimeout(r, 1000));
     expect(smtp.received.length - before).toBe(1);
     expect(mailsTo('late@example.test')).toHaveLength(1);
+  });
+
+  it('retries a mail whose server hung up before its greeting (a restart), and it arrives once', async () => {
+    smtp.dropNext(1);
+    const src = await source({ total: 20 });
+    const res = await submit({ source_url: src.url, file_name: 'restart', notify_email: 'restart@example.test', locale: 'en' });
+    const task = await env.waitForTask(res.json.task_id, project.api_key);
+    expect(task.status).toBe('succeeded');
+    // Settled either way: delivered by a later attempt, or left unknown (in doubt: never retried).
+    const rows = await until(() => deliveries(task.task_id), (d) => d.some((x) => x.result === 'delivered' || x.result === 'unknown'), 90_000);
+    expect(rows.map((d) => [d.attempt, d.result])).toEqual([[1, 'failed'], [2, 'delivered']]);
+    expect(rows[0]!.error).toMatch(/before the message was sent/);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(mailsTo('restart@example.test')).toHaveLength(1);
   });
 });

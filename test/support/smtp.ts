@@ -1,7 +1,8 @@
 // A real SMTP server for the e-mail tests (smtp-server), keeping what it receives parsed by
 // mailparser. `down()` stops listening (a client's connection is refused, as with a dead server);
-// `up()` listens again on the same port.
-import type { AddressInfo } from 'node:net';
+// `up()` listens again on the same port; `dropNext(n)` closes the next n connections before the
+// greeting, as a server restarting does. (test/support/smtp-script.ts hangs up at any other step.)
+import type { AddressInfo, Socket } from 'node:net';
 import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 
@@ -18,6 +19,8 @@ export interface SmtpSink {
   waitFor(n: number, timeoutMs?: number): Promise<Received[]>;
   down(): Promise<void>;
   up(): Promise<void>;
+  /** Closes the next `n` connections at once, before any greeting. */
+  dropNext(n: number): void;
   close(): Promise<void>;
 }
 
@@ -25,6 +28,17 @@ export async function startSmtpSink(): Promise<SmtpSink> {
   const received: Received[] = [];
   let server: SMTPServer | undefined;
   let port = 0;
+  let dropping = 0;
+  // smtp-server greets each connection its net.Server accepts: the gate runs first.
+  const gate = (s: SMTPServer) => {
+    const [greet] = s.server.listeners('connection') as ((socket: Socket) => void)[];
+    s.server.removeAllListeners('connection');
+    s.server.on('connection', (socket: Socket) => {
+      if (dropping <= 0) return greet!.call(s.server, socket);
+      dropping--;
+      socket.destroy();
+    });
+  };
   const listen = async () => {
     const s = new SMTPServer({
       authOptional: true,
@@ -43,6 +57,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
         });
       },
     });
+    gate(s);
     await new Promise<void>((resolve, reject) => {
       s.once('error', reject);
       s.listen(port, '127.0.0.1', () => resolve());
@@ -70,6 +85,9 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     },
     down,
     up: listen,
+    dropNext: (n) => {
+      dropping = n;
+    },
     close: down,
   };
 }
