@@ -189,7 +189,7 @@ function convert(v: unknown, kind: Kind): unknown {
 }
 
 const KIND_WORD: Record<Kind, string> = {
-  int64: 'an integer of int64',
+  int64: 'an integer (int64)',
   double: 'a number',
   boolean: 'true or false',
   date: 'a real date of the years 0001–9999 (yyyy-mm-dd)',
