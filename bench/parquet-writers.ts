@@ -154,24 +154,27 @@ const WRITERS: Record<Exclude<Candidate, 'render'>, (rows: number, file: string)
 async function child(name: Candidate, rows: number, file: string): Promise<void> {
   const render = name === 'render' ? await stagedRender(rows, file) : null;
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   await (render ? render() : WRITERS[name as Exclude<Candidate, 'render'>](rows, file));
   const ms = performance.now() - t0;
-  console.log(JSON.stringify({ name, rows, ms: Math.round(ms), peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024), bytes: statSync(file).size }));
+  // CPU seconds too: on a shared machine they move less than the wall clock.
+  const cpu = process.cpuUsage(cpu0);
+  console.log(JSON.stringify({ name, rows, ms: Math.round(ms), cpuMs: Math.round((cpu.user + cpu.system) / 1000), peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024), bytes: statSync(file).size }));
 }
 
 export async function benchParquetWriters(rows: number, only?: string, repeat = 1): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'dc-parquet-'));
-  const lines = ['| writer | seconds | peak RSS (MB) | file (MB) |', '| --- | ---: | ---: | ---: |'];
+  const lines = ['| writer | seconds | CPU seconds | peak RSS (MB) | file (MB) |', '| --- | ---: | ---: | ---: | ---: |'];
   try {
     for (const name of CANDIDATES.filter((c) => !only || c === only).flatMap((c) => Array<Candidate>(repeat).fill(c))) {
       const p = spawnNode(['bench/parquet-writers.ts', name, String(rows), join(dir, `${name}.parquet`)], {});
       await p.exited;
       const last = p.out().trim().split('\n').at(-1)!;
       try {
-        const r = JSON.parse(last) as { ms: number; peakRssMb: number; bytes: number };
-        lines.push(`| ${name} | ${(r.ms / 1000).toFixed(1)} | ${r.peakRssMb} | ${(r.bytes / 1e6).toFixed(1)} |`);
+        const r = JSON.parse(last) as { ms: number; cpuMs: number; peakRssMb: number; bytes: number };
+        lines.push(`| ${name} | ${(r.ms / 1000).toFixed(1)} | ${(r.cpuMs / 1000).toFixed(1)} | ${r.peakRssMb} | ${(r.bytes / 1e6).toFixed(1)} |`);
       } catch {
-        lines.push(`| ${name} | failed: ${p.out().trim().split('\n').slice(-3).join(' ').slice(0, 200)} | | |`);
+        lines.push(`| ${name} | failed: ${p.out().trim().split('\n').slice(-3).join(' ').slice(0, 200)} | | | |`);
       }
       rmSync(join(dir, `${name}.parquet`), { force: true });
       rmSync(join(dir, `${name}.parquet.d`), { recursive: true, force: true });

@@ -38,7 +38,9 @@ export interface Moment {
 
 /** A `yyyy-mm-dd` or `yyyy-mm-dd[T ]hh:mm[:ss[.sss]][Z|±hh[:]mm]` text that names a real moment, else null. */
 export function parseMoment(s: string): Moment | null {
-  const m = DATETIME.exec(s) ?? DATE.exec(s);
+  // Most text is no date: two character looks rule it out before a regex runs.
+  if (s.length < 10 || s.length > 29 || s.charCodeAt(4) !== 45 /* - */) return null;
+  const m = s.length === 10 ? DATE.exec(s) : DATETIME.exec(s);
   if (!m) return null;
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
   if (!realDay(y, mo, d)) return null;

@@ -99,6 +99,7 @@ export class TypePass {
   private readonly check: Array<((v: unknown, row: number) => unknown) | null>;
   private readonly bits: number[];
   private readonly first: boolean[];
+  private readonly text: boolean[];
   private rowNo = 0;
 
   constructor(private readonly columns: Column[]) {
@@ -110,6 +111,7 @@ export class TypePass {
       return kind === 'string' ? () => null : converter(c, kind); // text holds any value
     });
     this.bits = columns.map(() => 0);
+    this.text = columns.map(() => false);
   }
 
   add(row: Record<string, unknown>): void {
@@ -120,7 +122,11 @@ export class TypePass {
       if (v === null || v === undefined) continue;
       const check = this.check[c];
       if (check) check(v, at);
-      else this.bits[c]! |= seen(v);
+      else if (!this.text[c]) {
+        this.bits[c]! |= seen(v);
+        // Text already: no later value changes that, so its values need no more looks.
+        this.text[c] = kindOf(this.bits[c]!) === 'string';
+      }
     }
   }
 
