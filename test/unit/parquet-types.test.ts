@@ -55,6 +55,7 @@ describe('Parquet column types from every row', () => {
     expect(int('-9,223,372,036,854,775,808', 0)).toBe(-(2n ** 63n));
     expect(() => int('9223372036854775808', 4)).toThrow(/row 5, column "v": "9223372036854775808" is not an integer/);
     expect(() => int(2 ** 64, 4)).toThrow(/row 5, column "v"/);
+    expect(() => int('007', 4)).toThrow(/"007" is not an integer/);
   });
 
   it('fails a template type\'s misfit at the row it is on, whatever the page', () => {

@@ -145,7 +145,8 @@ export function columnKinds(columns: Column[], rows: Record<string, unknown>[]):
 
 const text = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v));
 
-const INTEGER_TEXT = /^[+-]?(\d+|[1-9]\d{0,2}(,\d{3})+)$/;
+// No leading zero: "007" is a code, and an integer would drop its zeros.
+const INTEGER_TEXT = /^[+-]?(0|[1-9]\d*|[1-9]\d{0,2}(,\d{3})+)$/;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
