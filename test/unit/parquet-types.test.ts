@@ -74,6 +74,11 @@ describe('Parquet column types from every row', () => {
     expect(columnKinds(cols, [rows[0]!])).toEqual(names.map(() => 'string'));
     expect(columnKinds(cols, rows)).toEqual(names.map((n) => (n === '__proto__' ? 'int64' : 'string')));
   });
+
+  it('takes a template type by its own name only: "constructor" or "toString" is an unknown type, inferred', () => {
+    const cols = [col('a', 'constructor'), col('b', 'toString'), col('c', 'valueOf')];
+    expect(columnKinds(cols, [{ a: 1, b: '2026-11-24', c: true }])).toEqual(['int64', 'date', 'boolean']);
+  });
 });
 
 describe('Parquet dates and date-times', () => {

@@ -22,7 +22,8 @@ const FROM_TEMPLATE: Record<string, Kind> = {
   string: 'string',
 };
 
-export const templateKind = (column: Column): Kind | undefined => (column.type ? FROM_TEMPLATE[column.type] : undefined);
+/** A template type's kind; an unknown one (a source's own template is not checked), "toString" too, is none. */
+export const templateKind = (column: Column): Kind | undefined => (column.type && Object.hasOwn(FROM_TEMPLATE, column.type) ? FROM_TEMPLATE[column.type] : undefined);
 
 // The names Object.prototype answers for (constructor, toString, __proto__, …): a row without such
 // a key must read as absent, not as the prototype's function.
