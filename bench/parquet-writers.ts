@@ -3,6 +3,9 @@
 // (id, order_no, customer, amount, status, created_at as a UTC timestamp, remark) in row groups of
 // 100,000, snappy-compressed. The rows arrive one row group at a time, as the renderer gathers them.
 // Run a single candidate with `node --import tsx bench/parquet-writers.ts <name> <rows> <file>`.
+// `render` is the service's own path (domain/staging/render-parquet.ts): the same rows staged as
+// JSON lines on disk (created_at as the source sends it, ISO text), then rendered; only the render
+// is timed. `--only NAME` runs one candidate, `--repeat N` runs each N times.
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +13,7 @@ import { spawnNode } from './measure.js';
 
 const GROUP = 100_000;
 const STATUSES = ['paid', 'refunded', 'pending', 'shipped'];
-const CANDIDATES = ['hyparquet-writer', 'parquet-wasm', 'duckdb', 'parquetjs'] as const;
+const CANDIDATES = ['render', 'hyparquet-writer', 'parquet-wasm', 'duckdb', 'parquetjs'] as const;
 type Candidate = (typeof CANDIDATES)[number];
 
 interface Row {
@@ -121,31 +124,60 @@ async function parquetjs(rows: number, file: string): Promise<void> {
   await w.close();
 }
 
-const WRITERS: Record<Candidate, (rows: number, file: string) => Promise<void>> = { 'hyparquet-writer': hyparquet, 'parquet-wasm': parquetWasm, duckdb, parquetjs };
+/** Stages the rows as a fetch would (pieces of 5 pages of 1,000 rows), untimed; returns the render. */
+async function stagedRender(rows: number, file: string): Promise<() => Promise<void>> {
+  const { LocalStorage } = await import('../platform/storage/local.js');
+  const { keys } = await import('../domain/staging/keys.js');
+  const { writeMeta } = await import('../domain/staging/meta.js');
+  const { encodeStaged } = await import('../domain/staging/pieces.js');
+  const { renderParquet } = await import('../domain/staging/render-parquet.js');
+  const dataDir = `${file}.d`;
+  const storage = new LocalStorage(dataDir);
+  const page = 1000;
+  const columns = Object.keys(rowAt(0)).map((key) => ({ key, title: key }));
+  await writeMeta(storage, 'tsk_bench', { total: rows, pageSize: page, columns });
+  for (let at = 0; at < rows; at += 5 * page) {
+    const piece = Array.from({ length: Math.min(5 * page, rows - at) }, (_, k) => ({ ...rowAt(at + k), created_at: new Date(rowAt(at + k).created_at).toISOString() }));
+    await storage.putBuffer(keys.piece('tsk_bench', at / page, Math.ceil((at + piece.length) / page), 'ndjson'), encodeStaged('ndjson', piece, columns));
+  }
+  const task = { id: 'tsk_bench', type: 'parquet', options: {}, fileName: 'bench', createdAt: new Date() };
+  return async () => {
+    await renderParquet({ storage, dataDir }, { task: task as never, settings: {} as never, signal: new AbortController().signal, onProgress: () => {} });
+    const { copyFileSync } = await import('node:fs');
+    copyFileSync((await storage.list(keys.output('tsk_bench', ''))).map((k) => join(dataDir, k))[0]!, file);
+  };
+}
+
+const WRITERS: Record<Exclude<Candidate, 'render'>, (rows: number, file: string) => Promise<void>> = { 'hyparquet-writer': hyparquet, 'parquet-wasm': parquetWasm, duckdb, parquetjs };
 
 /** The child: one candidate, its time and its own peak RSS as one JSON line. */
 async function child(name: Candidate, rows: number, file: string): Promise<void> {
+  const render = name === 'render' ? await stagedRender(rows, file) : null;
   const t0 = performance.now();
-  await WRITERS[name](rows, file);
+  const cpu0 = process.cpuUsage();
+  await (render ? render() : WRITERS[name as Exclude<Candidate, 'render'>](rows, file));
   const ms = performance.now() - t0;
-  console.log(JSON.stringify({ name, rows, ms: Math.round(ms), peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024), bytes: statSync(file).size }));
+  // CPU seconds too: on a shared machine they move less than the wall clock.
+  const cpu = process.cpuUsage(cpu0);
+  console.log(JSON.stringify({ name, rows, ms: Math.round(ms), cpuMs: Math.round((cpu.user + cpu.system) / 1000), peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024), bytes: statSync(file).size }));
 }
 
-export async function benchParquetWriters(rows: number): Promise<string> {
+export async function benchParquetWriters(rows: number, only?: string, repeat = 1): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'dc-parquet-'));
-  const lines = ['| writer | seconds | peak RSS (MB) | file (MB) |', '| --- | ---: | ---: | ---: |'];
+  const lines = ['| writer | seconds | CPU seconds | peak RSS (MB) | file (MB) |', '| --- | ---: | ---: | ---: | ---: |'];
   try {
-    for (const name of CANDIDATES) {
+    for (const name of CANDIDATES.filter((c) => !only || c === only).flatMap((c) => Array<Candidate>(repeat).fill(c))) {
       const p = spawnNode(['bench/parquet-writers.ts', name, String(rows), join(dir, `${name}.parquet`)], {});
       await p.exited;
       const last = p.out().trim().split('\n').at(-1)!;
       try {
-        const r = JSON.parse(last) as { ms: number; peakRssMb: number; bytes: number };
-        lines.push(`| ${name} | ${(r.ms / 1000).toFixed(1)} | ${r.peakRssMb} | ${(r.bytes / 1e6).toFixed(1)} |`);
+        const r = JSON.parse(last) as { ms: number; cpuMs: number; peakRssMb: number; bytes: number };
+        lines.push(`| ${name} | ${(r.ms / 1000).toFixed(1)} | ${(r.cpuMs / 1000).toFixed(1)} | ${r.peakRssMb} | ${(r.bytes / 1e6).toFixed(1)} |`);
       } catch {
-        lines.push(`| ${name} | failed: ${p.out().trim().split('\n').slice(-3).join(' ').slice(0, 200)} | | |`);
+        lines.push(`| ${name} | failed: ${p.out().trim().split('\n').slice(-3).join(' ').slice(0, 200)} | | | |`);
       }
       rmSync(join(dir, `${name}.parquet`), { force: true });
+      rmSync(join(dir, `${name}.parquet.d`), { recursive: true, force: true });
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

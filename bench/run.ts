@@ -50,8 +50,9 @@ async function main() {
   // `sync` alone: POST /v1/tasks/sync latency on the embedded start (bench/sync.ts).
   if (positionals.length === 1 && positionals[0] === 'sync') return console.log(syncTable(await benchSync()));
   if (positionals.length === 1 && positionals[0] === 'csv') return benchCsvOnly(repeat);
-  // `parquet [--rows N]`: the Parquet writer candidates side by side (bench/parquet-writers.ts, ADR 0032).
-  if (positionals[0] === 'parquet') return console.log(await benchParquetWriters(Number(values.rows ?? 1_000_000)));
+  // `parquet [--rows N] [--only NAME] [--repeat N]`: the Parquet writer candidates side by side, and the
+  // service's own render from staged rows (bench/parquet-writers.ts, ADR 0032).
+  if (positionals[0] === 'parquet') return console.log(await benchParquetWriters(Number(values.rows ?? 1_000_000), values.only, values.repeat ? repeat : 1));
   // `encode`: a page's encoding alone, CSV's transcoder beside JSON Lines' (bench/encode-formats.ts).
   if (positionals[0] === 'encode') return console.log(benchEncode(Number(values.rows ?? 1_000_000)));
   // `formats [--rows N] [--only TYPE]`: one source exported as csv, jsonl, parquet and compressed (bench/formats.ts).

@@ -168,7 +168,7 @@ describe('Parquet', () => {
     check(pyarrow);
   });
 
-  it('infers the types from the first page without a template', async () => {
+  it('infers the types from all the rows without a template', async () => {
     const src = await source({ total: TOTAL, row });
     const [path] = await saved(await exportOf({ type: 'parquet', source_url: src.url }));
     const { duckdb, pyarrow } = await readOutside('parquet', path!);
@@ -177,9 +177,20 @@ describe('Parquet', () => {
     check(pyarrow);
   });
 
-  it('fails the task with a sentence when a later value does not fit the column\'s type', async () => {
+  it('makes a column text when a later page brings text to its numbers, and keeps every value', async () => {
     const src = await source({ total: 800, row: (i) => ({ id: i < 600 ? i : `n/a-${i}` }) });
-    const res = await env.api('POST', '/v1/tasks', { token: key, body: { operator_id: 'op-1', type: 'parquet', source_url: src.url, page_size: 500 } });
+    const [path] = await saved(await exportOf({ type: 'parquet', source_url: src.url }));
+    const { duckdb, pyarrow } = await readOutside('parquet', path!);
+    expect([pyarrow.types, duckdb.types]).toEqual([{ id: 'string' }, { id: 'VARCHAR' }]);
+    const ids = Array.from({ length: 800 }, (_, i) => [['str', i < 600 ? String(i) : `n/a-${i}`]]);
+    expect(pyarrow.rows).toEqual(ids);
+    expect(duckdb.rows).toEqual(ids);
+  });
+
+  it('fails the task with a sentence when a later value does not fit the template\'s type', async () => {
+    const src = await source({ total: 800, row: (i) => ({ id: i < 600 ? i : `n/a-${i}` }) });
+    const template = [{ name: 'id', title: 'id', type: 'integer' }];
+    const res = await env.api('POST', '/v1/tasks', { token: key, body: { operator_id: 'op-1', type: 'parquet', source_url: src.url, page_size: 500, template } });
     const task = await env.waitForTask(res.json.task_id, key, (t) => t.status === 'failed', 120_000);
     expect(task.error).toMatchObject({ code: 'render_failed', message: expect.stringContaining('row 601, column "id": "n/a-600" is not an integer') });
   });

@@ -78,7 +78,7 @@ describe('Parquet column types', () => {
     expect(converter(col, 'date')('2026-11-24', 0)).toBe(Date.UTC(2026, 10, 24) / 86_400_000);
     expect(converter(col, 'timestamp_utc')('2026-11-24T10:00:00+08:00', 0)).toBe(BigInt(Date.UTC(2026, 10, 24, 2)));
     expect(converter(col, 'string')({ a: 1 }, 0)).toBe('{"a":1}');
-    expect(() => converter(col, 'date')('2026-02-30', 41)).toThrow(/row 42, column "n": "2026-02-30" is not a date/);
+    expect(() => converter(col, 'date')('2026-02-30', 41)).toThrow(/row 42, column "n": "2026-02-30" is not a real date/);
     expect(() => converter({ ...col, type: 'integer' }, 'int64')(1.5, 0)).toThrow(/template's type "integer"/);
   });
 });

@@ -11,7 +11,7 @@ import type { SchemaElement } from 'hyparquet';
 import type { Column } from '../columns.js';
 import type { WrittenPart } from '../part.js';
 import type { SplitLimits } from '../split.js';
-import { converter, type Kind } from './types.js';
+import { converter, firstOfKey, type Kind, reader } from './types.js';
 
 /** Rows in one row group at most: readers skip and parallelise by group. */
 export const GROUP_ROWS = 50_000;
@@ -76,6 +76,7 @@ export class ParquetParts {
   private readonly columns: Column[];
   private readonly schema: SchemaElement[];
   private readonly convert: Array<(v: unknown, row: number) => unknown>;
+  private readonly read: Array<(row: Record<string, unknown>) => unknown>;
   private file: { writer: ParquetWriter; sink: FileSink; path: string; rows: number } | null = null;
   private group: unknown[][];
   private groupBytes = 0;
@@ -92,18 +93,19 @@ export class ParquetParts {
     // A key the template repeats ("2024 › amount", "2025 › amount") is one field, at its first
     // place and with its first type: the values are the same, and a schema's names must differ
     // (pyarrow refuses a repeated one), as a JSON Lines object's keys do.
-    const first = columns.map((c, i) => columns.findIndex((d) => d.key === c.key) === i);
+    const first = firstOfKey(columns);
     this.columns = columns.filter((_, i) => first[i]);
     kinds = kinds.filter((_, i) => first[i]);
     this.schema = [{ name: 'root', num_children: this.columns.length }, ...this.columns.map((c, i) => element(c.key, kinds[i]!))];
     this.convert = this.columns.map((c, i) => converter(c, kinds[i]!));
+    this.read = this.columns.map((c) => reader(c.key));
     this.group = this.columns.map(() => []);
   }
 
   /** Adds one source row (its JSON's length counts toward the group's bytes); true: flushGroup is due. */
   add(row: Record<string, unknown>, jsonBytes: number): boolean {
     const at = this.rowNo++;
-    for (let c = 0; c < this.columns.length; c++) this.group[c]!.push(this.convert[c]!(row[this.columns[c]!.key], at));
+    for (let c = 0; c < this.columns.length; c++) this.group[c]!.push(this.convert[c]!(this.read[c]!(row), at));
     this.groupBytes += jsonBytes;
     const inPart = (this.file?.rows ?? 0) + this.group[0]!.length;
     return this.group[0]!.length >= GROUP_ROWS || this.groupBytes >= GROUP_BYTES || inPart >= this.limits.maxRows;

@@ -1,10 +1,12 @@
-// Parquet column types: from the template's cell type when it has one, otherwise inferred from the
-// first page's values; and each source value converted to its column's type. A value that does not
-// fit its column fails the render with a sentence naming both: a Parquet column has one type, and
-// silently writing null would lose the value.
+// Parquet column types: from the template's cell type when it has one, otherwise from every row
+// of the export (a first pass over the staged rows, TypePass, holding a few flags per column); and
+// each source value converted to its column's type. A value that does not fit its template type
+// fails the render with a sentence naming row and column, found by the first pass before a byte
+// is written: a Parquet column has one type, and silently writing null would lose the value.
 import { DomainError } from '../../errors.js';
 import type { Column } from '../columns.js';
 import { numericText } from '../template/values.js';
+import { parseMoment } from './dates.js';
 
 export type Kind = 'int64' | 'double' | 'boolean' | 'date' | 'timestamp' | 'timestamp_utc' | 'string' | 'json';
 
@@ -20,44 +22,147 @@ const FROM_TEMPLATE: Record<string, Kind> = {
   string: 'string',
 };
 
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATETIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,3})?)?(Z|[+-]\d{2}:?\d{2})?$/;
-const DAY_MS = 86_400_000;
+/** A template type's kind; an unknown one (a source's own template is not checked), "toString" too, is none. */
+export const templateKind = (column: Column): Kind | undefined => (column.type && Object.hasOwn(FROM_TEMPLATE, column.type) ? FROM_TEMPLATE[column.type] : undefined);
 
-/** The kind the first page's values suggest: one kind for every non-null value, else text. */
-function inferKind(values: unknown[]): Kind {
-  const seen = values.filter((v) => v !== null && v !== undefined);
-  if (seen.length === 0) return 'string';
-  if (seen.every((v) => typeof v === 'boolean')) return 'boolean';
-  if (seen.every((v) => typeof v === 'number')) return seen.every((v) => Number.isSafeInteger(v)) ? 'int64' : 'double';
-  if (seen.every((v) => typeof v === 'object')) return 'json';
-  if (seen.every((v) => typeof v === 'string' && DATE.test(v))) return 'date';
-  if (seen.every((v) => typeof v === 'string' && DATETIME.exec(v) && !DATETIME.exec(v)![8])) return 'timestamp';
-  if (seen.every((v) => typeof v === 'string' && DATETIME.exec(v)?.[8])) return 'timestamp_utc';
-  return 'string';
+// The names Object.prototype answers for (constructor, toString, __proto__, …): a row without such
+// a key must read as absent, not as the prototype's function.
+const INHERITED = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+/** How a column's value is read from a parsed row: its own property only. */
+export function reader(key: string): (row: Record<string, unknown>) => unknown {
+  return INHERITED.has(key) ? (row) => (Object.hasOwn(row, key) ? row[key] : undefined) : (row) => row[key];
 }
 
-export function columnKinds(columns: Column[], firstRows: Record<string, unknown>[]): Kind[] {
-  return columns.map((c) => (c.type && FROM_TEMPLATE[c.type]) || inferKind(firstRows.map((r) => r[c.key])));
-}
+/** The columns written: a key the template repeats is one field, at its first place (parts.ts). */
+export const firstOfKey = (columns: Column[]): boolean[] => columns.map((c, i) => columns.findIndex((d) => d.key === c.key) === i);
 
-/** Milliseconds since the epoch of a date or date-time text; wall clock unless it names a zone. */
-function parseTime(s: string): number | null {
-  const m = DATETIME.exec(s) ?? DATE.exec(s);
-  if (!m) return null;
-  const [, y, mo, d, h = '0', mi = '0', sec = '0', frac = '', zone] = m;
-  let ms = Date.UTC(+y!, +mo! - 1, +d!, +h, +mi, +sec, frac ? Math.round(Number(frac) * 1000) : 0);
-  const back = new Date(ms);
-  if (back.getUTCDate() !== +d! || back.getUTCMonth() !== +mo! - 1) return null; // 2026-02-30
-  if (zone && zone !== 'Z') {
-    const sign = zone[0] === '-' ? -1 : 1;
-    const digits = zone.slice(1).replace(':', '');
-    ms -= sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000;
+// What the first pass saw in a column without a template type: one bit per kind of value.
+const INT = 1; // an integer JavaScript holds exactly within int64
+const FRACTION = 2; // a number with a fraction, or an integer beyond int64
+const BOOL = 4;
+const NESTED = 8;
+const DATE = 16;
+const LOCAL_TIME = 32;
+const ZONED_TIME = 64;
+const TEXT = 128;
+const INT64_LIMIT = 2 ** 63;
+
+function seen(v: unknown): number {
+  switch (typeof v) {
+    case 'number':
+      return Number.isInteger(v) && Math.abs(v) < INT64_LIMIT ? INT : FRACTION;
+    case 'boolean':
+      return BOOL;
+    case 'object':
+      return NESTED;
+    case 'string': {
+      const m = parseMoment(v);
+      return !m ? TEXT : m.dateOnly ? DATE : m.zoned ? ZONED_TIME : LOCAL_TIME;
+    }
+    default:
+      return TEXT;
   }
-  return ms;
+}
+
+/** The kind of everything a column held: one kind of value, integers with fractions as doubles, else text. */
+function kindOf(bits: number): Kind {
+  switch (bits) {
+    case 0:
+      return 'string'; // all null: nothing tells a type, and text holds any later value
+    case INT:
+      return 'int64';
+    case FRACTION:
+    case INT | FRACTION:
+      return 'double';
+    case BOOL:
+      return 'boolean';
+    case NESTED:
+      return 'json';
+    case DATE:
+      return 'date';
+    case LOCAL_TIME:
+      return 'timestamp';
+    case ZONED_TIME:
+      return 'timestamp_utc';
+    default:
+      return 'string';
+  }
+}
+
+/**
+ * The first pass: every row is seen once, in order; a column with a template type has each value
+ * checked against it (the task fails here, naming row and column, before the file is begun), the
+ * others gather what kinds of values they hold. Memory: one number per column.
+ */
+export class TypePass {
+  private readonly read: Array<(row: Record<string, unknown>) => unknown>;
+  private readonly check: Array<((v: unknown, row: number) => unknown) | null>;
+  private readonly bits: number[];
+  private readonly first: boolean[];
+  private readonly text: boolean[];
+  private rowNo = 0;
+
+  constructor(private readonly columns: Column[]) {
+    this.first = firstOfKey(columns);
+    this.read = columns.map((c) => reader(c.key));
+    this.check = columns.map((c) => {
+      const kind = templateKind(c);
+      if (!kind) return null;
+      return kind === 'string' ? () => null : converter(c, kind); // text holds any value
+    });
+    this.bits = columns.map(() => 0);
+    this.text = columns.map(() => false);
+  }
+
+  add(row: Record<string, unknown>): void {
+    const at = this.rowNo++;
+    for (let c = 0; c < this.columns.length; c++) {
+      if (!this.first[c]) continue;
+      const v = this.read[c]!(row);
+      if (v === null || v === undefined) continue;
+      const check = this.check[c];
+      if (check) check(v, at);
+      else if (!this.text[c]) {
+        this.bits[c]! |= seen(v);
+        // Text already: no later value changes that, so its values need no more looks.
+        this.text[c] = kindOf(this.bits[c]!) === 'string';
+      }
+    }
+  }
+
+  /** Each column's kind: its template's, else what all its values fit. */
+  kinds(): Kind[] {
+    return this.columns.map((c, i) => templateKind(c) ?? kindOf(this.bits[i]!));
+  }
+}
+
+/** Every row's kinds at once: for rows in memory (a test, a preview); the render uses TypePass. */
+export function columnKinds(columns: Column[], rows: Record<string, unknown>[]): Kind[] {
+  const pass = new TypePass(columns);
+  for (const r of rows) pass.add(r);
+  return pass.kinds();
 }
 
 const text = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v));
+
+// No leading zero: "007" is a code, and an integer would drop its zeros.
+const INTEGER_TEXT = /^[+-]?(0|[1-9]\d*|[1-9]\d{0,2}(,\d{3})+)$/;
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** An integer in int64 as BigInt: a number JavaScript holds exactly, or a text's own digits (never rounded). */
+function int64(v: unknown): bigint | undefined {
+  if (typeof v === 'number') return Number.isInteger(v) && Math.abs(v) < INT64_LIMIT ? BigInt(v) : undefined;
+  if (typeof v !== 'string') return undefined;
+  const t = v.trim();
+  if (INTEGER_TEXT.test(t)) {
+    const n = BigInt(t.replace(/,/g, ''));
+    return n >= INT64_MIN && n <= INT64_MAX ? n : undefined;
+  }
+  const n = numericText(t); // "1.0", "1e3": exact, at most 15 significant digits
+  return n !== null && Number.isInteger(n) ? BigInt(n) : undefined;
+}
 
 /** One value as its column stores it (null for null), or undefined when it does not fit. */
 function convert(v: unknown, kind: Kind): unknown {
@@ -69,10 +174,8 @@ function convert(v: unknown, kind: Kind): unknown {
       return v; // hyparquet-writer writes a JSON column's values as JSON text
     case 'boolean':
       return typeof v === 'boolean' ? v : undefined;
-    case 'int64': {
-      const n = typeof v === 'number' ? v : typeof v === 'string' ? numericText(v) : null;
-      return n !== null && Number.isSafeInteger(n) ? BigInt(n) : undefined;
-    }
+    case 'int64':
+      return v === '' ? null : int64(v);
     case 'double': {
       if (v === '') return null;
       if (typeof v === 'number') return v;
@@ -82,24 +185,24 @@ function convert(v: unknown, kind: Kind): unknown {
     }
     case 'date': {
       if (v === '') return null;
-      const ms = typeof v === 'string' ? parseTime(v) : null;
-      return ms === null ? undefined : Math.floor(ms / DAY_MS);
+      // A date-time's date as written (its wall clock; a DATE has no time to keep it in).
+      return typeof v === 'string' ? parseMoment(v)?.days : undefined;
     }
     default: {
       if (v === '') return null;
-      const ms = typeof v === 'string' ? parseTime(v) : null;
-      return ms === null ? undefined : BigInt(ms);
+      const ms = typeof v === 'string' ? parseMoment(v)?.ms : undefined;
+      return ms === undefined ? undefined : BigInt(ms);
     }
   }
 }
 
 const KIND_WORD: Record<Kind, string> = {
-  int64: 'an integer',
+  int64: 'an integer (int64)',
   double: 'a number',
   boolean: 'true or false',
-  date: 'a date (yyyy-mm-dd)',
-  timestamp: 'a date-time (yyyy-mm-dd hh:mm:ss)',
-  timestamp_utc: 'a date-time with a zone (yyyy-mm-ddThh:mm:ssZ)',
+  date: 'a real date of the years 0001–9999 (yyyy-mm-dd)',
+  timestamp: 'a real date-time of the years 0001–9999 (yyyy-mm-dd hh:mm:ss)',
+  timestamp_utc: 'a real date-time with a zone (yyyy-mm-ddThh:mm:ssZ)',
   string: 'text',
   json: 'an object or array',
 };
@@ -109,8 +212,9 @@ export function converter(column: Column, kind: Kind): (v: unknown, row: number)
   return (v, row) => {
     const out = convert(v, kind);
     if (out !== undefined) return out;
-    const shown = JSON.stringify(v)!.slice(0, 60);
-    const from = column.type ? `the template's type "${column.type}"` : 'the first page, as no template gives its type';
-    throw new DomainError('render_failed', `row ${row + 1}, column "${column.key}": ${shown} is not ${KIND_WORD[kind]}, the column's Parquet type (from ${from}); give the column a template type "string" to keep such values`);
+    // JSON spelling (a NUL or a lone surrogate escaped: the sentence is stored as text), cut by code point.
+    const shown = [...JSON.stringify(v)!].slice(0, 60).join('');
+    const from = column.type ? `the template's type "${column.type}"` : 'the exported rows, as no template gives its type';
+    throw new DomainError('render_failed', `row ${row + 1}, column ${JSON.stringify(column.key)}: ${shown} is not ${KIND_WORD[kind]}, the column's Parquet type (from ${from}); give the column a template type "string" to keep such values`);
   };
 }

@@ -1,0 +1,64 @@
+// Dates and date-times as Parquet stores them (days, milliseconds since 1970-01-01), computed from
+// the digits and never through Date: Date.UTC and new Date(y, …) read a year 0–99 as 1900–1999 and
+// roll an impossible field over (10:75 becomes 11:15, 30 February 2 March). A text that names no
+// real moment of the years 0001–9999 (proleptic Gregorian calendar) is null here: the caller
+// refuses it or keeps it as text, so no value is ever moved.
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATETIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?(Z|[+-]\d{2}:?\d{2})?$/;
+const DAY_MS = 86_400_000;
+/** 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z: what readers (pyarrow's datetime too) can show. */
+const FIRST_MS = -62_135_596_800_000;
+const LAST_MS = 253_402_300_799_999;
+
+const leap = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Days from 1970-01-01 to y-m-d (proleptic Gregorian; Howard Hinnant's days_from_civil). */
+export function civilDays(y: number, m: number, d: number): number {
+  const yy = m <= 2 ? y - 1 : y;
+  const era = Math.floor(yy / 400);
+  const yoe = yy - era * 400;
+  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146_097 + doe - 719_468;
+}
+
+const realDay = (y: number, m: number, d: number) => y >= 1 && y <= 9999 && m >= 1 && m <= 12 && d >= 1 && d <= (m === 2 && leap(y) ? 29 : MONTH_DAYS[m - 1]!);
+
+export interface Moment {
+  /** Days since 1970-01-01 of the date as written (its wall-clock date). */
+  days: number;
+  /** Milliseconds since 1970-01-01T00:00: the wall clock as written, or the UTC instant when it names a zone. */
+  ms: number;
+  /** A date alone (no time), and whether it named a zone (Z or an offset). */
+  dateOnly: boolean;
+  zoned: boolean;
+}
+
+/** A `yyyy-mm-dd` or `yyyy-mm-dd[T ]hh:mm[:ss[.sss]][Z|±hh[:]mm]` text that names a real moment, else null. */
+export function parseMoment(s: string): Moment | null {
+  // Most text is no date: two character looks rule it out before a regex runs.
+  if (s.length < 10 || s.length > 29 || s.charCodeAt(4) !== 45 /* - */) return null;
+  const m = s.length === 10 ? DATE.exec(s) : DATETIME.exec(s);
+  if (!m) return null;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (!realDay(y, mo, d)) return null;
+  const days = civilDays(y, mo, d);
+  if (m.length === 4) return { days, ms: days * DAY_MS, dateOnly: true, zoned: false };
+  const [h, mi, sec] = [Number(m[4]), Number(m[5]), Number(m[6] ?? 0)];
+  // 24:00, minute 60 and a leap second (:60) name no moment a Parquet timestamp can hold unmoved.
+  if (h > 23 || mi > 59 || sec > 59) return null;
+  const frac = m[7] ? Number(m[7].padEnd(3, '0')) : 0;
+  let ms = days * DAY_MS + ((h * 60 + mi) * 60 + sec) * 1000 + frac;
+  const zone = m[8];
+  if (zone && zone !== 'Z') {
+    const digits = zone.slice(1).replace(':', '');
+    const [oh, om] = [Number(digits.slice(0, 2)), Number(digits.slice(2))];
+    if (oh > 23 || om > 59) return null;
+    ms -= (zone[0] === '-' ? -1 : 1) * (oh * 60 + om) * 60_000;
+  }
+  // An offset can carry 0001-01-01 or 9999-12-31 outside the years readers hold.
+  if (ms < FIRST_MS || ms > LAST_MS) return null;
+  return { days, ms, dateOnly: false, zoned: zone !== undefined };
+}
