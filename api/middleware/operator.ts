@@ -6,6 +6,8 @@
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { DomainError } from '../../domain/errors.js';
+import { type LinkSigner, operatorTaskJson, taskJson } from '../../domain/tasks/view.js';
+import type { TaskRow } from '../../db/schema.js';
 import type { AppEnv, Principal } from '../types.js';
 
 type Operator = Extract<Principal, { kind: 'operator' }>;
@@ -51,4 +53,9 @@ export function scopedFilter<Q extends { operator_id?: string | undefined }>(c: 
   if (operator === undefined) return q;
   if (q.operator_id && q.operator_id !== operator) throw new DomainError('forbidden', 'an operator session sees only its own operator_id');
   return { ...q, operator_id: operator };
+}
+
+/** How the caller sees a task: the whole task with a project key, the operator's view with an operator token. */
+export function taskView(c: Context<AppEnv>, signer: LinkSigner): (t: TaskRow) => ReturnType<typeof taskJson> | ReturnType<typeof operatorTaskJson> {
+  return c.get('principal').kind === 'operator' ? (t) => operatorTaskJson(t, signer) : (t) => taskJson(t, signer);
 }

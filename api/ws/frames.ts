@@ -4,17 +4,24 @@ import { and, desc, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { type TaskRow, tasks } from '../../db/schema.js';
 import type { TaskEventName } from '../../domain/tasks/events.js';
-import { type LinkSigner, taskJson } from '../../domain/tasks/view.js';
+import { type LinkSigner, operatorTaskJson, taskJson } from '../../domain/tasks/view.js';
 import { ACTIVE_STATUSES } from '../../model/task.js';
 
-const frames = new WeakMap<TaskRow, Map<TaskEventName, Buffer>>();
+/** Whose view of the task a frame carries: the project key's whole task, or an operator token's (domain/tasks/view.ts). */
+export type FrameView = 'project' | 'operator';
+
+const frames = new WeakMap<TaskRow, Map<string, Buffer>>();
 
 /** The text of the frame as UTF-8 bytes: sent as is (ws would otherwise encode the string per socket). */
-export function frameFor(row: TaskRow, event: TaskEventName, signer: LinkSigner): Buffer {
+export function frameFor(row: TaskRow, event: TaskEventName, signer: LinkSigner, view: FrameView = 'project'): Buffer {
   let byEvent = frames.get(row);
   if (!byEvent) frames.set(row, (byEvent = new Map()));
-  let frame = byEvent.get(event);
-  if (frame === undefined) byEvent.set(event, (frame = Buffer.from(JSON.stringify({ event, task: taskJson(row, signer) }))));
+  const key = `${view}:${event}`;
+  let frame = byEvent.get(key);
+  if (frame === undefined) {
+    const task = view === 'operator' ? operatorTaskJson(row, signer) : taskJson(row, signer);
+    byEvent.set(key, (frame = Buffer.from(JSON.stringify({ event, task }))));
+  }
   return frame;
 }
 

@@ -178,7 +178,7 @@ export class Session {
     this.sentAt.set(row.id, at);
     if (this.sentAt.size > SENT_AT_PRUNE_SIZE && Date.now() - this.prunedAt > 60_000) this.pruneSentAt();
     if (this.ws.readyState !== this.ws.OPEN) return;
-    this.ws.send(frameFor(row, event, this.deps.signer), { binary: false });
+    this.ws.send(frameFor(row, event, this.deps.signer, this.deps.operatorId === undefined ? 'project' : 'operator'), { binary: false });
     metrics.wsEvents.inc({ event });
   }
 

@@ -67,6 +67,12 @@ const zhCN: MailWords = {
 
 export const MAIL_WORDS: Record<Locale, MailWords> = { en, 'zh-CN': zhCN };
 
+/** A failed task's reason as one English sentence (what an operator's view of the task says). */
+export function taskErrorSentence(code: TaskErrorCode): string {
+  const why = en.why[code];
+  return why.charAt(0).toUpperCase() + why.slice(1);
+}
+
 /** Sizes as people read them: 1,234 B, 12.3 KB, 4.5 MB (1024-based, one decimal). */
 export function formatBytes(bytes: number, locale: Locale): string {
   const units = ['B', 'KB', 'MB', 'GB', 'TB'];
