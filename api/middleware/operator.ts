@@ -47,12 +47,22 @@ export function operatorScope(c: Context<AppEnv>): string | undefined {
   return p.kind === 'operator' ? p.operatorId : undefined;
 }
 
-/** A task filter held to the caller's operator: naming another operator is 403, none means its own. */
-export function scopedFilter<Q extends { operator_id?: string | undefined }>(c: Context<AppEnv>, q: Q): Q {
+/** The one task the caller is limited to, if it is an e-mail's link (a session made for one task). */
+export function taskScope(c: Context<AppEnv>): string | undefined {
+  const p = c.get('principal');
+  return p.kind === 'operator' ? (p.taskId ?? undefined) : undefined;
+}
+
+/**
+ * A task filter held to the caller's operator: naming another operator is 403, none means its own.
+ * A session of one task lists and counts that task alone.
+ */
+export function scopedFilter<Q extends { operator_id?: string | undefined }>(c: Context<AppEnv>, q: Q): Q & { task_id?: string } {
   const operator = operatorScope(c);
   if (operator === undefined) return q;
   if (q.operator_id && q.operator_id !== operator) throw new DomainError('forbidden', 'an operator session sees only its own operator_id');
-  return { ...q, operator_id: operator };
+  const task = taskScope(c);
+  return { ...q, operator_id: operator, ...(task === undefined ? {} : { task_id: task }) };
 }
 
 /** How the caller sees a task: the whole task with a project key, the operator's view with an operator token. */

@@ -34,17 +34,17 @@ const snapshots = new Map<string, { at: number; rows: Promise<TaskRow[]> }>();
 /**
  * The project's queued, running and paused tasks, oldest first (the `*` subscription's snapshot);
  * an operator's socket asks for that operator's alone, so the limit never hides its own tasks
- * behind other operators' newer ones.
+ * behind other operators' newer ones; a session of one task, for that task alone.
  */
-export function activeSnapshot(db: Db, projectId: string, operatorId?: string): Promise<TaskRow[]> {
+export function activeSnapshot(db: Db, projectId: string, operatorId?: string, taskId?: string): Promise<TaskRow[]> {
   const now = Date.now();
-  const key = operatorId === undefined ? projectId : `${projectId}\u0000${operatorId}`;
+  const key = [projectId, operatorId ?? '', taskId ?? ''].join('\u0000');
   const hit = snapshots.get(key);
   if (hit && now - hit.at < SNAPSHOT_SHARE_MS) return hit.rows;
   const rows = db
     .select()
     .from(tasks)
-    .where(and(eq(tasks.projectId, projectId), inArray(tasks.status, [...ACTIVE_STATUSES]), operatorId === undefined ? undefined : eq(tasks.operatorId, operatorId)))
+    .where(and(eq(tasks.projectId, projectId), inArray(tasks.status, [...ACTIVE_STATUSES]), operatorId === undefined ? undefined : eq(tasks.operatorId, operatorId), taskId === undefined ? undefined : eq(tasks.id, taskId)))
     .orderBy(desc(tasks.createdAt))
     .limit(SNAPSHOT_LIMIT)
     .then((r) => r.reverse());

@@ -221,7 +221,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** End a session at once (its open WebSockets close with 4401 within seconds) */
+        /** End a session at once (its open WebSockets close with 4401 within seconds); again, nothing changes */
         delete: operations["revokeOperatorSession"];
         options?: never;
         head?: never;
@@ -1477,6 +1477,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The resource is in a state that does not allow this (task_finished, not_ready, task_not_pausable, …). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is larger than MAX_BODY_BYTES (payload_too_large). */
             413: {
                 headers: {
@@ -1809,6 +1818,15 @@ export interface operations {
             };
             /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The project holds 10000 sessions that have not expired (limit_reached). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -7,6 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getProject } from '../../domain/projects/projects.js';
+import { createOperatorSession } from '../../domain/projects/sessions.js';
 import { finishTask } from '../../domain/tasks/status.js';
 import { type Client, connect } from '../support/ws-client.js';
 import { type Project, type RouteApp, startRouteApp, taskBody } from '../support/route-app.js';
@@ -110,6 +112,31 @@ describe("an operator token's view of a task", () => {
     expect(frames.length).toBeGreaterThanOrEqual(4);
     for (const f of frames) expectOperatorView(f.task);
     expectNoPlumbing(JSON.stringify(socket.messages));
+  });
+
+  it("sends a session of one task (an e-mail's link) that task's frames alone", async () => {
+    const project = (await getProject(rt.database.db, a.project_id))!;
+    const one = (await createOperatorSession(rt.database.db, project, { operatorId: 'alice', taskId: ids.succeeded, expiresIn: 3600, permissions: ['download'], locale: 'en' })).token;
+    const socket = await connect(base, { token: one, header: true });
+    sockets.push(socket);
+    socket.send({ subscribe: '*' });
+    socket.send({ subscribe: ids.failed });
+    expect((await socket.next((m) => m.error?.subscribe === ids.failed)).error.code).toBe('not_found');
+    socket.send({ subscribe: ids.succeeded });
+    await socket.next((m) => m.task?.task_id === ids.succeeded);
+    // Another task of the same operator changes: the operator's own session hears it on its
+    // project-wide watch; the same notice reaches this socket's watch, which does not send it.
+    const watcher = await connect(base, { token, header: true });
+    sockets.push(watcher);
+    watcher.send({ subscribe: '*' });
+    await watcher.next((m) => m.subscribed === '*');
+    const late = await rt.submit(a.api_key, taskBody({ operator_id: 'alice', file_name: 'late' }));
+    await rt.drained();
+    expect((await rt.call('POST', `/v1/tasks/${late.task_id}/cancel`, { token: a.api_key })).status).toBe(202);
+    await watcher.next((m) => m.event === 'task.cancelled' && m.task.task_id === late.task_id);
+    socket.send({ subscribe: ids.succeeded }); // answered in order: once this is back, any earlier frame is too
+    await socket.next((m) => m.subscribed === ids.succeeded, 10_000, socket.messages.length);
+    expect(new Set(socket.messages.filter((m) => m.task).map((m) => m.task.task_id))).toEqual(new Set([ids.succeeded]));
   });
 
   it('is a schema of its own in the OpenAPI document, with exactly these fields', async () => {
