@@ -1,15 +1,19 @@
 // Scheduled housekeeping: expired files deleted from the store, the task marked `expired`
-// (docs/operations.md#retention, domain/tasks/expiry.ts); admission's sweep of what a crash left waiting.
+// (docs/operations.md#retention, domain/tasks/expiry.ts); expired operator sessions purged
+// (domain/projects/sessions.ts); admission's sweep of what a crash left waiting.
 import { Context } from '@temporalio/activity';
 import type { Activities } from '../model/activities.js';
 import { sweep } from '../domain/tasks/admission/index.js';
 import { expireDue } from '../domain/tasks/expiry.js';
+import { purgeEndedSessions } from '../domain/projects/sessions.js';
 import { type ActivityDeps, heartbeat } from './deps.js';
 import { atBoundary } from './failure.js';
 
 export function createCleanupActivities(deps: ActivityDeps): Pick<Activities, 'expireFiles' | 'expireTasks' | 'sweepAdmission'> {
   const { db, storage, config } = deps;
   const concurrency = config.CLEANUP_DELETE_CONCURRENCY;
+  // A pass deletes at most this many batches of expired operator sessions; the rest wait for the next.
+  const SESSION_PURGE_BATCHES = 20;
   return atBoundary({
     async sweepAdmission() {
       return sweep(deps);
@@ -26,6 +30,9 @@ export function createCleanupActivities(deps: ActivityDeps): Pick<Activities, 'e
     // sends at most one heartbeat per throttle interval).
     async expireTasks() {
       const ctx = Context.current();
+      // Beside the files: sessions past their expiry (revoked ones with them), bounded per pass.
+      // Inside this activity, so the cleanup workflow's commands stay as they are.
+      await purgeEndedSessions(db, { batch: config.CLEANUP_BATCH_SIZE, maxBatches: SESSION_PURGE_BATCHES });
       let done = 0;
       const expired = await expireDue(db, storage, {
         batch: config.CLEANUP_BATCH_SIZE,

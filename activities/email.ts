@@ -7,7 +7,7 @@ import type { TaskRow, ProjectRow } from '../db/schema.js';
 import { claimEmail, type EmailAttempt, finishEmail, markHandedOver, recordEmailFailure } from '../domain/callbacks/email-deliveries.js';
 import { buildTaskMail, emailDomainAllowed, emailMessageId } from '../domain/callbacks/email-message.js';
 import { getProject, settingsOf } from '../domain/projects/projects.js';
-import { createOperatorSession, operatorSessionUrl } from '../domain/projects/sessions.js';
+import { createOperatorSession, OPERATOR_SESSION_MAX_SECONDS, operatorSessionUrl } from '../domain/projects/sessions.js';
 import { getTask } from '../domain/tasks/queries.js';
 import { EMAIL_MAX_ATTEMPTS, type Activities, type SendEmailInput } from '../model/activities.js';
 import { taskErrorCode } from '../model/errors.js';
@@ -25,16 +25,21 @@ const emailRetryDelay = (attempt: number): number => Math.min(RETRY_INITIAL_MS *
 export function createEmailActivities({ db, config }: ActivityDeps): Pick<Activities, 'sendTaskEmail'> {
   const host = new URL(config.publicBaseUrl).hostname;
 
-  /** The link of a succeeded task: a session of its operator, download only, until its files expire. */
-  async function link(task: TaskRow, project: ProjectRow, locale: Locale): Promise<string | null> {
+  /**
+   * The link of a succeeded task: a session of that one task, download only, until its files
+   * expire or for a day (OPERATOR_SESSION_MAX_SECONDS, what the API may mint), whichever is first.
+   */
+  async function link(task: TaskRow, project: ProjectRow, locale: Locale): Promise<{ url: string; until: Date } | null> {
     const seconds = task.expiresAt ? Math.floor((task.expiresAt.getTime() - Date.now()) / 1000) : 0;
     if (task.status !== 'succeeded' || seconds < 60) return null;
-    const { token } = await createOperatorSession(db, project, { operatorId: task.operatorId, expiresIn: seconds, permissions: ['download'], locale });
-    return operatorSessionUrl(config.publicBaseUrl, token);
+    const expiresIn = Math.min(seconds, OPERATOR_SESSION_MAX_SECONDS);
+    const { session, token } = await createOperatorSession(db, project, { operatorId: task.operatorId, taskId: task.id, expiresIn, permissions: ['download'], locale });
+    return { url: operatorSessionUrl(config.publicBaseUrl, token), until: session.expiresAt };
   }
 
   async function mailOf(task: TaskRow, project: ProjectRow, event: SendEmailInput['event']) {
     const locale: Locale = task.options.locale === 'zh-CN' ? 'zh-CN' : 'en';
+    const opens = await link(task, project, locale);
     return buildTaskMail({
       locale,
       event,
@@ -43,7 +48,8 @@ export function createEmailActivities({ db, config }: ActivityDeps): Pick<Activi
       files: task.files.map((f) => ({ name: f.name, rows: f.rows, bytes: f.bytes })),
       totalRows: task.totalRows,
       expiresAt: task.expiresAt,
-      link: await link(task, project, locale),
+      link: opens?.url ?? null,
+      linkUntil: opens?.until ?? null,
       error: task.errorCode ? { code: taskErrorCode(task.errorCode) } : null,
     });
   }

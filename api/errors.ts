@@ -26,6 +26,7 @@ export const STATUS: Record<ApiErrorCode, ContentfulStatusCode> = {
   task_not_paused: 409,
   task_duplicate_live: 409,
   schedule_limit_reached: 409,
+  limit_reached: 409,
   schedule_paused: 409,
   conflict: 409,
   expired: 410,

@@ -5,6 +5,7 @@
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Env } from 'hono';
 import { auth, errors, type Responses } from './openapi.js';
+import { operatorTaskEvent, operatorTaskPage, operatorTaskSchema } from './schemas/operator-view.js';
 import { callbackEvent, taskEvent } from './schemas/responses.js';
 import { statesBadText } from './openapi-text.js';
 
@@ -19,7 +20,8 @@ Client messages (JSON text frames):
 
 Server messages:
 - \`{"event": "task.progress" | "task.paused" | "task.resumed" | "task.succeeded" | "task.failed" | "task.cancelled" | "task.expired", "task": {Task}}\`
-  (progress at most a few times a second; see the TaskEvent schema)
+  (progress at most a few times a second; see the TaskEvent schema; with an operator token the task is an
+  OperatorTask, see the OperatorTaskEvent schema)
 - \`{"error": {"code": "bad_message" | "not_found" | "too_many_subscriptions", "message": "…", "subscribe"?: "<target>"}}\`
 
 The server pings; a connection without subscriptions is closed after WS_IDLE_MS; five bad messages or a
@@ -34,6 +36,7 @@ const wsMessages = {
   ],
   server: [
     { $ref: '#/components/schemas/TaskEvent' },
+    { $ref: '#/components/schemas/OperatorTaskEvent' },
     { type: 'object', required: ['subscribed'], properties: { subscribed: { type: 'string' } } },
     { type: 'object', required: ['unsubscribed'], properties: { unsubscribed: { type: 'string' } } },
     {
@@ -61,10 +64,14 @@ export function describeExtras<E extends Env>(app: OpenAPIHono<E>): void {
   registry.registerComponent('securitySchemes', 'operatorToken', {
     type: 'http',
     scheme: 'bearer',
-    description: "An operator session's token (dco_…, POST /v1/operator-sessions): one operator's tasks of one project — list, count, read, download, and the actions its permissions name.",
+    description: "An operator session's token (dco_…, POST /v1/operator-sessions): one operator's tasks of one project (an e-mail's link: one task) — list, count, read, download, and the actions its permissions name. It reads each task as an OperatorTask.",
   });
   registry.registerComponent('securitySchemes', 'adminToken', { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN: projects and cross-project views.' });
   registry.register('TaskEvent', taskEvent);
+  // What an operator token reads instead of Task, wherever it reads a task (api/schemas/operator-view.ts).
+  registry.register('OperatorTask', operatorTaskSchema);
+  registry.register('OperatorTaskPage', operatorTaskPage);
+  registry.register('OperatorTaskEvent', operatorTaskEvent);
 
   registry.registerPath({
     method: 'get',

@@ -40,7 +40,8 @@ export type Principal =
   | { kind: 'admin' }
   | { kind: 'project'; project: ProjectRow }
   /** An operator session's token: one operator's tasks of the project (middleware/operator.ts). */
-  | { kind: 'operator'; project: ProjectRow; operatorId: string; permissions: string[]; sessionId: string };
+  /** taskId: an e-mail's link, which opens that one task only. */
+  | { kind: 'operator'; project: ProjectRow; operatorId: string; permissions: string[]; sessionId: string; taskId: string | null };
 
 export type AppEnv = {
   Variables: {

@@ -260,19 +260,29 @@ export const sourceSlots = pgTable(
 // Operator sessions (docs/adr/0027-operator-sessions.md): a credential scoped to one operator of one
 // project. Only a SHA-256 of the token is kept. project_key_hash is the project key current when the
 // session was made: the session lasts while that key does (through a rotation's grace, not after).
-export const operatorSessions = pgTable('operator_sessions', {
-  id: text('id').primaryKey(),
-  projectId: text('project_id')
-    .notNull()
-    .references(() => projects.id),
-  operatorId: text('operator_id').notNull(),
-  tokenHash: text('token_hash').notNull().unique(),
-  projectKeyHash: text('project_key_hash').notNull(),
-  permissions: text('permissions').array().notNull(),
-  locale: text('locale').notNull(),
-  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
-  revokedAt: timestamp('revoked_at', { withTimezone: true }),
-  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-});
+export const operatorSessions = pgTable(
+  'operator_sessions',
+  {
+    id: text('id').primaryKey(),
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id),
+    operatorId: text('operator_id').notNull(),
+    tokenHash: text('token_hash').notNull().unique(),
+    projectKeyHash: text('project_key_hash').notNull(),
+    permissions: text('permissions').array().notNull(),
+    locale: text('locale').notNull(),
+    /** Set for an e-mail's link: the session opens this one task only (null: every task of the operator). */
+    taskId: text('task_id'),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (s) => [
+    // The cap's count of a project's sessions that have not expired, and the purge of expired ones.
+    index('operator_sessions_project_expires_idx').on(s.projectId, s.expiresAt),
+    index('operator_sessions_expires_idx').on(s.expiresAt),
+  ],
+);
 
 export type OperatorSessionRow = typeof operatorSessions.$inferSelect;

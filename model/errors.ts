@@ -60,6 +60,7 @@ export const REQUEST_ERROR_CODES = [
   'too_many_connections',
   'shutting_down',
   'console_not_built',
+  'limit_reached',
 ] as const;
 
 /**

@@ -52,7 +52,7 @@ async function resolvePrincipal(deps: ApiDeps, token: string): Promise<Principal
     const found = await cachedOperatorSession(deps.database, token);
     if (!found) throw new DomainError('unauthorized', 'the operator session is not valid (expired, revoked or ended by a key rotation)');
     const { session, project } = found;
-    return { kind: 'operator', project, operatorId: session.operatorId, permissions: session.permissions, sessionId: session.id };
+    return { kind: 'operator', project, operatorId: session.operatorId, permissions: session.permissions, sessionId: session.id, taskId: session.taskId };
   }
   const project = await cachedProjectByApiKey(deps.database, token);
   if (!project) throw new DomainError('unauthorized', 'the API key is not valid');

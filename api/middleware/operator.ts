@@ -6,6 +6,8 @@
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { DomainError } from '../../domain/errors.js';
+import { type LinkSigner, operatorTaskJson, taskJson } from '../../domain/tasks/view.js';
+import type { TaskRow } from '../../db/schema.js';
 import type { AppEnv, Principal } from '../types.js';
 
 type Operator = Extract<Principal, { kind: 'operator' }>;
@@ -45,10 +47,25 @@ export function operatorScope(c: Context<AppEnv>): string | undefined {
   return p.kind === 'operator' ? p.operatorId : undefined;
 }
 
-/** A task filter held to the caller's operator: naming another operator is 403, none means its own. */
-export function scopedFilter<Q extends { operator_id?: string | undefined }>(c: Context<AppEnv>, q: Q): Q {
+/** The one task the caller is limited to, if it is an e-mail's link (a session made for one task). */
+export function taskScope(c: Context<AppEnv>): string | undefined {
+  const p = c.get('principal');
+  return p.kind === 'operator' ? (p.taskId ?? undefined) : undefined;
+}
+
+/**
+ * A task filter held to the caller's operator: naming another operator is 403, none means its own.
+ * A session of one task lists and counts that task alone.
+ */
+export function scopedFilter<Q extends { operator_id?: string | undefined }>(c: Context<AppEnv>, q: Q): Q & { task_id?: string } {
   const operator = operatorScope(c);
   if (operator === undefined) return q;
   if (q.operator_id && q.operator_id !== operator) throw new DomainError('forbidden', 'an operator session sees only its own operator_id');
-  return { ...q, operator_id: operator };
+  const task = taskScope(c);
+  return { ...q, operator_id: operator, ...(task === undefined ? {} : { task_id: task }) };
+}
+
+/** How the caller sees a task: the whole task with a project key, the operator's view with an operator token. */
+export function taskView(c: Context<AppEnv>, signer: LinkSigner): (t: TaskRow) => ReturnType<typeof taskJson> | ReturnType<typeof operatorTaskJson> {
+  return c.get('principal').kind === 'operator' ? (t) => operatorTaskJson(t, signer) : (t) => taskJson(t, signer);
 }

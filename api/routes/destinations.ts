@@ -35,7 +35,7 @@ export function destinationsApp(ctx: ApiContext) {
     request: { body: { content: { 'application/json': { schema: createDestinationSchema } }, required: true } },
     responses: {
       201: json(destinationObject, 'The destination (its secret is never shown).', { Location: { description: '/v1/destinations/<destination_id>', schema: { type: 'string' } } }),
-      ...errors(400, ...keyed, 413),
+      ...errors(400, ...keyed, 409, 413),
     } as Responses,
   });
   app.openapi(create, async (c) => {

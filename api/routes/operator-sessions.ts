@@ -1,7 +1,7 @@
 // /v1/operator-sessions (docs/api.md#operator-sessions): a project mints and revokes the tokens its
 // operators use to see and act on their own tasks (docs/adr/0027-operator-sessions.md).
 import { createRoute } from '@hono/zod-openapi';
-import { createOperatorSession, operatorSessionJson, operatorSessionUrl, revokeOperatorSession } from '../../domain/projects/sessions.js';
+import { createOperatorSession, MAX_OPERATOR_SESSIONS, operatorSessionJson, operatorSessionUrl, revokeOperatorSession } from '../../domain/projects/sessions.js';
 import { auth, errors, json, keyed, openApiApp, operatorSessionIdParam, type Responses } from '../openapi.js';
 import { createOperatorSessionSchema, operatorSessionSchema } from '../schemas/operator-sessions.js';
 import type { ApiDeps, AppEnv } from '../types.js';
@@ -23,7 +23,7 @@ export function operatorSessionsApp(deps: ApiDeps) {
     security: auth.project,
     middleware: [jsonBody],
     request: { body: { content: { 'application/json': { schema: createOperatorSessionSchema } }, required: true } },
-    responses: { 201: json(operatorSessionSchema, 'The session; the token is shown this once.'), ...errors(400, ...keyed, 413) } as Responses,
+    responses: { 201: json(operatorSessionSchema, 'The session; the token is shown this once.'), ...errors(400, ...keyed, 413), 409: { ...errors(409)['409'], description: `The project holds ${MAX_OPERATOR_SESSIONS} sessions that have not expired (limit_reached).` } } as Responses,
   });
   app.openapi(create, async (c) => {
     const body = c.req.valid('json');
@@ -42,7 +42,7 @@ export function operatorSessionsApp(deps: ApiDeps) {
     path: '/{session_id}',
     operationId: 'revokeOperatorSession',
     tags,
-    summary: 'End a session at once (its open WebSockets close with 4401 within seconds)',
+    summary: 'End a session at once (its open WebSockets close with 4401 within seconds); again, nothing changes',
     security: auth.project,
     request: { params: operatorSessionIdParam },
     responses: { 204: { description: 'Revoked (also when it already was).' }, ...errors(...keyed, 404) } as Responses,

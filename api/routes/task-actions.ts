@@ -2,9 +2,10 @@
 import { createRoute } from '@hono/zod-openapi';
 import { deliveryJson, listDeliveries } from '../../domain/callbacks/deliveries.js';
 import { cancelTask, pauseTask, resumeTask, retryTask } from '../../domain/tasks/control.js';
-import { taskJson } from '../../domain/tasks/view.js';
+import { taskView } from '../middleware/operator.js';
 import { ownedTask } from '../middleware/owned-task.js';
 import { auth, errors, json, keyed, openApiApp, type Responses, taskIdParam } from '../openapi.js';
+import { OPERATOR_ANSWER } from '../schemas/operator-view.js';
 import { deliveryList, taskSchema } from '../schemas/responses.js';
 import type { ApiContext, AppEnv } from '../types.js';
 
@@ -31,12 +32,12 @@ export function taskActionsApp(ctx: ApiContext) {
       middleware: [owned],
       request: { params: taskIdParam },
       responses: {
-        202: json(taskSchema, 'Accepted: the task as it is now.'),
+        202: json(taskSchema, `Accepted: the task as it is now. ${OPERATOR_ANSWER}`),
         ...errors(...keyed, 404),
         409: { ...errors(409)['409'], description: `The task is ${action.conflict}.` },
       } as Responses,
     });
-    app.openapi(route, async (c) => c.json(taskJson(await action.run(deps, c.get('task')), ctx.signer), 202));
+    app.openapi(route, async (c) => c.json(taskView(c, ctx.signer)(await action.run(deps, c.get('task'))), 202));
   }
 
   const deliveries = createRoute({

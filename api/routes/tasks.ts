@@ -7,10 +7,11 @@ import { submitTask } from '../../domain/tasks/submit.js';
 import { taskJson } from '../../domain/tasks/view.js';
 import { assertDownloadable, primaryFile, sendFile } from '../download.js';
 import { rateLimitHeaders } from '../errors.js';
-import { scopedFilter } from '../middleware/operator.js';
+import { scopedFilter, taskView } from '../middleware/operator.js';
 import { ownedTask } from '../middleware/owned-task.js';
 import { countSubmission } from '../middleware/submissions.js';
 import { auth, errors, file, json, keyed, openApiApp, rateHeaders, type Responses, taskIdParam } from '../openapi.js';
+import { OPERATOR_ANSWER } from '../schemas/operator-view.js';
 import { taskCounts, taskPage, taskSchema } from '../schemas/responses.js';
 import { filterSchema, idempotencyHeader, listSchema, submitSchema } from '../schemas/tasks.js';
 import type { ApiContext, AppEnv } from '../types.js';
@@ -68,11 +69,11 @@ export function tasksApp(ctx: ApiContext) {
     security: auth.projectOrOperator,
     middleware: [textGuard('query', listSchema)],
     request: { query: listSchema },
-    responses: { 200: json(taskPage, 'One page of tasks.'), ...errors(...keyed) } as Responses,
+    responses: { 200: json(taskPage, `One page of tasks. ${OPERATOR_ANSWER}`), ...errors(...keyed) } as Responses,
   });
   app.openapi(list, async (c) => {
     const { items, nextCursor } = await listTasks(db, c.get('project').id, scopedFilter(c, c.req.valid('query')));
-    return c.json({ items: items.map((t) => taskJson(t, ctx.signer)), next_cursor: nextCursor });
+    return c.json({ items: items.map(taskView(c, ctx.signer)), next_cursor: nextCursor });
   });
 
   const counts = createRoute({
@@ -97,9 +98,9 @@ export function tasksApp(ctx: ApiContext) {
     security: auth.projectOrOperator,
     middleware: [owned],
     request: { params: taskIdParam },
-    responses: { 200: json(taskSchema, 'The task.'), ...errors(...keyed, 404) } as Responses,
+    responses: { 200: json(taskSchema, `The task. ${OPERATOR_ANSWER}`), ...errors(...keyed, 404) } as Responses,
   });
-  app.openapi(get, (c) => c.json(taskJson(c.get('task'), ctx.signer)));
+  app.openapi(get, (c) => c.json(taskView(c, ctx.signer)(c.get('task'))));
 
   const download = createRoute({
     method: 'get',

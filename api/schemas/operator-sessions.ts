@@ -1,13 +1,13 @@
 // POST /v1/operator-sessions (docs/api.md#operator-sessions): what a project asks for, and the session it gets.
 import { z } from '@hono/zod-openapi';
-import { OPERATOR_PERMISSIONS } from '../../domain/projects/sessions.js';
+import { OPERATOR_PERMISSIONS, OPERATOR_SESSION_MAX_SECONDS } from '../../domain/projects/sessions.js';
 import { LOCALES } from '../../model/task.js';
 import { requiredChars } from './chars.js';
 
 export const createOperatorSessionSchema = z
   .object({
     operator_id: requiredChars(128).openapi({ description: "The operator whose tasks the session shows (the tasks' operator_id)." }),
-    expires_in: z.number().int().min(60).max(86_400).default(3600).openapi({ description: 'Seconds until the session ends (60–86400).' }),
+    expires_in: z.number().int().min(60).max(OPERATOR_SESSION_MAX_SECONDS).default(3600).openapi({ description: `Seconds until the session ends (60–${OPERATOR_SESSION_MAX_SECONDS}).` }),
     permissions: z
       .array(z.enum(OPERATOR_PERMISSIONS))
       .max(OPERATOR_PERMISSIONS.length)

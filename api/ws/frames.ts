@@ -4,17 +4,24 @@ import { and, desc, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { type TaskRow, tasks } from '../../db/schema.js';
 import type { TaskEventName } from '../../domain/tasks/events.js';
-import { type LinkSigner, taskJson } from '../../domain/tasks/view.js';
+import { type LinkSigner, operatorTaskJson, taskJson } from '../../domain/tasks/view.js';
 import { ACTIVE_STATUSES } from '../../model/task.js';
 
-const frames = new WeakMap<TaskRow, Map<TaskEventName, Buffer>>();
+/** Whose view of the task a frame carries: the project key's whole task, or an operator token's (domain/tasks/view.ts). */
+export type FrameView = 'project' | 'operator';
+
+const frames = new WeakMap<TaskRow, Map<string, Buffer>>();
 
 /** The text of the frame as UTF-8 bytes: sent as is (ws would otherwise encode the string per socket). */
-export function frameFor(row: TaskRow, event: TaskEventName, signer: LinkSigner): Buffer {
+export function frameFor(row: TaskRow, event: TaskEventName, signer: LinkSigner, view: FrameView = 'project'): Buffer {
   let byEvent = frames.get(row);
   if (!byEvent) frames.set(row, (byEvent = new Map()));
-  let frame = byEvent.get(event);
-  if (frame === undefined) byEvent.set(event, (frame = Buffer.from(JSON.stringify({ event, task: taskJson(row, signer) }))));
+  const key = `${view}:${event}`;
+  let frame = byEvent.get(key);
+  if (frame === undefined) {
+    const task = view === 'operator' ? operatorTaskJson(row, signer) : taskJson(row, signer);
+    byEvent.set(key, (frame = Buffer.from(JSON.stringify({ event, task }))));
+  }
   return frame;
 }
 
@@ -27,17 +34,17 @@ const snapshots = new Map<string, { at: number; rows: Promise<TaskRow[]> }>();
 /**
  * The project's queued, running and paused tasks, oldest first (the `*` subscription's snapshot);
  * an operator's socket asks for that operator's alone, so the limit never hides its own tasks
- * behind other operators' newer ones.
+ * behind other operators' newer ones; a session of one task, for that task alone.
  */
-export function activeSnapshot(db: Db, projectId: string, operatorId?: string): Promise<TaskRow[]> {
+export function activeSnapshot(db: Db, projectId: string, operatorId?: string, taskId?: string): Promise<TaskRow[]> {
   const now = Date.now();
-  const key = operatorId === undefined ? projectId : `${projectId}\u0000${operatorId}`;
+  const key = [projectId, operatorId ?? '', taskId ?? ''].join('\u0000');
   const hit = snapshots.get(key);
   if (hit && now - hit.at < SNAPSHOT_SHARE_MS) return hit.rows;
   const rows = db
     .select()
     .from(tasks)
-    .where(and(eq(tasks.projectId, projectId), inArray(tasks.status, [...ACTIVE_STATUSES]), operatorId === undefined ? undefined : eq(tasks.operatorId, operatorId)))
+    .where(and(eq(tasks.projectId, projectId), inArray(tasks.status, [...ACTIVE_STATUSES]), operatorId === undefined ? undefined : eq(tasks.operatorId, operatorId), taskId === undefined ? undefined : eq(tasks.id, taskId)))
     .orderBy(desc(tasks.createdAt))
     .limit(SNAPSHOT_LIMIT)
     .then((r) => r.reverse());

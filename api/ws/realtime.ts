@@ -14,7 +14,7 @@ import { lifecycle } from '../../platform/lifecycle.js';
 import { logger } from '../../platform/logger.js';
 import { metrics } from '../../platform/metrics.js';
 import { authenticate, BEARER_PROTOCOL } from '../middleware/auth.js';
-import { operatorScope, projectOrOperator } from '../middleware/operator.js';
+import { operatorScope, projectOrOperator, taskScope } from '../middleware/operator.js';
 import type { ApiContext, AppEnv } from '../types.js';
 import { CLOSE, Session } from './session.js';
 
@@ -72,11 +72,12 @@ export function createRealtime(deps: ApiContext, root: Hono<AppEnv>): Realtime {
     nodeWs.upgradeWebSocket((c) => {
       const project = c.get('project');
       const operatorId = operatorScope(c);
+      const taskId = taskScope(c);
       const recheck = c.get('recheck');
       let session: Session | undefined;
       return {
         onOpen(_evt, ws) {
-          session = new Session(ws.raw!, project, { db: deps.database.db, hub, signer, config, recheck, operatorId });
+          session = new Session(ws.raw!, project, { db: deps.database.db, hub, signer, config, recheck, operatorId, taskId });
           sessions.add(session);
           metrics.wsConnections.inc();
         },

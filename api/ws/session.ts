@@ -25,6 +25,8 @@ export interface SessionDeps {
   recheck: () => Promise<boolean>;
   /** Set for an operator session: only this operator's tasks are shown, others look missing. */
   operatorId?: string | undefined;
+  /** Set for a session of one task (an e-mail's link): only that task is shown. */
+  taskId?: string | undefined;
 }
 
 // Abuse limits that need no tuning: a client that keeps sending garbage or floods is cut off.
@@ -135,7 +137,7 @@ export class Session {
       this.subs.set(target, this.deps.hub.watchProject(this.project.id, listener));
       this.armIdle();
       this.send({ subscribed: '*' });
-      for (const row of await activeSnapshot(this.deps.db, this.project.id, this.deps.operatorId)) this.push(row, eventFor(row.status));
+      for (const row of await activeSnapshot(this.deps.db, this.project.id, this.deps.operatorId, this.deps.taskId)) this.push(row, eventFor(row.status));
       return;
     }
     const row = await getTask(this.deps.db, target);
@@ -178,12 +180,13 @@ export class Session {
     this.sentAt.set(row.id, at);
     if (this.sentAt.size > SENT_AT_PRUNE_SIZE && Date.now() - this.prunedAt > 60_000) this.pruneSentAt();
     if (this.ws.readyState !== this.ws.OPEN) return;
-    this.ws.send(frameFor(row, event, this.deps.signer), { binary: false });
+    this.ws.send(frameFor(row, event, this.deps.signer, this.deps.operatorId === undefined ? 'project' : 'operator'), { binary: false });
     metrics.wsEvents.inc({ event });
   }
 
   private maySee(row: TaskRow): boolean {
-    return row.projectId === this.project.id && (this.deps.operatorId === undefined || row.operatorId === this.deps.operatorId);
+    const { operatorId, taskId } = this.deps;
+    return row.projectId === this.project.id && (operatorId === undefined || row.operatorId === operatorId) && (taskId === undefined || row.id === taskId);
   }
 
   /**

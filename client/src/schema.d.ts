@@ -221,7 +221,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** End a session at once (its open WebSockets close with 4401 within seconds) */
+        /** End a session at once (its open WebSockets close with 4401 within seconds); again, nothing changes */
         delete: operations["revokeOperatorSession"];
         options?: never;
         head?: never;
@@ -622,7 +622,8 @@ export interface paths {
          *
          *     Server messages:
          *     - `{"event": "task.progress" | "task.paused" | "task.resumed" | "task.succeeded" | "task.failed" | "task.cancelled" | "task.expired", "task": {Task}}`
-         *       (progress at most a few times a second; see the TaskEvent schema)
+         *       (progress at most a few times a second; see the TaskEvent schema; with an operator token the task is an
+         *       OperatorTask, see the OperatorTaskEvent schema)
          *     - `{"error": {"code": "bad_message" | "not_found" | "too_many_subscriptions", "message": "…", "subscribe"?: "<target>"}}`
          *
          *     The server pings; a connection without subscriptions is closed after WS_IDLE_MS; five bad messages or a
@@ -808,6 +809,56 @@ export interface components {
             token: string;
             /** @description Opens the console as the operator: PUBLIC_BASE_URL/operator#token=<token> (a fragment, never sent to a server). */
             url: string;
+        };
+        /** @description A task as an operator session's token sees it: its files and how far it is, nothing of where the data comes from or goes. */
+        OperatorTask: {
+            /** Format: date-time */
+            created_at: string;
+            error: {
+                /** @description A task error code (docs/api.md#task-error-codes). */
+                code: string;
+                /** @description The code's sentence (docs/api.md#task-error-codes), never the technical message. */
+                message: string;
+            } | null;
+            /** Format: date-time */
+            expires_at: string | null;
+            file_name: string;
+            files: {
+                bytes: number;
+                /** Format: date-time */
+                expires_at: string;
+                name: string;
+                rows: number;
+                /** @description A signed link that expires (expires_at): no token needed. */
+                url: string;
+            }[];
+            /** Format: date-time */
+            finished_at: string | null;
+            operator_id: string;
+            progress: {
+                eta_seconds: number | null;
+                fetched_rows: number;
+                pages_done: number;
+                pages_total: number | null;
+                percent: number;
+                total_rows: number | null;
+            };
+            /** @enum {string|null} */
+            stage: "probing" | "fetching" | "rendering" | "uploading" | "delivering" | "notifying" | null;
+            /** @enum {string} */
+            status: "queued" | "running" | "paused" | "succeeded" | "failed" | "cancelled" | "expired";
+            task_id: string;
+            /** @enum {string} */
+            type: "csv" | "excel" | "jsonl" | "parquet";
+        };
+        OperatorTaskEvent: {
+            /** @enum {string} */
+            event: "task.progress" | "task.paused" | "task.resumed" | "task.succeeded" | "task.failed" | "task.cancelled" | "task.expired";
+            task: components["schemas"]["OperatorTask"];
+        };
+        OperatorTaskPage: {
+            items: components["schemas"]["OperatorTask"][];
+            next_cursor: string | null;
         };
         Project: {
             callback_hosts: string[];
@@ -1426,6 +1477,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The resource is in a state that does not allow this (task_finished, not_ready, task_not_pausable, …). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is larger than MAX_BODY_BYTES (payload_too_large). */
             413: {
                 headers: {
@@ -1758,6 +1818,15 @@ export interface operations {
             };
             /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The project holds 10000 sessions that have not expired (limit_reached). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2933,7 +3002,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One page of tasks. */
+            /** @description One page of tasks. With an operator token (dco_…) the task is an OperatorTask (#/components/schemas/OperatorTask). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3156,7 +3225,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The task. */
+            /** @description The task. With an operator token (dco_…) the task is an OperatorTask (#/components/schemas/OperatorTask). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3215,7 +3284,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Accepted: the task as it is now. */
+            /** @description Accepted: the task as it is now. With an operator token (dco_…) the task is an OperatorTask (#/components/schemas/OperatorTask). */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -3429,7 +3498,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Accepted: the task as it is now. */
+            /** @description Accepted: the task as it is now. With an operator token (dco_…) the task is an OperatorTask (#/components/schemas/OperatorTask). */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -3497,7 +3566,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Accepted: the task as it is now. */
+            /** @description Accepted: the task as it is now. With an operator token (dco_…) the task is an OperatorTask (#/components/schemas/OperatorTask). */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -3565,7 +3634,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Accepted: the task as it is now. */
+            /** @description Accepted: the task as it is now. With an operator token (dco_…) the task is an OperatorTask (#/components/schemas/OperatorTask). */
             202: {
                 headers: {
                     [name: string]: unknown;

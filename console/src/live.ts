@@ -5,15 +5,16 @@
 // state of every active task, and the page re-reads its list so nothing that ended meanwhile is missed.
 import type { Task, TaskEvent } from './types.js';
 
-export interface LiveHandlers {
-  onTask(task: Task, event: TaskEvent['event']): void;
+/** T: the task as the key reads it, Task with a project key, OperatorTask with an operator token. */
+export interface LiveHandlers<T = Task> {
+  onTask(task: T, event: TaskEvent['event']): void;
   onState(open: boolean): void;
   onReconnect(): void;
   /** The credential no longer opens the project (close code 4401): given, the socket is not reopened. */
   onEnded?(): void;
 }
 
-export function connectLive(key: string, h: LiveHandlers): () => void {
+export function connectLive<T = Task>(key: string, h: LiveHandlers<T>): () => void {
   let ws: WebSocket | undefined;
   let stopped = false;
   let delay = 500;
@@ -32,7 +33,7 @@ export function connectLive(key: string, h: LiveHandlers): () => void {
     };
     ws.onmessage = (m) => {
       // Besides task events the server answers (un)subscriptions and errors, which carry no task.
-      const msg = JSON.parse(String(m.data)) as Partial<TaskEvent>;
+      const msg = JSON.parse(String(m.data)) as { event?: TaskEvent['event']; task?: T };
       if (msg.event && msg.task) h.onTask(msg.task, msg.event);
     };
     ws.onclose = (e) => {

@@ -8,7 +8,7 @@ import { dateTime } from './format.js';
 import { I18n, type Lang, words } from './i18n.js';
 import { connectLive } from './live.js';
 import { type Action, TaskRow } from './task-row.js';
-import type { Task, TaskPage } from './types.js';
+import type { OperatorTask, OperatorTaskPage } from './types.js';
 
 export interface SessionInfo {
   operatorId: string;
@@ -38,7 +38,7 @@ export function Ended({ lang }: { lang: Lang }) {
 
 export function OperatorCenter({ lang, token, info }: { lang: Lang; token: string; info: SessionInfo }) {
   const w = words[lang];
-  const [tasks, setTasks] = useState<Task[]>([]);
+  const [tasks, setTasks] = useState<OperatorTask[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const [ended, setEnded] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -56,7 +56,7 @@ export function OperatorCenter({ lang, token, info }: { lang: Lang; token: strin
   const load = useCallback(async (after: string | null = null) => {
     setLoading(true);
     try {
-      const page = await getJson<TaskPage>(`/v1/tasks?limit=20${after ? `&cursor=${encodeURIComponent(after)}` : ''}`);
+      const page = await getJson<OperatorTaskPage>(`/v1/tasks?limit=20${after ? `&cursor=${encodeURIComponent(after)}` : ''}`);
       setTasks((old) => (after ? [...old, ...page.items.filter((t) => !old.some((o) => o.task_id === t.task_id))] : page.items));
       setCursor(page.next_cursor);
       setError(null);
@@ -67,12 +67,12 @@ export function OperatorCenter({ lang, token, info }: { lang: Lang; token: strin
     }
   }, []);
   // The server sends this operator's tasks only; a new one goes on top (newest first).
-  const upsert = useCallback((t: Task) => setTasks((old) => (old.some((o) => o.task_id === t.task_id) ? old.map((o) => (o.task_id === t.task_id ? t : o)) : [t, ...old])), []);
+  const upsert = useCallback((t: OperatorTask) => setTasks((old) => (old.some((o) => o.task_id === t.task_id) ? old.map((o) => (o.task_id === t.task_id ? t : o)) : [t, ...old])), []);
 
   useEffect(() => void load(), []);
   useEffect(() => {
     if (ended) return;
-    return connectLive(token, { onTask: upsert, onState: setOnline, onReconnect: () => void load(), onEnded: () => (session.clear(), setEnded(true)) });
+    return connectLive<OperatorTask>(token, { onTask: upsert, onState: setOnline, onReconnect: () => void load(), onEnded: () => (session.clear(), setEnded(true)) });
   }, [token, ended]);
 
   if (ended) return <Ended lang={lang} />;

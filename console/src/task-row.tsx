@@ -5,7 +5,7 @@ import { post } from './api.js';
 import { bytes, count, dateTime, duration } from './format.js';
 import { useWords } from './i18n.js';
 import type { TaskErrorCode } from '../../model/errors.js';
-import type { Task } from './types.js';
+import type { ShownTask } from './types.js';
 
 const ACTIONS = {
   pause: ['queued', 'running'],
@@ -17,9 +17,10 @@ export type Action = keyof typeof ACTIONS;
 
 /**
  * `can` says which actions the caller may take (an operator session's permissions); all by default.
- * `mine`: every row is the viewer's own (the operator center), so the operator is not named.
+ * `mine`: every row is the viewer's own (the operator center), so the operator is not named; its
+ * tasks are the operator's view (no compression, recipients or technical message).
  */
-export function TaskRow({ task: t, onChange, onError, can = () => true, mine = false }: { task: Task; onChange: (t: Task) => void; onError: (e: unknown) => void; can?: (a: Action) => boolean; mine?: boolean }) {
+export function TaskRow<T extends ShownTask>({ task: t, onChange, onError, can = () => true, mine = false }: { task: T; onChange: (t: T) => void; onError: (e: unknown) => void; can?: (a: Action) => boolean; mine?: boolean }) {
   const w = useWords();
   const [busy, setBusy] = useState(false);
   const p = t.progress;
@@ -30,7 +31,7 @@ export function TaskRow({ task: t, onChange, onError, can = () => true, mine = f
   const act = async (a: Action) => {
     setBusy(true);
     try {
-      onChange((await post<Task>(`/v1/tasks/${encodeURIComponent(t.task_id)}/${a}`)).json);
+      onChange((await post<T>(`/v1/tasks/${encodeURIComponent(t.task_id)}/${a}`)).json);
     } catch (err) {
       onError(err);
     } finally {
@@ -49,9 +50,9 @@ export function TaskRow({ task: t, onChange, onError, can = () => true, mine = f
           <span class={`badge ${t.status}`}>{w.statuses[t.status] ?? t.status}</span>
           {t.stage && <span class="stage">{w.stages[t.stage] ?? t.stage}</span>}
           {!mine && <span>{w.operator}: {t.operator_id}</span>}
-          {t.notify_email?.length > 0 && (
+          {(t.notify_email?.length ?? 0) > 0 && (
             <span>
-              {w.mailTo}: {t.notify_email.join(', ')}
+              {w.mailTo}: {t.notify_email?.join(', ')}
             </span>
           )}
           <span>

@@ -9,6 +9,11 @@ export type Task = Schemas['Task'];
 export type TaskFile = Task['files'][number];
 export type TaskPage = Schemas['TaskPage'];
 export type TaskEvent = Schemas['TaskEvent'];
+/** A task as an operator session's token reads it (the operator's center): files and progress only. */
+export type OperatorTask = Schemas['OperatorTask'];
+export type OperatorTaskPage = Schemas['OperatorTaskPage'];
+/** What a task row shows: either view; the fields only a project key reads may be missing. */
+export type ShownTask = OperatorTask & Partial<Omit<Task, keyof OperatorTask>>;
 export type SubmitBody = paths['/v1/tasks']['post']['requestBody']['content']['application/json'];
 
 /**

@@ -17,8 +17,10 @@ export interface TaskMail {
   files: Array<{ name: string; rows: number; bytes: number }>;
   totalRows: number | null;
   expiresAt: Date | null;
-  /** Opens the center as the task's operator; null when the files have already expired. */
+  /** Opens the center on this task's files; null when the files have already expired. */
   link: string | null;
+  /** When the link stops opening (at most a day; the files may outlive it). */
+  linkUntil: Date | null;
   error: { code: TaskErrorCode } | null;
 }
 
@@ -55,7 +57,7 @@ function readyMail(m: TaskMail): MailContent {
   const fileLine = (f: TaskMail['files'][number]) => w.file(formatCount(f.rows, m.locale), formatBytes(f.bytes, m.locale));
   const total = w.total(formatCount(rows, m.locale), formatBytes(bytes, m.locale));
   const until = m.expiresAt ? w.until(formatTime(m.expiresAt)) : '';
-  const note = w.linkNote(oneLine(m.operatorId));
+  const note = w.linkNote(oneLine(m.operatorId), formatTime(m.linkUntil ?? m.expiresAt ?? new Date()));
   const text = [
     w.ready(name),
     '',

@@ -13,7 +13,7 @@ export interface MailWords {
   total: (rows: string, size: string) => string;
   until: (when: string) => string;
   open: string;
-  linkNote: (operator: string) => string;
+  linkNote: (operator: string, until: string) => string;
   noLink: string;
   why: Record<TaskErrorCode, string>;
   footer: string;
@@ -28,7 +28,7 @@ const en: MailWords = {
   total: (rows, size) => `In all: ${rows} rows, ${size}.`,
   until: (when) => `The files can be downloaded until ${when}.`,
   open: 'Open my downloads',
-  linkNote: (op) => `This link opens the download center as ${op}, for downloading only, until the files expire. Do not forward it.`,
+  linkNote: (op, until) => `This link opens this export's files in the download center as ${op}, for downloading only, until ${until}. Do not forward it.`,
   noLink: 'The files have already expired.',
   why: {
     source_unreachable: 'the data source could not be reached.',
@@ -59,13 +59,19 @@ const zhCN: MailWords = {
   total: (rows, size) => `共 ${rows} 行，${size}。`,
   until: (when) => `文件可下载至 ${when}。`,
   open: '打开我的下载',
-  linkNote: (op) => `此链接以 ${op} 的身份打开下载中心，仅可下载，文件过期后失效。请勿转发。`,
+  linkNote: (op, until) => `此链接以 ${op} 的身份在下载中心打开本次导出的文件，仅可下载，有效期至 ${until}。请勿转发。`,
   noLink: '文件已过期。',
   why: TASK_ERRORS_ZH,
   footer: '此邮件由下载中心发送，因为此地址被指定接收该导出的通知。',
 };
 
 export const MAIL_WORDS: Record<Locale, MailWords> = { en, 'zh-CN': zhCN };
+
+/** A failed task's reason as one English sentence (what an operator's view of the task says). */
+export function taskErrorSentence(code: TaskErrorCode): string {
+  const why = en.why[code];
+  return why.charAt(0).toUpperCase() + why.slice(1);
+}
 
 /** Sizes as people read them: 1,234 B, 12.3 KB, 4.5 MB (1024-based, one decimal). */
 export function formatBytes(bytes: number, locale: Locale): string {

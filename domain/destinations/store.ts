@@ -1,7 +1,7 @@
 // A project's destinations: created with the endpoint checked against the project's
 // destination_hosts and the secret sealed; read only within their project (another project's id
 // is not found); deleted for good.
-import { and, eq } from 'drizzle-orm';
+import { and, count, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { type DestinationRow, destinations, type ProjectRow } from '../../db/schema.js';
 import { newId } from '../../platform/crypto.js';
@@ -22,6 +22,9 @@ export interface NewDestination {
   path_style: boolean;
 }
 
+/** The most destinations a project may hold: past it, 409 limit_reached (docs/destinations.md). */
+export const MAX_DESTINATIONS = 100;
+
 /** `a/b` and `a/b/` are one prefix: kept ending in `/` (or empty), so a key is prefix + path. */
 const normalPrefix = (p: string): string => (p.replace(/^\/+|\/+$/g, '') ? `${p.replace(/^\/+|\/+$/g, '')}/` : '');
 
@@ -31,25 +34,31 @@ export async function createDestination(db: Db, project: ProjectRow, input: NewD
     throw new DomainError('destination_host_not_allowed', `${refusal} (the admin sets destination_hosts)`, { details: [{ field: 'endpoint', message: refusal }] });
   }
   const id = newId('dst');
-  const [row] = await db
-    .insert(destinations)
-    .values({
-      id,
-      projectId: project.id,
-      name: input.name,
-      kind: input.kind,
-      endpoint: new URL(input.endpoint).origin,
-      region: input.region,
-      bucket: input.bucket,
-      prefix: normalPrefix(input.prefix),
-      accessKeyId: input.access_key_id,
-      // Bound to the row's id: a sealed secret copied onto another row does not open.
-      secretSealed: seal(input.secret_access_key, keys, id),
-      pathStyle: input.path_style,
-      createdAt: new Date(),
-    })
-    .returning();
-  return row!;
+  return db.transaction(async (tx) => {
+    // One creator per project at a time, so the count and the insert agree.
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`destinations:${project.id}`}))`);
+    const [held] = await tx.select({ n: count() }).from(destinations).where(eq(destinations.projectId, project.id));
+    if ((held?.n ?? 0) >= MAX_DESTINATIONS) throw new DomainError('limit_reached', `this project may have ${MAX_DESTINATIONS} destinations; delete one first`);
+    const [row] = await tx
+      .insert(destinations)
+      .values({
+        id,
+        projectId: project.id,
+        name: input.name,
+        kind: input.kind,
+        endpoint: new URL(input.endpoint).origin,
+        region: input.region,
+        bucket: input.bucket,
+        prefix: normalPrefix(input.prefix),
+        accessKeyId: input.access_key_id,
+        // Bound to the row's id: a sealed secret copied onto another row does not open.
+        secretSealed: seal(input.secret_access_key, keys, id),
+        pathStyle: input.path_style,
+        createdAt: new Date(),
+      })
+      .returning();
+    return row!;
+  });
 }
 
 export async function findDestination(db: Db, projectId: string, id: string): Promise<DestinationRow | undefined> {

@@ -14,7 +14,7 @@ const zeros = (): Counts => Object.fromEntries(TASK_STATUSES.map((s) => [s, 0]))
 
 /** Filters the kept counts can answer: the rest need the rows themselves. */
 const kept = (q: AdminTaskFilter): boolean =>
-  !q.operator_id && !q.schedule_id && !q.stage && !q.created_after && !q.created_before;
+  !q.operator_id && !q.task_id && !q.schedule_id && !q.stage && !q.created_after && !q.created_before;
 
 async function keptCounts(db: Db, q: AdminTaskFilter): Promise<Counts> {
   const w: SQL[] = [];

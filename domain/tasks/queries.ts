@@ -32,6 +32,8 @@ export async function ownedTask(db: Db, projectId: string, taskId: string): Prom
 
 export interface TaskFilter {
   operator_id?: string | undefined;
+  /** One task (an operator session made for one task: docs/notifications.md#5-e-mail). */
+  task_id?: string | undefined;
   /** The runs of one schedule. */
   schedule_id?: string | undefined;
   status?: TaskStatus | undefined;
@@ -54,6 +56,7 @@ export function taskWhere(q: AdminTaskFilter): SQL[] {
   const w: SQL[] = [];
   if (q.project_id) w.push(eq(tasks.projectId, q.project_id));
   if (q.operator_id) w.push(eq(tasks.operatorId, q.operator_id));
+  if (q.task_id) w.push(eq(tasks.id, q.task_id));
   if (q.schedule_id) w.push(eq(tasks.scheduleId, q.schedule_id));
   if (q.status) w.push(eq(tasks.status, q.status));
   if (q.stage) w.push(eq(tasks.stage, q.stage));

@@ -2,6 +2,7 @@ import type { TaskRow } from '../../db/schema.js';
 import { taskErrorCode } from '../../model/errors.js';
 import type { Config } from '../../platform/config.js';
 import { type DirectLinks, directLink, directLinks, signLink } from '../../platform/links.js';
+import { taskErrorSentence } from '../callbacks/email-text.js';
 import { taskSheets } from '../staging/sheets.js';
 import { taskCompression } from '../formats/compression.js';
 
@@ -36,20 +37,30 @@ function progress(t: TaskRow) {
   return { total_rows: total, fetched_rows: fetchedRows, pages_total: t.pagesTotal, pages_done: pagesDone, percent, eta_seconds: eta };
 }
 
-export function taskJson(t: TaskRow, signer: LinkSigner) {
+/** The task's files with their signed links; a failed delivery's files stay downloadable until they expire (docs/destinations.md). */
+function signedFiles(t: TaskRow, signer: LinkSigner) {
+  if (t.status !== 'succeeded' && t.status !== 'failed') return [];
   const now = new Date();
   // A link never outlives the task's files (expires_at) nor LINK_TTL_SECONDS.
   const linkExpiry = new Date(Math.min(now.getTime() + signer.ttlSeconds * 1000, t.expiresAt?.getTime() ?? Infinity));
-  // A failed delivery's files stay downloadable until they expire (docs/destinations.md).
-  const files =
-    t.status === 'succeeded' || t.status === 'failed'
-      ? t.files.map((f) => {
-          const link =
-            (signer.direct && directLink(signer.direct, f, linkExpiry, now)) ??
-            signLink({ baseUrl: signer.baseUrl, secret: signer.secret, taskId: t.id, name: f.name, expiresAt: linkExpiry });
-          return { name: f.name, bytes: f.bytes, rows: f.rows, sha256: f.sha256, url: link.url, expires_at: link.expiresAt.toISOString(), ...(f.delivered_to ? { delivered_to: f.delivered_to } : {}) };
-        })
-      : [];
+  return t.files.map((f) => {
+    const link =
+      (signer.direct && directLink(signer.direct, f, linkExpiry, now)) ??
+      signLink({ baseUrl: signer.baseUrl, secret: signer.secret, taskId: t.id, name: f.name, expiresAt: linkExpiry });
+    return { file: f, url: link.url, expires_at: link.expiresAt.toISOString() };
+  });
+}
+
+export function taskJson(t: TaskRow, signer: LinkSigner) {
+  const files = signedFiles(t, signer).map(({ file: f, url, expires_at }) => ({
+    name: f.name,
+    bytes: f.bytes,
+    rows: f.rows,
+    sha256: f.sha256,
+    url,
+    expires_at,
+    ...(f.delivered_to ? { delivered_to: f.delivered_to } : {}),
+  }));
   return {
     task_id: t.id,
     project_id: t.projectId,
@@ -85,3 +96,31 @@ export function taskJson(t: TaskRow, signer: LinkSigner) {
 }
 
 export type TaskJson = ReturnType<typeof taskJson>;
+
+/**
+ * The task as an operator session's token sees it (docs/SECURITY.md#operator-sessions): what the
+ * person who asked for the files needs to follow and download them, and nothing of the plumbing.
+ * source_url (whose query often carries the source's credentials), callback, notify_email (the
+ * other recipients), the destination, the schedule and the raw error text stay with the project
+ * key. A failure says its code and the vocabulary's sentence, never the technical message.
+ * Built field by field, so a field added to taskJson stays out of it until it is added here.
+ */
+export function operatorTaskJson(t: TaskRow, signer: LinkSigner) {
+  const code = t.errorCode ? taskErrorCode(t.errorCode) : null;
+  return {
+    task_id: t.id,
+    operator_id: t.operatorId,
+    type: t.type,
+    file_name: t.fileName,
+    status: t.status,
+    stage: t.status === 'running' ? t.stage : null,
+    progress: progress(t),
+    files: signedFiles(t, signer).map(({ file: f, url, expires_at }) => ({ name: f.name, bytes: f.bytes, rows: f.rows, url, expires_at })),
+    error: code ? { code, message: taskErrorSentence(code) } : null,
+    created_at: t.createdAt.toISOString(),
+    finished_at: t.finishedAt?.toISOString() ?? null,
+    expires_at: t.expiresAt?.toISOString() ?? null,
+  };
+}
+
+export type OperatorTaskJson = ReturnType<typeof operatorTaskJson>;

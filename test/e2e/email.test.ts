@@ -10,7 +10,8 @@ import { eq } from 'drizzle-orm';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operatorSessions } from '../../db/schema.js';
-import { MAIL_WORDS } from '../../domain/callbacks/email-text.js';
+import { formatTime, MAIL_WORDS } from '../../domain/callbacks/email-text.js';
+import { OPERATOR_SESSION_MAX_SECONDS } from '../../domain/projects/sessions.js';
 import { buildConsole, launchChromium } from '../support/browser.js';
 import { ADMIN, startTestEnv, type TestEnv } from '../support/env.js';
 import { type Received, type SmtpSink, startSmtpSink } from '../support/smtp.js';
@@ -63,9 +64,12 @@ afterAll(async () => {
 });
 
 describe('e-mail when a task ends', () => {
-  it('mails each recipient once, in the task locale, escaped, with a link that opens the center and downloads the file', async () => {
+  it('mails each recipient once, in the task locale, escaped, with a link that opens that task in the center and downloads the file', async () => {
     const src = await source({ total: 250 });
     const operator = 'ali<ce> & "co"';
+    // Another task of the same operator: the mail's link must not show it.
+    const other = await submit({ operator_id: operator, source_url: src.url, file_name: 'other export' });
+    expect((await env.waitForTask(other.json.task_id, project.api_key)).status).toBe('succeeded');
     const res = await submit({ operator_id: operator, source_url: src.url, file_name: '订单 & Q4 <b>', notify_email: ['ops@example.test', 'Boss@Corp.Example'], locale: 'zh-CN' });
     expect(res.status).toBe(202);
     expect(res.json.notify_email).toEqual(['ops@example.test', 'boss@corp.example']);
@@ -91,21 +95,26 @@ describe('e-mail when a task ends', () => {
     expect(text).toContain('250 行');
     const body = html(mail!);
     expect(body).toContain('订单 &amp; Q4');
-    expect(text).toContain(words.linkNote(operator));
     expect(body).toContain('ali&lt;ce&gt; &amp; &quot;co&quot;');
     expect(body).not.toContain(operator);
     expect(body).not.toMatch(/<img|<script|src=|url\(|<link/i); // nothing remote, no pixel, no script
     expect(body).toContain(words.open);
 
-    // The link: the center as alice, download only, until the files expire.
+    // The link: that one task, download only, until its files expire or for a day, whichever is first.
     const link = /https?:\/\/\S+\/operator#token=dco_[A-Za-z0-9_-]+/.exec(text)?.[0];
     expect(link).toBeDefined();
     const sessions = await env.core.database.db.select().from(operatorSessions).where(eq(operatorSessions.operatorId, operator));
     expect(sessions).toHaveLength(2); // one per mail
     for (const s of sessions) {
       expect(s.permissions).toEqual(['download']);
-      expect(Math.abs(s.expiresAt.getTime() - Date.parse(task.expires_at))).toBeLessThan(60_000);
+      expect(s.taskId).toBe(task.task_id);
+      const lasts = Math.min(Date.parse(task.expires_at), s.createdAt.getTime() + OPERATOR_SESSION_MAX_SECONDS * 1000);
+      expect(Math.abs(s.expiresAt.getTime() - lasts)).toBeLessThan(60_000);
     }
+    expect(sessions.some((s) => text.includes(words.linkNote(operator, formatTime(s.expiresAt))))).toBe(true);
+    const linkToken = link!.split('#token=')[1]!;
+    expect((await env.api('GET', `/v1/tasks/${other.json.task_id}`, { token: linkToken })).status).toBe(404);
+    expect((await env.api('GET', '/v1/tasks', { token: linkToken })).json.items.map((t: { task_id: string }) => t.task_id)).toEqual([task.task_id]);
 
     const page = await browser.newPage({ acceptDownloads: true });
     const requested: string[] = [];
@@ -115,6 +124,9 @@ describe('e-mail when a task ends', () => {
     expect(page.url()).toBe(`${env.base}/operator`);
     const row = page.locator('li.task', { hasText: 'Q4' });
     await row.waitFor();
+    // That task only: the operator's other task is not on the page, nor readable with the link's token.
+    expect(await page.locator('li.task').count()).toBe(1);
+    expect(await page.locator('li.task', { hasText: 'other export' }).count()).toBe(0);
     expect(await row.getByRole('button').count()).toBe(0); // download only: no cancel, retry or pause
     const [download] = await Promise.all([page.waitForEvent('download'), row.getByRole('link').first().click()]);
     const file = await fetch(`${env.base}/v1/tasks/${task.task_id}/download`, { headers: { Authorization: `Bearer ${project.api_key}` } });

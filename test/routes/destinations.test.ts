@@ -2,7 +2,10 @@
 // every refused address form, the secret never answered, tenant isolation, the list, deletion, and
 // the probe's answer for a bucket that cannot be reached. What a real bucket answers (auth, bucket,
 // permission, tls, dns) is test/e2e/destinations.test.ts's, on SeaweedFS.
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { destinations } from '../../db/schema.js';
+import { MAX_DESTINATIONS } from '../../domain/destinations/store.js';
 import { freePort } from '../support/ports.js';
 import { expectError, expectKeyRefusals } from '../support/route-checks.js';
 import { ADMIN, type Project, type RouteApp, startRouteApp, taskBody } from '../support/route-app.js';
@@ -107,6 +110,19 @@ describe('reading, testing and deleting', () => {
     expect((await rt.call('PATCH', `/v1/projects/${p.project_id}`, { token: ADMIN, body: { destination_hosts: [] } })).status).toBe(200);
     const res = await rt.call('POST', `/v1/destinations/${d.destination_id}/test`, { token: p.api_key });
     expect(res.json).toMatchObject({ ok: false, step: 'connect', error: { code: 'host_not_allowed' } });
+  });
+
+  it('holds at most MAX_DESTINATIONS per project: one more is 409 limit_reached, until one is deleted', async () => {
+    const p = await rt.createProject({ name: 'full', destination_hosts: ['127.0.0.1'] });
+    const made = await Promise.all(Array.from({ length: MAX_DESTINATIONS }, () => create(p.api_key)));
+    expect(made.map((r) => r.status)).toEqual(Array(MAX_DESTINATIONS).fill(201));
+    const over = await create(p.api_key);
+    expectError(over, 409, 'limit_reached');
+    expect(over.json.error.message).toContain(String(MAX_DESTINATIONS));
+    expect(await rt.database.db.$count(destinations, eq(destinations.projectId, p.project_id))).toBe(MAX_DESTINATIONS);
+    expect((await create(b.api_key)).status).toBe(201); // another project is not held by this one's count
+    expect((await rt.call('DELETE', `/v1/destinations/${made[0]!.json.destination_id}`, { token: p.api_key })).status).toBe(204);
+    expect((await create(p.api_key)).status).toBe(201);
   });
 
   it('deletes one (204); then it is not found', async () => {

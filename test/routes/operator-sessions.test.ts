@@ -1,9 +1,14 @@
 // Operator sessions in process (route-app.ts): minting and revoking them, and exactly what their
 // token may do — its operator's tasks of its project, the permitted actions, nothing else.
-import { eq } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createCleanupActivities } from '../../activities/cleanup.js';
 import { operatorSessions, projects } from '../../db/schema.js';
-import { projectChanged } from '../../domain/projects/key-cache.js';
+import { listening, PROJECT_EVENTS_CHANNEL, projectChanged } from '../../domain/projects/key-cache.js';
+import { getProject } from '../../domain/projects/projects.js';
+import { createOperatorSession, MAX_OPERATOR_SESSIONS, operatorSessionUrl, purgeEndedSessions } from '../../domain/projects/sessions.js';
+import { sha256Hex } from '../../platform/crypto.js';
+import { runActivity } from '../support/activity-env.js';
 import { expectError, expectKeyRefusals } from '../support/route-checks.js';
 import { ADMIN, type Project, type RouteApp, startRouteApp, taskBody } from '../support/route-app.js';
 import { itCalledItsRoutes, ROUTE_TESTS } from './routes.js';
@@ -43,6 +48,34 @@ describe('POST /v1/operator-sessions', () => {
     expect(s.locale).toBe('zh-CN');
   });
 
+  it('is capped: a project holds at most MAX_OPERATOR_SESSIONS unexpired sessions, revoked ones included (409 limit_reached)', async () => {
+    const p = await rt.createProject({ name: 'capped' });
+    const until = new Date(Date.now() + 3_600_000);
+    const rows = Array.from({ length: MAX_OPERATOR_SESSIONS - 1 }, (_, i) => ({
+      id: `ops_cap${i}`,
+      projectId: p.project_id,
+      operatorId: 'u',
+      tokenHash: sha256Hex(`cap-${p.project_id}-${i}`),
+      projectKeyHash: 'x',
+      permissions: ['download'],
+      locale: 'en',
+      expiresAt: until,
+    }));
+    for (let i = 0; i < rows.length; i += 1000) await rt.database.db.insert(operatorSessions).values(rows.slice(i, i + 1000));
+    const last = await mint({ operator_id: 'u' }, p.api_key);
+    const over = await rt.call('POST', '/v1/operator-sessions', { token: p.api_key, body: { operator_id: 'u' } });
+    expectError(over, 409, 'limit_reached');
+    expect(over.json.error.message).toContain(String(MAX_OPERATOR_SESSIONS));
+    // A revoked session counts until its expiry; an expired one no longer does.
+    expect((await rt.call('DELETE', `/v1/operator-sessions/${last.session_id}`, { token: p.api_key })).status).toBe(204);
+    expectError(await rt.call('POST', '/v1/operator-sessions', { token: p.api_key, body: { operator_id: 'u' } }), 409, 'limit_reached');
+    await rt.database.db.update(operatorSessions).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(operatorSessions.id, 'ops_cap0'));
+    await mint({ operator_id: 'u' }, p.api_key);
+    // Another project is not held by this one's count.
+    await mint({ operator_id: 'u' });
+    await rt.database.db.delete(operatorSessions).where(eq(operatorSessions.projectId, p.project_id));
+  });
+
   it('refuses bodies out of the contract with 422', async () => {
     for (const body of [{}, { operator_id: '' }, { operator_id: 'u', expires_in: 59 }, { operator_id: 'u', expires_in: 86_401 }, { operator_id: 'u', permissions: ['delete'] }, { operator_id: 'u', locale: 'fr' }, { operator_id: 'u', extra: 1 }]) {
       expectError(await rt.call('POST', '/v1/operator-sessions', { token: a.api_key, body }), 422, 'validation_failed');
@@ -63,6 +96,29 @@ describe('DELETE /v1/operator-sessions/{session_id}', () => {
     expect((await rt.call('DELETE', `/v1/operator-sessions/${s.session_id}`, { token: a.api_key })).status).toBe(204);
     expectError(await rt.call('GET', '/v1/tasks', { token: s.token }), 401, 'unauthorized');
     expect((await rt.call('DELETE', `/v1/operator-sessions/${s.session_id}`, { token: a.api_key })).status).toBe(204);
+  });
+
+  it('revoking again changes nothing: the same 204, no write, no notice, no cache forgotten', async () => {
+    const s = await mint({ operator_id: 'u42' });
+    const cache = listening(rt.database);
+    await cache.listening;
+    // The key cache's generation moves on every forget: here at once, and on every NOTIFY heard.
+    // A sentinel notice sent after the call arrives after any notice the call sent, so once the
+    // sentinel is heard the count is complete.
+    const forgets = async (call: () => Promise<unknown>) => {
+      const before = cache.generation;
+      await call();
+      const afterCall = cache.generation;
+      await rt.database.db.execute(sql`select pg_notify(${PROJECT_EVENTS_CHANNEL}, 'sentinel')`);
+      await vi.waitUntil(() => cache.generation > afterCall, { timeout: 10_000, interval: 10 });
+      return cache.generation - before - 1;
+    };
+    const revoke = () => rt.call('DELETE', `/v1/operator-sessions/${s.session_id}`, { token: a.api_key });
+    expect(await forgets(async () => expect((await revoke()).status).toBe(204))).toBeGreaterThan(0);
+    const [first] = await rt.database.db.select().from(operatorSessions).where(eq(operatorSessions.id, s.session_id));
+    expect(await forgets(async () => expect((await revoke()).status).toBe(204))).toBe(0);
+    const [again] = await rt.database.db.select().from(operatorSessions).where(eq(operatorSessions.id, s.session_id));
+    expect(again!.revokedAt).toEqual(first!.revokedAt);
   });
 
   it("another project's session and an unknown one are 404; keys are checked", async () => {
@@ -166,6 +222,70 @@ describe('what an operator token may do', () => {
     const res = await rt.call('GET', `/v1/ws?access_token=${s.token}`, { headers: upgrade });
     expectError(res, 401, 'unauthorized');
     expect(res.json.error.message).toMatch(/never in the URL/);
+  });
+});
+
+describe("a session of one task (an e-mail's link)", () => {
+  let one: any;
+  let other: any;
+  let token: string;
+  beforeAll(async () => {
+    one = await rt.submit(a.api_key, taskBody({ operator_id: 'carol', file_name: 'mailed' }));
+    other = await rt.submit(a.api_key, taskBody({ operator_id: 'carol', file_name: 'other' }));
+    await rt.drained();
+    await rt.succeed(one.task_id);
+    await rt.succeed(other.task_id);
+    const project = (await getProject(rt.database.db, a.project_id))!;
+    token = (await createOperatorSession(rt.database.db, project, { operatorId: 'carol', taskId: one.task_id, expiresIn: 3600, permissions: ['download'], locale: 'en' })).token;
+  });
+
+  it('lists and counts that task alone; another task of the same operator is 404 to read or download', async () => {
+    const list = await rt.call('GET', '/v1/tasks', { token });
+    expect(list.json.items.map((t: any) => t.task_id)).toEqual([one.task_id]);
+    expect((await rt.call('GET', '/v1/tasks?operator_id=carol&limit=100', { token })).json.items).toHaveLength(1);
+    const counts = (await rt.call('GET', '/v1/tasks/counts', { token })).json.counts as Record<string, number>;
+    expect(Object.values(counts).reduce((x, y) => x + y, 0)).toBe(1);
+    expect((await rt.call('GET', `/v1/tasks/${one.task_id}`, { token })).status).toBe(200);
+    expect((await rt.call('GET', `/v1/tasks/${one.task_id}/download`, { token })).status).toBe(200);
+    expectError(await rt.call('GET', `/v1/tasks/${other.task_id}`, { token }), 404, 'not_found');
+    expectError(await rt.call('GET', `/v1/tasks/${other.task_id}/download`, { token }), 404, 'not_found');
+    // The operator's own session (not of one task) still sees both.
+    const whole = (await mint({ operator_id: 'carol' })).token;
+    expect((await rt.call('GET', '/v1/tasks', { token: whole })).json.items).toHaveLength(2);
+  });
+
+  it('opens the center like any session', async () => {
+    const page = await rt.call('POST', '/operator', { raw: `token=${token}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(page.text).toContain('content="center"');
+    expect(operatorSessionUrl('http://dc.test', token)).toBe(`http://dc.test/operator#token=${token}`);
+  });
+
+  it('lives at most a day, however long the files do', async () => {
+    const project = (await getProject(rt.database.db, a.project_id))!;
+    const { session } = await createOperatorSession(rt.database.db, project, { operatorId: 'carol', taskId: one.task_id, expiresIn: 365 * 86_400, permissions: ['download'], locale: 'en' });
+    expect(session.expiresAt.getTime() - session.createdAt.getTime()).toBe(86_400_000);
+  });
+});
+
+describe('the purge of ended sessions', () => {
+  it('deletes expired sessions, revoked ones at their expiry, a bounded number a pass; live ones stay', async () => {
+    const p = await rt.createProject({ name: 'purged' });
+    const made = await Promise.all(Array.from({ length: 5 }, () => mint({ operator_id: 'u' }, p.api_key)));
+    const ids = made.map((m) => m.session_id);
+    const [live, revokedLive, ...ended] = ids as [string, string, ...string[]];
+    expect((await rt.call('DELETE', `/v1/operator-sessions/${revokedLive}`, { token: p.api_key })).status).toBe(204);
+    expect((await rt.call('DELETE', `/v1/operator-sessions/${ended[0]}`, { token: p.api_key })).status).toBe(204);
+    await rt.database.db.update(operatorSessions).set({ expiresAt: new Date(Date.now() - 1000) }).where(inArray(operatorSessions.id, ended));
+    const left = async () => (await rt.database.db.select({ id: operatorSessions.id }).from(operatorSessions).where(eq(operatorSessions.projectId, p.project_id))).map((r) => r.id).sort();
+    // Bounded: one batch of two is all this pass deletes.
+    expect(await purgeEndedSessions(rt.database.db, { batch: 2, maxBatches: 1 })).toBe(2);
+    expect(await left()).toHaveLength(3);
+    // The cleanup's activity purges the rest beside the files' expiry.
+    const activities = createCleanupActivities({ db: rt.database.db, storage: rt.storage, config: rt.config, linkSecret: 'x', destinationKeys: [], temporal: rt.temporal.client });
+    await runActivity({}, () => activities.expireTasks({})).result;
+    expect(await left()).toEqual([live, revokedLive].sort());
+    const [still] = await rt.database.db.select().from(operatorSessions).where(and(eq(operatorSessions.id, revokedLive), eq(operatorSessions.projectId, p.project_id)));
+    expect(still!.revokedAt).not.toBeNull();
   });
 });
 

@@ -48,6 +48,8 @@ export interface RouteApp {
   database: Database;
   storage: LocalStorage;
   temporal: FakeTemporal;
+  /** The WebSocket's upgrade and hub: attach it to a server to open real sockets (app.request cannot). */
+  realtime: ReturnType<typeof createApp>['realtime'];
   /** Documented routes called so far, as "GET /v1/tasks/{task_id}", with the statuses they answered. */
   hits: Map<string, Set<number>>;
   call(method: string, path: string, opts?: CallOptions): Promise<Answer>;
@@ -106,6 +108,7 @@ export async function startRouteApp(env: Record<string, string> = {}, extra: Pic
     database,
     storage,
     temporal,
+    realtime,
     hits,
     call,
     async createProject(overrides = {}) {

@@ -17,6 +17,8 @@ const base: TaskMail = {
   totalRows: 1500,
   expiresAt: new Date('2026-12-01T10:00:00Z'),
   link: 'https://dc.example/operator#token=dco_abc"><img src=x>',
+  // A link lasts a day at most, while files may live longer.
+  linkUntil: new Date('2026-11-28T09:30:00Z'),
   error: null,
 };
 
@@ -53,6 +55,13 @@ describe('buildTaskMail', () => {
     expect(m.text).toContain('共 1,500 行，3.0 KB。');
     expect(m.html).toContain('lang="zh-CN"');
     expect(m.html).toContain('打开我的下载');
+  });
+
+  it('says until when the link opens the files, which may be before the files expire', () => {
+    const m = buildTaskMail(base);
+    expect(m.text).toContain(MAIL_WORDS.en.linkNote('u<42>', '2026-11-28 09:30 UTC'));
+    expect(m.text).toContain("opens this export's files");
+    expect(buildTaskMail({ ...base, locale: 'zh-CN' }).text).toContain('有效期至 2026-11-28 09:30 UTC');
   });
 
   it('says the files expired when there is no link', () => {
