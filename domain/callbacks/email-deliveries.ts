@@ -6,6 +6,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { deliveries } from '../../db/schema.js';
+import { storableOrNull, storableText } from '../../model/storable.js';
 import { newId } from '../../platform/crypto.js';
 
 export interface EmailAttempt {
@@ -70,11 +71,11 @@ export async function finishEmail(db: Db, deliveryId: string, o: EmailOutcome): 
   const mine = o.result === 'delivered' ? inArray(deliveries.result, ['sending', 'unknown']) : eq(deliveries.result, 'sending');
   await db
     .update(deliveries)
-    .set({ result: o.result, statusCode: o.statusCode ?? null, latencyMs: o.latencyMs ?? null, error: o.error ?? null, nextAttemptAt: o.nextAttemptAt ?? null })
+    .set({ result: o.result, statusCode: o.statusCode ?? null, latencyMs: o.latencyMs ?? null, error: storableOrNull(o.error), nextAttemptAt: o.nextAttemptAt ?? null })
     .where(and(eq(deliveries.id, deliveryId), mine));
 }
 
 /** An attempt that never got to send (a refused address, no SMTP server): a failed row of its own. */
 export async function recordEmailFailure(db: Db, a: EmailAttempt, error: string): Promise<void> {
-  await db.insert(deliveries).values({ id: newId('dlv'), taskId: a.taskId, channel: 'email', recipient: a.recipient, result: 'failed', event: a.event, webhookId: a.messageId, attempt: a.attempt, error });
+  await db.insert(deliveries).values({ id: newId('dlv'), taskId: a.taskId, channel: 'email', recipient: a.recipient, result: 'failed', event: a.event, webhookId: a.messageId, attempt: a.attempt, error: storableText(error) });
 }

@@ -6,6 +6,7 @@ import { type Db, rowsOf } from '../../db/client.js';
 import { type TaskRow, tasks } from '../../db/schema.js';
 import { ACTIVE_STATUSES, type LaneProgress, RETRYABLE_STATUSES, RUNNABLE_STATUSES, type StoredFile, type TaskStage } from '../../model/task.js';
 import type { TaskErrorCode } from '../../model/errors.js';
+import { storableJson, storableText } from '../../model/storable.js';
 import { DomainError } from '../errors.js';
 import { claimMs } from './admission/claim.js';
 
@@ -84,13 +85,18 @@ export type Outcome =
   | { status: 'succeeded'; files: StoredFile[]; expiresAt: Date }
   | { status: 'failed'; errorCode: TaskErrorCode; errorMessage: string; kept?: { files: StoredFile[]; expiresAt: Date } };
 
-/** queued or running → succeeded or failed; false when the task had already ended (cancelled). */
+/**
+ * queued or running → succeeded or failed; false when the task had already ended (cancelled).
+ * The message (it may quote a source's column name) and the files' names are made storable here,
+ * so no text can make the database refuse a task's end (model/storable.ts).
+ */
 export async function finishTask(db: Db, taskId: string, outcome: Outcome): Promise<boolean> {
   const now = new Date();
+  const kept = outcome.status === 'failed' && outcome.kept ? { files: storableJson(outcome.kept.files), expiresAt: outcome.kept.expiresAt } : {};
   const set =
     outcome.status === 'succeeded'
-      ? { status: 'succeeded' as const, stage: null, files: outcome.files, expiresAt: outcome.expiresAt }
-      : { status: 'failed' as const, stage: null, errorCode: outcome.errorCode, errorMessage: outcome.errorMessage, ...(outcome.kept ?? {}) };
+      ? { status: 'succeeded' as const, stage: null, files: storableJson(outcome.files), expiresAt: outcome.expiresAt }
+      : { status: 'failed' as const, stage: null, errorCode: outcome.errorCode, errorMessage: storableText(outcome.errorMessage), ...kept };
   const rows = await db
     .update(tasks)
     .set({ ...set, finishedAt: now, updatedAt: now })
