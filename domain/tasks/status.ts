@@ -105,6 +105,24 @@ export async function finishTask(db: Db, taskId: string, outcome: Outcome): Prom
   return rows.length > 0;
 }
 
+/** How the reconciler ends a task whose run ended without recording it (reconcile.ts). */
+export type LostRunEnd = { status: 'failed'; errorCode: TaskErrorCode; errorMessage: string } | { status: 'cancelled' };
+
+/**
+ * running → failed or cancelled, for the run `runs` only: a task retried meanwhile (a new run under
+ * the same id) is left to that run. The row as it now is, or undefined when nothing matched.
+ */
+export async function endLostRun(db: Db, taskId: string, runs: number, end: LostRunEnd): Promise<TaskRow | undefined> {
+  const now = new Date();
+  const set = end.status === 'failed' ? { status: 'failed' as const, errorCode: end.errorCode, errorMessage: storableText(end.errorMessage) } : { status: 'cancelled' as const };
+  const [row] = await db
+    .update(tasks)
+    .set({ ...set, stage: null, finishedAt: now, updatedAt: now })
+    .where(and(eq(tasks.id, taskId), eq(tasks.status, 'running'), eq(tasks.runs, runs)))
+    .returning();
+  return row;
+}
+
 /** queued, running or paused → cancelled (the API's cancel and the workflow's own cleanup both use it). */
 export async function cancelActive(db: Db, taskId: string): Promise<TaskRow | undefined> {
   const now = new Date();
