@@ -1,4 +1,4 @@
-// Text the database can always store (docs/operations.md#a-task-always-ends). Postgres and PGlite
+// Text the database can always store (docs/adr/0037-a-task-always-ends.md). Postgres and PGlite
 // refuse a NUL (U+0000) in text and in jsonb, and jsonb refuses a lone surrogate's escape; a
 // refused write of a task's end left the task `running` for good. Every writer of text that came
 // from elsewhere (a source's column name in an error, a receiver's or SMTP server's words) passes

@@ -33,7 +33,7 @@ function backoff(retry: RetrySettings, stepsAhead: number) {
   };
 }
 
-/** The bounds of a task-row update's retries (docs/operations.md#a-task-always-ends). */
+/** The bounds of a task-row update's retries (docs/adr/0037-a-task-always-ends.md). */
 export const TASK_STATE_MAX_ATTEMPTS = 20;
 export const TASK_STATE_MAX_TIME = '10 minutes';
 

@@ -53,7 +53,7 @@ class ServerTiming {
 export type SyncFallback = 'no_free_slot' | 'over_row_limit' | 'timeout';
 
 /**
- * The longest a sync run's slot stays taken after its caller left (docs/operations.md#a-task-always-ends).
+ * The longest a sync run's slot stays taken after its caller left (docs/adr/0037-a-task-always-ends.md).
  * A sync run is small and each of its steps is bounded (workflows/profiles.ts `local`: 2 minutes
  * each), so it ends long before this; the slot is given back as soon as its task ends or its run
  * has closed (a run whose end could not be recorded leaves its task `running` until the reconciler).
