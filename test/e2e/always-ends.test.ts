@@ -8,21 +8,26 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCleanupActivities } from '../../activities/cleanup.js';
 import { tasks } from '../../db/schema.js';
 import { LOST_RUN_MESSAGE, reconcileRuns } from '../../domain/tasks/reconcile.js';
 import { newId, randomToken } from '../../platform/crypto.js';
 import { exportWorkflow } from '../../workflows/export.js';
-import { startTestEnv, type TestEnv } from '../support/env.js';
+import { runActivity } from '../support/activity-env.js';
+import { ADMIN, startTestEnv, type TestEnv } from '../support/env.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
+import { type SmtpSink, startSmtpSink } from '../support/smtp.js';
 import { sourcePool } from '../support/source-server.js';
 
 let env: TestEnv;
 let sql: postgres.Sql;
+let smtp: SmtpSink;
 const receivers: Receiver[] = [];
 const { source, closeSources } = sourcePool();
 
 beforeAll(async () => {
-  env = await startTestEnv({ SYNC_MAX_ROWS: '1000', SYNC_SLOTS: '1', SYNC_TIMEOUT_MS: '2000' });
+  smtp = await startSmtpSink();
+  env = await startTestEnv({ SYNC_MAX_ROWS: '1000', SYNC_SLOTS: '1', SYNC_TIMEOUT_MS: '2000', SMTP_URL: smtp.url });
   sql = postgres(env.databaseUrl, { max: 1, onnotice: () => {} });
 });
 
@@ -31,6 +36,7 @@ afterAll(async () => {
   for (const r of receivers) await r.close();
   await closeSources();
   await env?.close();
+  await smtp?.close();
 });
 
 const deps = () => ({ db: env.core.database.db, temporal: env.temporal, config: env.config });
@@ -117,6 +123,39 @@ describe('a database that refuses the end of a task', () => {
   });
 });
 
+describe('a database that refuses the end of an export', () => {
+  it('ends the run after failTask’s bounded retries; the reconciler ends the task with its code, the callback and the e-mail go out', { timeout: 600_000 }, async () => {
+    const { project, receiver } = await projectWithReceiver();
+    await env.api('PATCH', `/v1/projects/${project.project_id}`, { token: ADMIN, body: { email_domains: ['example.test'] } });
+    const broken = await source({ total: 30, intercept: (r) => (r.pageSize > 1 ? { status: 404, body: 'no such page' } : undefined) });
+    await sql.unsafe(`create or replace function dc_test_refuse_async() returns trigger language plpgsql as $$
+      begin
+        if old.project_id = '${project.project_id}' and old.status = 'running' and new.status = 'failed' then raise exception 'the test refuses the end of task %', old.id; end if;
+        return new;
+      end $$`);
+    await sql.unsafe('create trigger dc_test_refuse_async before update on tasks for each row execute function dc_test_refuse_async()');
+    try {
+      const res = await env.api('POST', '/v1/tasks', { token: project.api_key, body: { source_url: broken.url, operator_id: 'op', callback: receiver.url, notify_email: ['ops@example.test'] } });
+      expect(res.status).toBe(202);
+      const taskId = res.json.task_id as string;
+      // failTask is refused 20 times (about two and a half minutes of waits), then the run ends Failed with the task's code.
+      await expect(env.temporal.workflow.getHandle(taskId).result()).rejects.toMatchObject({ cause: { type: 'source_bad_response' } });
+      expect((await rowOf(taskId)).status).toBe('running');
+      expect(receiver.received).toHaveLength(0);
+      await sql.unsafe('drop trigger dc_test_refuse_async on tasks');
+
+      const ended = await reconcileRuns(deps(), { graceMs: 0 });
+      expect(ended.map((e) => e.task.id)).toContain(taskId);
+      expect(await rowOf(taskId)).toMatchObject({ status: 'failed', errorCode: 'source_bad_response' });
+      const [received] = await receiver.waitFor(1, 30_000);
+      expect(received!.payload).toMatchObject({ event: 'task.failed', task: { task_id: taskId, error: { code: 'source_bad_response' } } });
+      await expect.poll(() => smtp.received.filter((m) => m.envelopeTo.includes('ops@example.test')).length, { timeout: 30_000, interval: 250 }).toBe(1);
+    } finally {
+      await sql.unsafe('drop trigger if exists dc_test_refuse_async on tasks');
+    }
+  });
+});
+
 describe('the reconciler', () => {
   /** A running task row of the project, unchanged for ten minutes, as a run that stopped writing leaves it. */
   async function runningRow(projectId: string): Promise<string> {
@@ -166,5 +205,15 @@ describe('the reconciler', () => {
       await openHandle.terminate('the test is over');
       await sql`update tasks set status = 'cancelled' where id in (${open}, ${fresh})`;
     }
+  });
+
+  it("runs in admission's sweep activity, every minute", async () => {
+    const project = await env.createProject();
+    const gone = await runningRow(project.project_id);
+    const { core } = env;
+    const activities = createCleanupActivities({ db: core.database.db, storage: core.storage, config: env.config, linkSecret: core.secrets.linkSecret, destinationKeys: core.secrets.destinationKeys, temporal: env.temporal });
+    const out = await runActivity({}, () => activities.sweepAdmission({})).result;
+    expect(out.ended).toBeGreaterThanOrEqual(1);
+    expect(await rowOf(gone)).toMatchObject({ status: 'failed', errorCode: 'internal_error' });
   });
 });
