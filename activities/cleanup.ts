@@ -1,13 +1,17 @@
 // Scheduled housekeeping: expired files deleted from the store, the task marked `expired`
 // (docs/operations.md#retention, domain/tasks/expiry.ts); expired operator sessions purged
-// (domain/projects/sessions.ts); admission's sweep of what a crash left waiting.
+// (domain/projects/sessions.ts); admission's sweep of what a crash left waiting, and the reconciler
+// of runs that ended without recording their task's end (domain/tasks/reconcile.ts).
 import { Context } from '@temporalio/activity';
 import type { Activities } from '../model/activities.js';
 import { sweep } from '../domain/tasks/admission/index.js';
+import { noteRunEnded } from '../domain/schedules/runs.js';
 import { expireDue } from '../domain/tasks/expiry.js';
 import { purgeEndedSessions } from '../domain/projects/sessions.js';
+import { reconcileRuns } from '../domain/tasks/reconcile.js';
 import { type ActivityDeps, heartbeat } from './deps.js';
 import { atBoundary } from './failure.js';
+import { observeRun } from './observe.js';
 
 export function createCleanupActivities(deps: ActivityDeps): Pick<Activities, 'expireFiles' | 'expireTasks' | 'sweepAdmission'> {
   const { db, storage, config } = deps;
@@ -15,8 +19,18 @@ export function createCleanupActivities(deps: ActivityDeps): Pick<Activities, 'e
   // A pass deletes at most this many batches of expired operator sessions; the rest wait for the next.
   const SESSION_PURGE_BATCHES = 20;
   return atBoundary({
+    /**
+     * Admission's sweep, then the reconciler: a `running` task whose run ended without recording
+     * it is ended, counted, and counts towards its schedule's failure streak like any end.
+     */
     async sweepAdmission() {
-      return sweep(deps);
+      const { started } = await sweep(deps);
+      const ended = await reconcileRuns(deps);
+      for (const { task, end } of ended) {
+        observeRun(task, end.status, undefined);
+        if (task.scheduleId) await noteRunEnded(deps, task);
+      }
+      return { started, ended: ended.length };
     },
 
     async expireFiles({ batch }) {

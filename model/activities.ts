@@ -158,7 +158,8 @@ export interface Activities {
   expireFiles(input: { batch: number }): Promise<{ expired: number }>;
   /** Every task past its retention, in batches of CLEANUP_BATCH_SIZE, heartbeating the running total. */
   expireTasks(input: Record<string, never>): Promise<{ expired: number }>;
-  sweepAdmission(input: Record<string, never>): Promise<{ started: number }>;
+  /** Admission's sweep and the reconciler: runs started, and tasks ended whose run had ended without saying so. */
+  sweepAdmission(input: Record<string, never>): Promise<{ started: number; ended?: number }>;
   // callbacks (activities/notify.ts)
   deliverCallback(input: DeliverInput): Promise<DeliverOutput>;
   // e-mail (activities/email.ts)

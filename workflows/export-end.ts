@@ -31,6 +31,15 @@ export const EMAIL_PATCH = 'dc-email';
  */
 export const DISCARD_BEST_EFFORT_PATCH = 'dc-discard-best-effort';
 
+/**
+ * Runs started after this patch end even when their task's end cannot be recorded (failTask or
+ * markCancelled refused past their bounded retries, workflows/profiles.ts): a failure ends the run
+ * Failed with the task's own code and message, a cancel ends it Cancelled; the task row, still
+ * `running`, is ended by the reconciler from that (domain/tasks/reconcile.ts). Before, the step
+ * was retried for ever and the run never ended.
+ */
+export const UNRECORDED_END_PATCH = 'dc-unrecorded-end';
+
 /** The activities the last steps use: the export's proxies, or the sync export's local ones. */
 export interface EndActivities {
   state: Pick<Activities, 'completeTask' | 'markCancelled' | 'failTask' | 'setStage'>;
@@ -113,7 +122,14 @@ export async function endWithError(err: unknown, input: ExportInput, { state, wo
   if (isCancellation(err)) {
     await CancellationScope.nonCancellable(async () => {
       await discard(work, taskId);
-      await state.markCancelled({ taskId, stages: ui.timings() });
+      await unrecorded(
+        taskId,
+        () => state.markCancelled({ taskId, stages: ui.timings() }),
+        () => {
+          ui.setStatus('cancelled');
+          return err;
+        },
+      );
     });
     ui.setStatus('cancelled');
     throw err;
@@ -121,7 +137,14 @@ export async function endWithError(err: unknown, input: ExportInput, { state, wo
   const { code, message } = taskError(err);
   // files too: a step after publishing may have failed, and a failed task keeps no files.
   await discard(work, taskId);
-  const { ok } = await state.failTask({ taskId, code, message, stages: ui.timings() });
+  const { ok } = await unrecorded(
+    taskId,
+    () => state.failTask({ taskId, code, message, stages: ui.timings() }),
+    () => {
+      ui.setStatus('failed');
+      return ApplicationFailure.create({ type: code, message, nonRetryable: true });
+    },
+  );
   // Not ok: the task had already ended, cancelled through the API.
   ui.setStatus(ok ? 'failed' : 'cancelled');
   if (!ok) return { status: 'failed', errorCode: code };
@@ -131,6 +154,21 @@ export async function endWithError(err: unknown, input: ExportInput, { state, wo
   // Patch retirement: docs/adr/0024-workflow-patches-and-retirement.md
   if (patched(FAILED_STATUS_PATCH)) throw ApplicationFailure.create({ type: code, message, nonRetryable: true });
   return { status: 'failed', errorCode: code };
+}
+
+/**
+ * A step recording the task's end; where patched, one refused past its retries ends the run with
+ * `ending()` (the task's failure, or the cancellation) instead of failing it with the step's error.
+ * Patch retirement: docs/adr/0024-workflow-patches-and-retirement.md
+ */
+async function unrecorded<T>(taskId: string, step: () => Promise<T>, ending: () => unknown): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    if (isCancellation(err) || !patched(UNRECORDED_END_PATCH)) throw err;
+    log.error("the task's end could not be recorded: the run ends, and the reconciler ends the task", { taskId, error: describe(err).message });
+    throw ending();
+  }
 }
 
 /** The run's objects removed; where patched, a store down past the retries leaves them, not the task. */

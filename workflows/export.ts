@@ -12,7 +12,7 @@ import * as profiles from './profiles.js';
 import { Visibility } from './visibility.js';
 
 export type { ExportInput, ExportOutput } from './export-io.js';
-export { FAILED_STATUS_PATCH } from './export-end.js';
+export { FAILED_STATUS_PATCH, UNRECORDED_END_PATCH } from './export-end.js';
 
 /**
  * Runs started after this patch take their short steps (start, stage writes, the staged check,
@@ -42,6 +42,7 @@ export async function exportWorkflow(input: ExportInput): Promise<ExportOutput> 
   const { taskId } = input;
   const heartbeat = input.heartbeatTimeoutMs ?? 10_000;
   const state = proxyActivities<Activities>(profiles.taskState);
+  const waiting = proxyActivities<Activities>(profiles.slotWait);
   // Patch retirement (these three and the one in endWithError): docs/adr/0024-workflow-patches-and-retirement.md
   const quick = patched(LEAN_STEPS_PATCH) ? proxyLocalActivities<Activities>(profiles.localTaskState) : undefined;
   const chunkPages = patched(LANE_CHUNKS_PATCH) ? PAGES_PER_CHUNK : PAGES_PER_ACTIVITY;
@@ -59,7 +60,7 @@ export async function exportWorkflow(input: ExportInput): Promise<ExportOutput> 
   };
 
   try {
-    const { proceed, status } = await start(taskId, state, quick);
+    const { proceed, status } = await start(taskId, waiting, quick);
     if (!proceed) {
       // The task left the queue before its run began (cancelled or paused meanwhile).
       if (status === 'cancelled' || status === 'paused') ui.setStatus(status);
@@ -83,13 +84,13 @@ export async function exportWorkflow(input: ExportInput): Promise<ExportOutput> 
   }
 }
 
-/** queued → running: locally in a lean run, unless the task must wait for a slot (then as an activity). */
-async function start(taskId: string, state: Activities, quick: Activities | undefined): ReturnType<Activities['startTask']> {
-  if (!quick) return state.startTask({ taskId });
+/** queued → running: locally in a lean run, unless the task must wait for a slot (then as an activity, profiles.slotWait). */
+async function start(taskId: string, waiting: Activities, quick: Activities | undefined): ReturnType<Activities['startTask']> {
+  if (!quick) return waiting.startTask({ taskId });
   try {
     return await quick.startTask({ taskId });
   } catch (err) {
     if (describe(err).code !== 'waiting_for_slot') throw err;
-    return state.startTask({ taskId });
+    return waiting.startTask({ taskId });
   }
 }

@@ -33,8 +33,30 @@ function backoff(retry: RetrySettings, stepsAhead: number) {
   };
 }
 
-/** Short task-row updates. The slot wait retries every couple of seconds for as long as it takes. */
+/** The bounds of a task-row update's retries (docs/adr/0037-a-task-always-ends.md). */
+export const TASK_STATE_MAX_ATTEMPTS = 20;
+export const TASK_STATE_MAX_TIME = '10 minutes';
+
+/**
+ * Short task-row updates: retried for a database away for minutes (waits of 1 s growing to 10 s),
+ * but bounded, 20 attempts within 10 minutes: a database that refuses the update itself
+ * (issue 30: a NUL in a message) must not keep the run, and its task, running for ever. A run
+ * whose end could not be recorded ends anyway; the reconciler ends its task
+ * (domain/tasks/reconcile.ts). Only new schedules take the policy; a replay does not compare it.
+ */
 export const taskState: ActivityOptions = {
+  startToCloseTimeout: '1 minute',
+  scheduleToCloseTimeout: TASK_STATE_MAX_TIME,
+  retry: { initialInterval: '1 second', backoffCoefficient: 1.5, maximumInterval: '10 seconds', maximumAttempts: TASK_STATE_MAX_ATTEMPTS },
+};
+
+/**
+ * A run's start waiting for its project's slot (startTask answering `waiting_for_slot`, retried
+ * every couple of seconds): the one state step retried for as long as it takes, since the wait is
+ * its work and its task is `queued` meanwhile (it holds no slot). Only a run started before
+ * admission owned the starts, or one whose admission was withdrawn as it started, waits here.
+ */
+export const slotWait: ActivityOptions = {
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 1.5, maximumInterval: '10 seconds' },
 };
@@ -48,6 +70,7 @@ export const taskState: ActivityOptions = {
  */
 export const localTaskState: LocalActivityOptions = {
   startToCloseTimeout: '1 minute',
+  scheduleToCloseTimeout: TASK_STATE_MAX_TIME,
   retry: { ...taskState.retry, nonRetryableErrorTypes: ['waiting_for_slot'] },
 };
 

@@ -3,6 +3,7 @@
 // observable; this handler only waits for it, within a per-process number of sync slots (the
 // semaphore the original design asks for), and degrades to 202 + the task when it cannot or should not wait.
 import { createRoute } from '@hono/zod-openapi';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Context } from 'hono';
 import type { TaskRow } from '../../db/schema.js';
 import { DomainError } from '../../domain/errors.js';
@@ -12,6 +13,7 @@ import { taskJson } from '../../domain/tasks/view.js';
 import { taskErrorCode } from '../../model/errors.js';
 import { isTerminal } from '../../model/task.js';
 import { lifecycle } from '../../platform/lifecycle.js';
+import { logger } from '../../platform/logger.js';
 import { primaryFile, sendFile } from '../download.js';
 import { auth, errors, file, json, keyed, openApiApp, type Responses } from '../openapi.js';
 import { taskSchema } from '../schemas/responses.js';
@@ -50,8 +52,15 @@ class ServerTiming {
 
 export type SyncFallback = 'no_free_slot' | 'over_row_limit' | 'timeout';
 
-// A safety net only: a sync export is small, and its run ends long before this.
-const SYNC_HOLD_MAX_MS = 6 * 3600_000;
+/**
+ * The longest a sync run's slot stays taken after its caller left (docs/adr/0037-a-task-always-ends.md).
+ * A sync run is small and each of its steps is bounded (workflows/profiles.ts `local`: 2 minutes
+ * each), so it ends long before this; the slot is given back as soon as its task ends or its run
+ * has closed (a run whose end could not be recorded leaves its task `running` until the reconciler).
+ */
+export const SYNC_HOLD_MAX_MS = 30 * 60_000;
+/** How often a held slot looks at its run again. */
+const HOLD_CHECK_MS = 5000;
 
 const syncRoute = createRoute({
   method: 'post',
@@ -118,7 +127,8 @@ export function syncApp(ctx: ApiContext) {
     } finally {
       // A caller that left (or timed out) does not end the run: its slot stays taken until the
       // run ends, so abandoned requests never run more exports at once than there are slots.
-      if (running) void holdUntilEnded(running.id).finally(() => slots.give());
+      // Given back in every case: a failed look at the run (the database away) ends the hold too.
+      if (running) void holdUntilEnded(running.id).catch(noteHoldFailure).finally(() => slots.give());
       else slots.give();
     }
   });
@@ -128,13 +138,31 @@ export function syncApp(ctx: ApiContext) {
     return isTerminal(t.status) || (t.totalRows ?? 0) > config.SYNC_MAX_ROWS;
   }
 
-  /** Waits for the run of an abandoned sync request to end; gives up at shutdown or after SYNC_HOLD_MAX_MS. */
+  /**
+   * Waits for the run of an abandoned sync request to end: its task ended, or its run closed
+   * (ended without recording it); gives up at shutdown or after SYNC_HOLD_MAX_MS.
+   */
   async function holdUntilEnded(taskId: string): Promise<void> {
     const until = Date.now() + SYNC_HOLD_MAX_MS;
     while (Date.now() < until && !lifecycle.stopping) {
-      if (await ctx.hub.waitFor(taskId, syncEnded, { timeoutMs: 5000 })) return;
+      if (await ctx.hub.waitFor(taskId, syncEnded, { timeoutMs: HOLD_CHECK_MS })) return;
       if (!(await getTask(database.db, taskId))) return;
+      if (!(await runOpen(taskId))) return;
     }
+  }
+
+  /** Whether the task's workflow run is still open (describe: one call to Temporal). */
+  async function runOpen(taskId: string): Promise<boolean> {
+    try {
+      return (await ctx.temporal.workflow.getHandle(taskId).describe()).status.name === 'RUNNING';
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return false;
+      throw err;
+    }
+  }
+
+  function noteHoldFailure(err: unknown): void {
+    logger('sync').warn({ err }, 'a held sync slot could not follow its run: the slot is given back');
   }
 
   async function answer(c: Context<AppEnv>, task: TaskRow): Promise<Response> {

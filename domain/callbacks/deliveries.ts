@@ -2,6 +2,7 @@
 import { asc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { deliveries, type DeliveryRow } from '../../db/schema.js';
+import { storableOrNull } from '../../model/storable.js';
 import { newId } from '../../platform/crypto.js';
 
 // Retries span at most CALLBACK_RETRY_WINDOW_MS, so one event has tens of attempts, not thousands.
@@ -27,7 +28,8 @@ export async function recordDelivery(db: Db, r: DeliveryRecord): Promise<void> {
     attempt: r.attempt,
     statusCode: r.statusCode ?? null,
     latencyMs: r.latencyMs ?? null,
-    error: r.error ?? null,
+    // A receiver's or the network's words: made storable (model/storable.ts).
+    error: storableOrNull(r.error),
     nextAttemptAt: r.nextAttemptAt ?? null,
   });
 }

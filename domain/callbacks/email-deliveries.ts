@@ -8,6 +8,7 @@
 import { and, eq, inArray, isNull } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { deliveries } from '../../db/schema.js';
+import { storableOrNull, storableText } from '../../model/storable.js';
 import { newId } from '../../platform/crypto.js';
 
 export interface EmailAttempt {
@@ -105,7 +106,7 @@ export async function finishEmail(db: Db, deliveryId: string, o: EmailOutcome): 
       // An unknown mail keeps its mark (354: the message was being handed over) when it has one.
       ...(o.result === 'unknown' && o.statusCode === undefined ? {} : { statusCode: o.statusCode ?? null }),
       latencyMs: o.latencyMs ?? null,
-      error: o.error ?? null,
+      error: storableOrNull(o.error),
       nextAttemptAt: o.nextAttemptAt ?? null,
     })
     .where(and(eq(deliveries.id, deliveryId), mine));
@@ -113,5 +114,5 @@ export async function finishEmail(db: Db, deliveryId: string, o: EmailOutcome): 
 
 /** An attempt that never got to send (a refused address, no SMTP server): a failed row of its own. */
 export async function recordEmailFailure(db: Db, a: EmailAttempt, error: string): Promise<void> {
-  await db.insert(deliveries).values({ id: newId('dlv'), taskId: a.taskId, channel: 'email', recipient: a.recipient, result: 'failed', event: a.event, webhookId: a.messageId, attempt: a.attempt, error });
+  await db.insert(deliveries).values({ id: newId('dlv'), taskId: a.taskId, channel: 'email', recipient: a.recipient, result: 'failed', event: a.event, webhookId: a.messageId, attempt: a.attempt, error: storableText(error) });
 }

@@ -96,7 +96,7 @@ async function submitLeased(deps: RunDeps, schedule: ScheduleRow, project: Proje
     // Refused for good (the body no longer passes the project's allow-lists): every later run would be too.
     const reason = `${err.code}: ${err.message}`;
     await record(deps, scheduleId, 'refused', null);
-    await pauseSchedule(deps, scheduleId, `paused: the run due ${scheduledAt} was refused (${reason})`.slice(0, 1000));
+    await pauseSchedule(deps, scheduleId, `paused: the run due ${scheduledAt} was refused (${reason})`);
     return { outcome: 'refused', reason };
   }
 }
@@ -130,7 +130,7 @@ export async function noteRunEnded(deps: ScheduleDeps, task: TaskRow): Promise<v
   if (recent.length < schedule.pauseAfterFailures || recent.some((t) => t.status !== 'failed')) return;
   const last = recent[0]!;
   const note = `paused after ${recent.length} runs in a row failed; the last, task ${last.id}, with ${last.errorCode}: ${last.errorMessage ?? ''}`;
-  await pauseSchedule(deps, schedule.id, note.slice(0, 1000));
+  await pauseSchedule(deps, schedule.id, note);
 }
 
 /** The schedule's last pause_after_failures ended tasks since its failures last counted from zero. */

@@ -7,6 +7,7 @@ import { and, count, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { type ProjectRow, type ScheduleRow, schedules } from '../../db/schema.js';
 import type { OverlapPolicy } from '../../model/schedule.js';
+import { storableText } from '../../model/storable.js';
 import type { Config } from '../../platform/config.js';
 import { newId } from '../../platform/crypto.js';
 import { scheduledRunWorkflow } from '../../workflows/scheduled-run.js';
@@ -130,8 +131,13 @@ export async function liveState(deps: ScheduleDeps, row: ScheduleRow): Promise<L
   }
 }
 
+/** A schedule's note: what paused it, in at most this many UTF-16 units. */
+const SCHEDULE_NOTE_MAX = 1000;
+
 /** Pauses it in Temporal and on the row; false when it was paused already. */
-export async function pauseSchedule(deps: ScheduleDeps, id: string, note: string): Promise<boolean> {
+export async function pauseSchedule(deps: ScheduleDeps, id: string, reason: string): Promise<boolean> {
+  // The note may quote a task's error: storable, and no longer than a note is (model/storable.ts).
+  const note = storableText(reason, SCHEDULE_NOTE_MAX);
   const [won] = await deps.db
     .update(schedules)
     .set({ paused: true, note, updatedAt: new Date() })

@@ -6,6 +6,7 @@ import { type Db, rowsOf } from '../../db/client.js';
 import { type TaskRow, tasks } from '../../db/schema.js';
 import { ACTIVE_STATUSES, type LaneProgress, RETRYABLE_STATUSES, RUNNABLE_STATUSES, type StoredFile, type TaskStage } from '../../model/task.js';
 import type { TaskErrorCode } from '../../model/errors.js';
+import { storableJson, storableText } from '../../model/storable.js';
 import { DomainError } from '../errors.js';
 import { claimMs } from './admission/claim.js';
 
@@ -84,19 +85,42 @@ export type Outcome =
   | { status: 'succeeded'; files: StoredFile[]; expiresAt: Date }
   | { status: 'failed'; errorCode: TaskErrorCode; errorMessage: string; kept?: { files: StoredFile[]; expiresAt: Date } };
 
-/** queued or running → succeeded or failed; false when the task had already ended (cancelled). */
+/**
+ * queued or running → succeeded or failed; false when the task had already ended (cancelled).
+ * The message (it may quote a source's column name) and the files' names are made storable here,
+ * so no text can make the database refuse a task's end (model/storable.ts).
+ */
 export async function finishTask(db: Db, taskId: string, outcome: Outcome): Promise<boolean> {
   const now = new Date();
+  const kept = outcome.status === 'failed' && outcome.kept ? { files: storableJson(outcome.kept.files), expiresAt: outcome.kept.expiresAt } : {};
   const set =
     outcome.status === 'succeeded'
-      ? { status: 'succeeded' as const, stage: null, files: outcome.files, expiresAt: outcome.expiresAt }
-      : { status: 'failed' as const, stage: null, errorCode: outcome.errorCode, errorMessage: outcome.errorMessage, ...(outcome.kept ?? {}) };
+      ? { status: 'succeeded' as const, stage: null, files: storableJson(outcome.files), expiresAt: outcome.expiresAt }
+      : { status: 'failed' as const, stage: null, errorCode: outcome.errorCode, errorMessage: storableText(outcome.errorMessage), ...kept };
   const rows = await db
     .update(tasks)
     .set({ ...set, finishedAt: now, updatedAt: now })
     .where(and(eq(tasks.id, taskId), inArray(tasks.status, [...RUNNABLE_STATUSES])))
     .returning({ id: tasks.id });
   return rows.length > 0;
+}
+
+/** How the reconciler ends a task whose run ended without recording it (reconcile.ts). */
+export type LostRunEnd = { status: 'failed'; errorCode: TaskErrorCode; errorMessage: string } | { status: 'cancelled' };
+
+/**
+ * running → failed or cancelled, for the run `runs` only: a task retried meanwhile (a new run under
+ * the same id) is left to that run. The row as it now is, or undefined when nothing matched.
+ */
+export async function endLostRun(db: Db, taskId: string, runs: number, end: LostRunEnd): Promise<TaskRow | undefined> {
+  const now = new Date();
+  const set = end.status === 'failed' ? { status: 'failed' as const, errorCode: end.errorCode, errorMessage: storableText(end.errorMessage) } : { status: 'cancelled' as const };
+  const [row] = await db
+    .update(tasks)
+    .set({ ...set, stage: null, finishedAt: now, updatedAt: now })
+    .where(and(eq(tasks.id, taskId), eq(tasks.status, 'running'), eq(tasks.runs, runs)))
+    .returning();
+  return row;
 }
 
 /** queued, running or paused → cancelled (the API's cancel and the workflow's own cleanup both use it). */
