@@ -15,11 +15,11 @@ import { tempPath } from './tmp.js';
 
 const asRow = (r: unknown) => (r ?? {}) as Record<string, unknown>;
 
-export async function renderParquet({ storage, dataDir }: RenderDeps, { task, settings, onProgress, signal }: RenderJob): Promise<RenderedFile[]> {
+export async function renderParquet({ storage, dataDir, maxParts }: RenderDeps, { task, settings, onProgress, signal }: RenderJob): Promise<RenderedFile[]> {
   const meta = await readMeta(storage, task.id);
   const chain = await orderedPieces(storage, task.id, pageCount(meta.total, meta.pageSize));
   const partsOf = (firstPage: Record<string, unknown>[]) =>
-    new ParquetParts(meta.columns, columnKinds(meta.columns, firstPage), resolveSplit(task.type, task.options, settings), (n) => tempPath(dataDir, task.id, `part-${n}.parquet`));
+    new ParquetParts(meta.columns, columnKinds(meta.columns, firstPage), resolveSplit(task.type, task.options, settings, maxParts), (n) => tempPath(dataDir, task.id, `part-${n}.parquet`));
   let parts: ParquetParts | undefined;
   try {
     // The next piece is read while this one is encoded; a cancel stops between pieces.
