@@ -1,4 +1,4 @@
-// A render's bounds (docs/operations.md#bounds): at most MAX_PARTS parts (too_many_parts past it, in
+// A render's bounds (docs/operations.md#bounds-of-one-render): at most MAX_PARTS parts (too_many_parts past it, in
 // every format, before the file past the cap is written), a few files open at a time however many
 // parts there are (counted in /proc/self/fd), and a stream that fails mid-render (a part removed)
 // rejects that render rather than raising an 'error' event nobody hears, which ends the process.
