@@ -133,8 +133,9 @@ async function until(done: () => boolean, ms: number): Promise<boolean> {
 export type StaleDevServer = { pid: number; outcome: 'stopped' | 'left_running' | 'not_ours' } | null;
 
 /**
- * The dev server an earlier run recorded in `pidFile` (its pid, which leads its process group): stopped when its command line is our dev server's (SIGTERM, then SIGKILL after 10 s), so
- * its ports and database are free again. A pid now used by another program is left alone; a group
+ * The dev server an earlier run recorded in `pidFile` (its pid, which leads its process group):
+ * stopped when its command line is our dev server's (SIGTERM, then SIGKILL after 10 s), so its
+ * ports and database are free again. A pid now used by another program is left alone; a group
  * whose leader is gone cannot be told apart from a reused id, so it is only named ('left_running').
  */
 export async function stopStaleDevServer(pidFile: string): Promise<StaleDevServer> {
