@@ -10,7 +10,8 @@ import { type SourcePage, sourceClientOptions } from '../domain/source/client.js
 import { checkPage, PoliteSource } from '../domain/source/polite.js';
 import { stopAfterGrace } from '../domain/source/stop.js';
 import { keys } from '../domain/staging/keys.js';
-import { metaFromProbe, readMeta, type SourceMeta, writeMeta } from '../domain/staging/meta.js';
+import { checkPartsAhead, resolveSplit } from '../domain/formats/split.js';
+import { metaFromProbe, promisedRows, readMeta, type SourceMeta, writeMeta } from '../domain/staging/meta.js';
 import { PageEncoder } from '../domain/staging/page-encoder.js';
 import { encodeStaged, PieceBuffer, stagedExt } from '../domain/staging/pieces.js';
 import { sheetLabel, taskSheets } from '../domain/staging/sheets.js';
@@ -38,7 +39,8 @@ export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps
     const project = await getProject(db, task.projectId);
     if (!project) throw new DomainError('internal_error', `the task's project ${task.projectId} is gone`);
     checkTaskSources(project, task); // source_host_not_allowed, permanent
-    return { task, limits: sourceLimits(settingsOf(project)) };
+    const settings = settingsOf(project);
+    return { task, settings, limits: sourceLimits(settings) };
   };
 
   return atBoundary({
@@ -52,7 +54,7 @@ export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps
       // a wait for a politeness slot) must not look like a dead worker; they also carry cancellation.
       const beat = setInterval(() => heartbeat(ctx), 1000);
       try {
-        const { task, limits } = await load(taskId);
+        const { task, settings, limits } = await load(taskId);
         await storage.deletePrefix(keys.staging(taskId));
         const sheets = taskSheets(task);
         const probed = await Promise.allSettled(
@@ -69,6 +71,8 @@ export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps
         if (total > config.MAX_EXPORT_ROWS) {
           throw new DomainError('export_too_large', `the sheets' sources report ${total} rows together; an export may have at most ${config.MAX_EXPORT_ROWS} (narrow the filters in their source_url)`);
         }
+        // Split by its limits into more files than MAX_PARTS: known now, before any page is fetched.
+        checkPartsAhead(metas.reduce((n, m) => n + promisedRows(task.type, m), 0), resolveSplit(task.type, task.options, settings, config.MAX_PARTS));
         for (const [i, meta] of metas.entries()) await writeMeta(storage, taskId, meta, i);
         const pagesTotal = metas.reduce((n, m) => n + pageCount(m.total, task.pageSize), 0);
         await recordProbe(db, taskId, total, pagesTotal);

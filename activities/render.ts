@@ -15,7 +15,7 @@ export function createRenderActivities({ db, storage, config }: ActivityDeps): P
     const task = await requireTask(db, taskId);
     return { task, settings: await settingsFor(db, task.projectId), signal: ctx.cancellationSignal, onProgress: (done: number) => heartbeat(ctx, { done }) };
   };
-  const deps = { storage, dataDir: config.DATA_DIR };
+  const deps = { storage, dataDir: config.DATA_DIR, maxParts: config.MAX_PARTS };
   return atBoundary({
     async renderCsv({ taskId }) {
       return { outputs: await renderText(deps, await job(taskId)) };

@@ -57,6 +57,8 @@ export const STATUS: Record<ApiErrorCode, ContentfulStatusCode> = {
   source_changed: 502,
   template_invalid: 502,
   export_too_large: 422,
+  // More files than MAX_PARTS by the task's own split limits: the request's to change, as above.
+  too_many_parts: 422,
   // The customer's bucket refused or could not be reached (a delivery's codes, docs/destinations.md).
   destination_auth_failed: 502,
   destination_bucket_missing: 502,

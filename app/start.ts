@@ -1,5 +1,5 @@
 // `npm start`: the whole service in one process on embedded defaults (README.md, ADR 0003).
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { demoSourceApp } from './demo-source.js';
 import type { Config } from '../platform/config.js';
@@ -7,38 +7,38 @@ import { serveWorkerMetrics } from './metrics-server.js';
 import { startMailCatcher } from '../platform/mail-catcher.js';
 import { Client } from '@temporalio/client';
 import { cannotStart, connectTemporal, connectWorker, drainWorker, lifecycleLog, onShutdown, openCore, startApi, startUp, startWorker, stopApi } from './runtime.js';
-import { type DevServer, DevServerStartError, startDevServer } from '../platform/temporal-server.js';
+import { type DevServer, DevServerStartError, recordDevServer, type StaleDevServer, startDevServer, stopStaleDevServer } from '../platform/temporal-server.js';
 import { ensureAdmissionSweepSchedule, ensureCleanupSchedule } from './schedules.js';
 
-/** A dev server left behind by a killed run still holds the port and the SQLite file. */
-function stopStaleDevServer(pidFile: string): void {
-  if (!existsSync(pidFile)) return;
-  const pid = Number(readFileSync(pidFile, 'utf8'));
-  try {
-    if (pid > 0) process.kill(-pid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
-}
-
+/**
+ * Our dev server stops when this process ends, however (its watchdog, platform/temporal-server.ts).
+ * One left by an earlier run (an older build, a watchdog killed on its own) would still hold the
+ * ports and the SQLite file: stopped here when its command line shows it is ours, else named.
+ */
 async function startEmbeddedTemporal(config: Config): Promise<DevServer> {
   mkdirSync(config.DATA_DIR, { recursive: true });
   const pidFile = join(config.DATA_DIR, 'temporal.pid');
-  stopStaleDevServer(pidFile);
+  const stale = await stopStaleDevServer(pidFile);
+  if (stale?.outcome === 'stopped') lifecycleLog().warn({ pid: stale.pid, port: config.TEMPORAL_PORT, ui_port: config.TEMPORAL_UI_PORT }, '[download-center] stopped a Temporal dev server an earlier run left running');
   const server = await startDevServer({
     port: config.TEMPORAL_PORT,
     uiPort: config.TEMPORAL_UI_PORT,
     dbFile: resolve(config.DATA_DIR, 'temporal.db'),
     namespace: config.TEMPORAL_NAMESPACE,
+  }).catch((e: Error) => {
+    throw Object.assign(e, { stale });
   });
-  writeFileSync(pidFile, String(server.child.pid));
+  recordDevServer(pidFile, server);
   return server;
 }
 
 /** The setting that moves what the dev server could not take, so a newcomer's first error says what to do. */
-function devServerHint(e: Error, config: Pick<Config, 'TEMPORAL_PORT' | 'TEMPORAL_UI_PORT'>): string {
+function devServerHint(e: Error & { stale?: StaleDevServer }, config: Pick<Config, 'TEMPORAL_PORT' | 'TEMPORAL_UI_PORT'>): string {
+  const { stale } = e;
   if (!(e instanceof DevServerStartError)) return '';
-  const fix = ' or set TEMPORAL_ADDRESS to use a Temporal server of your own';
+  // The group an earlier run recorded is still there (its leader gone): most likely what holds the port.
+  const left = stale?.outcome === 'left_running' ? `; the process group ${stale.pid} of an earlier run's dev server is still running (stop it: kill -TERM -- -${stale.pid})` : '';
+  const fix = ` or set TEMPORAL_ADDRESS to use a Temporal server of your own${left}`;
   if (/UI port/i.test(e.reason)) return `. Port ${config.TEMPORAL_UI_PORT} is taken: set TEMPORAL_UI_PORT to a free port${fix}`;
   if (/address already in use|frontend port/i.test(e.reason)) return `. Port ${config.TEMPORAL_PORT} is taken: set TEMPORAL_PORT to a free port${fix}`;
   return `. Set TEMPORAL_ADDRESS to use a Temporal server of your own instead`;

@@ -19,6 +19,7 @@ export const TASK_ERROR_CODES = [
   'destination_not_found',
   'destination_unreachable',
   'internal_error',
+  'too_many_parts',
 ] as const;
 
 export type TaskErrorCode = (typeof TASK_ERROR_CODES)[number];

@@ -81,6 +81,11 @@ const schema = z.object({
   // The largest export accepted (the source's total): ~1 GB of CSV is ~15 M rows. It also bounds the
   // workflow's plan and history (≤ 200,000 pages at page_size 100, ~12,000 events).
   MAX_EXPORT_ROWS: positiveInt.default(20_000_000),
+  // The most files (parts) one task's output may be split into; a task whose split limits would make
+  // more fails too_many_parts. 1,000 keeps everything that lists a task's files small: the task JSON
+  // and its signed links, a callback, an e-mail's lines, a destination's manifest.json and the
+  // render activity's result in workflow history (~200 bytes a file, far below its 2 MB limit).
+  MAX_PARTS: positiveInt.max(10_000).default(1000),
   CLEANUP_INTERVAL_MINUTES: positiveInt.default(10),
   // Expiry's batches (domain/tasks/expiry.ts): tasks per batch (one read, their files, one short
   // UPDATE, so a batch holds its rows and counter rows for milliseconds) and store deletions at once.

@@ -1,6 +1,7 @@
-// Finds the Temporal CLI and runs its dev server as a child process (the embedded default and tests).
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+// Finds the Temporal CLI and runs its dev server as a child process (the embedded default and tests),
+// under a watchdog that stops it when we die; finds and stops one an earlier run left behind.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { projectRoot } from './paths.js';
@@ -47,7 +48,10 @@ export async function startDevServer(opts: {
   if (opts.dbFile && opts.wal !== false) args.push('--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal');
   if (opts.namespace && opts.namespace !== 'default') args.push('--namespace', opts.namespace);
   // detached: Ctrl-C in a terminal must reach us first, so the worker drains before the server stops.
+  // So the server is not in our process group, and nothing would stop it when we die without running
+  // stop() (a crash, process.exit, SIGKILL): its watchdog does.
   const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  watchOver(child);
   const log = opts.log ?? (() => {});
   // The server's own words are the only useful part of a failed start (a port taken, a locked db).
   const tail = new OutputTail();
@@ -67,6 +71,92 @@ export async function startDevServer(opts: {
       clearTimeout(timer);
     },
   };
+}
+
+/**
+ * Stops the server (its process group, `process.argv[1]`) when our end of the watchdog's stdin
+ * closes: the kernel closes it when our process ends, whatever the way, so the server never
+ * outlives us (Linux and macOS alike; a parent-death signal is Linux only). In a group of its own,
+ * so neither Ctrl-C nor a kill of our group reaches it first; it ends once the server is gone.
+ * Plain CommonJS for `node -e`: the same from the sources and from the compiled build.
+ */
+const WATCHDOG = `
+const group = Number(process.argv[1]);
+const alive = () => { try { process.kill(group, 0); return true; } catch { return false; } };
+const signal = (s) => { try { process.kill(-group, s); } catch {} };
+const stop = () => {
+  signal('SIGTERM');
+  setTimeout(() => (signal('SIGKILL'), process.exit(0)), 10000);
+};
+process.stdin.on('end', stop);
+process.stdin.on('error', stop);
+process.stdin.resume();
+setInterval(() => alive() || process.exit(0), 200);
+`;
+
+/** Starts the server's watchdog; nothing of it keeps this process running. */
+function watchOver(server: ChildProcess): void {
+  const dog = spawn(process.execPath, ['-e', WATCHDOG, String(server.pid)], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
+  // Our end stays open and unwritten for as long as we live; a watchdog gone early is no error of ours.
+  dog.stdin?.on('error', () => {});
+  (dog.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+  dog.unref();
+}
+
+function killGroup(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch {
+    return false; // already gone
+  }
+}
+
+const groupAlive = (pid: number) => killGroup(pid, 0 as unknown as NodeJS.Signals);
+
+/** The command line of a process, or null when it is gone (or unreadable). */
+function commandLine(pid: number): string | null {
+  try {
+    if (process.platform === 'linux') return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+    return execFileSync('ps', ['-o', 'command=', '-p', String(pid)], { encoding: 'utf8' });
+  } catch {
+    return null;
+  }
+}
+
+async function until(done: () => boolean, ms: number): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) if (done()) return true;
+  return done();
+}
+
+/** A dev server's group recorded by an earlier run, and what became of it at this start. */
+export type StaleDevServer = { pid: number; outcome: 'stopped' | 'left_running' | 'not_ours' } | null;
+
+/**
+ * The dev server an earlier run recorded in `pidFile` (its pid, which leads its process group):
+ * stopped when its command line is our dev server's (SIGTERM, then SIGKILL after 10 s), so its
+ * ports and database are free again. A pid now used by another program is left alone; a group
+ * whose leader is gone cannot be told apart from a reused id, so it is only named ('left_running').
+ */
+export async function stopStaleDevServer(pidFile: string): Promise<StaleDevServer> {
+  if (!existsSync(pidFile)) return null;
+  const pid = Number(readFileSync(pidFile, 'utf8').trim());
+  rmSync(pidFile, { force: true });
+  if (!Number.isInteger(pid) || pid <= 0 || !groupAlive(pid)) return null;
+  const command = commandLine(pid);
+  if (command === null) return { pid, outcome: 'left_running' };
+  if (!/\bstart-dev\b/.test(command) || !/temporal/.test(command)) return { pid, outcome: 'not_ours' };
+  killGroup(pid, 'SIGTERM');
+  if (!(await until(() => !groupAlive(pid), 10_000))) {
+    killGroup(pid, 'SIGKILL');
+    await until(() => !groupAlive(pid), 5_000);
+  }
+  return { pid, outcome: 'stopped' };
+}
+
+/** Records the running dev server for the next start to find (stopStaleDevServer). */
+export function recordDevServer(pidFile: string, server: DevServer): void {
+  writeFileSync(pidFile, String(server.child.pid));
 }
 
 /** The last few KiB the dev server printed, kept so a failed start can say why. */

@@ -46,6 +46,7 @@ const en: MailWords = {
     destination_not_found: 'the destination was deleted.',
     destination_unreachable: 'the destination bucket could not be reached.',
     internal_error: 'an internal error stopped it.',
+    too_many_parts: 'split by its file size or row limit, it would make more files than the service allows.',
   },
   footer: 'Sent by Download Center because this address was given for this export.',
 };

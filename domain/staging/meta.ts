@@ -4,7 +4,7 @@ import { DomainError } from '../errors.js';
 import type { TaskRow } from '../../db/schema.js';
 import type { Storage } from '../../platform/storage/index.js';
 import { rowColumns, templateColumns, type Column } from '../formats/columns.js';
-import { checkExcelLayout } from '../formats/excel-layout.js';
+import { checkExcelLayout, templateOf } from '../formats/excel-layout.js';
 import type { SourcePage } from '../source/client.js';
 import { keys } from './keys.js';
 
@@ -37,6 +37,14 @@ export function metaFromProbe(first: SourcePage, task: ProbedSheet, maxRows: num
     throw new DomainError('source_bad_response', 'the source reported rows but its first answer has neither a template nor a row to take columns from');
   }
   return { total: first.total, pageSize: task.pageSize, columns, template, header: first.header, footer: first.footer };
+}
+
+/**
+ * The data rows a sheet's probe promises (what bounds its parts from below): with row headers (a
+ * template's `row`) an Excel sheet's total counts groups, which may hold any number of rows, so none.
+ */
+export function promisedRows(type: TaskRow['type'], meta: SourceMeta): number {
+  return type === 'excel' && templateOf(meta.template)?.row?.length ? 0 : meta.total;
 }
 
 export async function readMeta(storage: Storage, taskId: string, sheet = 0): Promise<SourceMeta> {

@@ -19,6 +19,8 @@ import { tempPath } from './tmp.js';
 export interface RenderDeps {
   storage: Storage;
   dataDir: string;
+  /** MAX_PARTS: the most parts a task's output may have (unset: no cap). */
+  maxParts?: number | undefined;
 }
 
 export interface RenderJob {
@@ -32,14 +34,14 @@ export interface RenderJob {
 }
 
 /** A csv or jsonl task's files. */
-export async function renderText({ storage, dataDir }: RenderDeps, { task, settings, onProgress, signal }: RenderJob): Promise<RenderedFile[]> {
+export async function renderText({ storage, dataDir, maxParts }: RenderDeps, { task, settings, onProgress, signal }: RenderJob): Promise<RenderedFile[]> {
   const meta = await readMeta(storage, task.id);
   const jsonl = task.type === 'jsonl';
   const head = jsonl ? Buffer.alloc(0) : encodeCsvHead(meta.columns, task.options.csv_bom !== false);
   const compression = taskCompression(task);
   const ext = fileExt(jsonl ? 'jsonl' : 'csv', compression);
   const format = { recordEnds: jsonl ? lineEnds : recordEnds, compression };
-  const parts = new CsvParts(head, resolveSplit(task.type, task.options, settings), (n) => tempPath(dataDir, task.id, `part-${n}.${ext}`), format);
+  const parts = new CsvParts(head, resolveSplit(task.type, task.options, settings, maxParts), (n) => tempPath(dataDir, task.id, `part-${n}.${ext}`), format);
   try {
     const chain = await orderedPieces(storage, task.id, pageCount(meta.total, meta.pageSize));
     // The next piece is read while this one is written and hashed; a cancel stops between pieces.

@@ -1,6 +1,6 @@
 // Parquet: the staged rows (JSON lines, as the source sent them) become typed columns
 // (domain/formats/parquet/), read twice: a first pass takes the column types from the template or
-// from every row (docs/adr/0032, amended 2026-11-27), the second writes the file.
+// from every row (docs/adr/0032-jsonl-parquet-compression.md, amended 2026-11-27), the second writes the file.
 import type { RenderedFile } from '../../model/activities.js';
 import { pageCount, rowsInPages } from '../../model/plan.js';
 import { DomainError } from '../errors.js';
@@ -41,7 +41,7 @@ async function eachStagedRow(storage: Storage, chain: Piece[], meta: SourceMeta,
   }
 }
 
-export async function renderParquet({ storage, dataDir }: RenderDeps, { task, settings, onProgress, signal }: RenderJob): Promise<RenderedFile[]> {
+export async function renderParquet({ storage, dataDir, maxParts }: RenderDeps, { task, settings, onProgress, signal }: RenderJob): Promise<RenderedFile[]> {
   const meta = await readMeta(storage, task.id);
   const chain = await orderedPieces(storage, task.id, pageCount(meta.total, meta.pageSize));
   const progress = (piece: Piece) => onProgress(piece.to);
@@ -50,7 +50,7 @@ export async function renderParquet({ storage, dataDir }: RenderDeps, { task, se
   const pass = new TypePass(meta.columns);
   await eachStagedRow(storage, chain, meta, signal, (row) => pass.add(row), progress);
   // Second pass: the rows written, a row group at a time.
-  const parts = new ParquetParts(meta.columns, pass.kinds(), resolveSplit(task.type, task.options, settings), (n) => tempPath(dataDir, task.id, `part-${n}.parquet`));
+  const parts = new ParquetParts(meta.columns, pass.kinds(), resolveSplit(task.type, task.options, settings, maxParts), (n) => tempPath(dataDir, task.id, `part-${n}.parquet`));
   try {
     await eachStagedRow(storage, chain, meta, signal, (row, size) => (parts.add(row, size) ? parts.flushGroup() : undefined), progress);
     const local = await parts.finish();

@@ -74,8 +74,8 @@ function* rowsIn(bytes: Buffer, from: number, to: number, key: string): Generato
 
 const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v : undefined);
 
-export async function renderXlsx({ storage, dataDir }: RenderDeps, { task, settings, onProgress, signal, rowsPerSheet }: RenderJob): Promise<RenderedFile[]> {
-  const limits = resolveSplit('excel', task.options, settings);
+export async function renderXlsx({ storage, dataDir, maxParts }: RenderDeps, { task, settings, onProgress, signal, rowsPerSheet }: RenderJob): Promise<RenderedFile[]> {
+  const limits = resolveSplit('excel', task.options, settings, maxParts);
   const sheets: SheetInput[] = [];
   for (const [i, spec] of taskSheets(task).entries()) {
     const meta = await readMeta(storage, task.id, i);
@@ -95,6 +95,7 @@ export async function renderXlsx({ storage, dataDir }: RenderDeps, { task, setti
   const parts = await writeSheets(sheets, {
     maxRows: limits.maxRows,
     maxBytes: limits.maxBytes,
+    maxParts: limits.maxParts,
     pathFor: (n) => tempPath(dataDir, task.id, `part-${n}.xlsx`),
     mtime: task.createdAt,
     onPage: onProgress,

@@ -98,7 +98,7 @@ export function taskJson(t: TaskRow, signer: LinkSigner) {
 export type TaskJson = ReturnType<typeof taskJson>;
 
 /**
- * The task as an operator session's token sees it (docs/SECURITY.md#operator-sessions): what the
+ * The task as an operator session's token sees it (docs/SECURITY.md#operator-sessions-files-not-plumbing): what the
  * person who asked for the files needs to follow and download them, and nothing of the plumbing.
  * source_url (whose query often carries the source's credentials), callback, notify_email (the
  * other recipients), the destination, the schedule and the raw error text stay with the project

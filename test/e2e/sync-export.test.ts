@@ -9,7 +9,7 @@ const { source, closeSources } = sourcePool();
 
 beforeAll(async () => {
   // A small limit and a single slot keep the sources small and make "no slot free" reachable.
-  env = await startTestEnv({ SYNC_MAX_ROWS: '500', SYNC_SLOTS: '1', SYNC_TIMEOUT_MS: '30000' });
+  env = await startTestEnv({ SYNC_MAX_ROWS: '500', SYNC_SLOTS: '1', SYNC_TIMEOUT_MS: '30000', MAX_PARTS: '100' });
   ({ api_key: key } = await env.createProject({ source_hosts: ['127.0.0.1'] }));
 });
 
@@ -95,6 +95,16 @@ describe('POST /v1/tasks/sync', () => {
     expect(res.status).toBe(502);
     const body: any = await res.json();
     expect(body.error).toMatchObject({ code: 'source_bad_response', message: expect.stringMatching(/HTTP 404/) });
+  });
+
+  it('answers 422 too_many_parts when the split limits would make more than MAX_PARTS files, after the probe alone', async () => {
+    const src = await source({ total: 300 });
+    // 300 rows at 2 a file: 150 files, over MAX_PARTS (100 here).
+    const res = await sync({ source_url: src.url, max_file_rows: 2 });
+    expect(res.status).toBe(422);
+    const body: any = await res.json();
+    expect(body.error).toMatchObject({ code: 'too_many_parts', message: expect.stringMatching(/300 rows at 2 a file make 150 files; a task may have at most 100 files/) });
+    expect(src.requests.map((r) => r.pageSize)).toEqual([1]);
   });
 
   it('validates the body like POST /v1/tasks', async () => {

@@ -1,4 +1,4 @@
-// What an operator session's token reads of a task (docs/SECURITY.md#operator-sessions): exactly
+// What an operator session's token reads of a task (docs/SECURITY.md#operator-sessions-files-not-plumbing): exactly
 // the operator's view — its files and how far it is — in the list, one task, an action's answer and
 // every WebSocket frame; never the source URL (whose query carries the source's credentials), the
 // callback, the other recipients, the destination or the raw error text. The sockets are real:

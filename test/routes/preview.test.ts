@@ -48,6 +48,20 @@ describe('POST /v1/tasks/preview', () => {
     expectError(res, 502, res.json.error.code);
   });
 
+  it('answers 422 too_many_parts when the export would be split into more than MAX_PARTS files, as its probe would fail', async () => {
+    const big = await pool.source({ total: 1001 });
+    await rt.call('PATCH', `/v1/projects/${a.project_id}`, { token: ADMIN, body: { source_hosts: [src.host, big.host] } });
+    for (const type of ['csv', 'jsonl', 'parquet', 'excel']) {
+      // 1,001 rows at 1 a file: 1,001 files, over MAX_PARTS (1,000 by default).
+      const res = await preview(a.api_key, { source_url: big.url, rows: 3, max_file_rows: 1, type });
+      expectError(res, 422, 'too_many_parts');
+      expect(res.json.error.message, type).toMatch(/1001 rows at 1 a file make 1001 files; a task may have at most 1000 files \(MAX_PARTS\)/);
+    }
+    // At 2 a file they are 501: the preview is the zip of its parts.
+    const ok = await preview(a.api_key, { source_url: big.url, rows: 3, max_file_rows: 2 });
+    expect(ok.status).toBe(200);
+  });
+
   it('refuses rows out of range and a missing field (422 naming them), bad JSON (400)', async () => {
     for (const [body, field] of [
       [{ source_url: src.url, rows: 0 }, 'rows'],

@@ -25,12 +25,13 @@ describe('the vocabulary', () => {
     expect(STATUS.source_unreachable).toBe(502);
     expect(STATUS.template_invalid).toBe(502);
     expect(STATUS.export_too_large).toBe(422);
+    expect(STATUS.too_many_parts).toBe(422);
     expect(STATUS.internal_error).toBe(500);
   });
 
   it('holds every documented task code, apart from the request codes', () => {
     expect(TASK_ERROR_CODES).toEqual(
-      expect.arrayContaining(['source_unreachable', 'source_bad_response', 'source_changed', 'render_failed', 'storage_failed', 'template_invalid', 'export_too_large', 'internal_error']),
+      expect.arrayContaining(['source_unreachable', 'source_bad_response', 'source_changed', 'render_failed', 'storage_failed', 'template_invalid', 'export_too_large', 'too_many_parts', 'internal_error']),
     );
     expect(REQUEST_ERROR_CODES.filter((c) => (TASK_ERROR_CODES as readonly string[]).includes(c))).toEqual([]);
   });

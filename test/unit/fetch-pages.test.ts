@@ -30,7 +30,7 @@ async function caught(p: Promise<unknown>): Promise<unknown> {
 }
 
 beforeAll(async () => {
-  h = await startFetchHarness({ MAX_EXPORT_ROWS: '1000' });
+  h = await startFetchHarness({ MAX_EXPORT_ROWS: '1000', MAX_PARTS: '20' });
 });
 
 afterAll(async () => {
@@ -171,6 +171,23 @@ describe('probeSource', () => {
     expect(err).toMatchObject({ type: 'export_too_large', nonRetryable: true });
     expect(src.requests.map((r) => [r.page, r.pageSize])).toEqual([[0, 1]]);
     expect(await h.storage.list(`staging/${taskId}`)).toEqual([]);
+  });
+});
+
+describe('probeSource and MAX_PARTS', () => {
+  it('fails non-retryable with too_many_parts when max_file_rows makes the total more than MAX_PARTS files, after the probe request alone', async () => {
+    const src = await source({ total: TOTAL });
+    const taskId = await h.newTask(src.url, { probe: false });
+    // 115 rows at 5 a file: 23 files, over MAX_PARTS (20).
+    await h.database.db.update(tasks).set({ options: { max_file_rows: 5 } }).where(eq(tasks.id, taskId));
+    const err = await caught(runActivity({}, () => h.activities.probeSource({ taskId })).result);
+    expect(err).toBeInstanceOf(ApplicationFailure);
+    expect(err).toMatchObject({ type: 'too_many_parts', nonRetryable: true, message: expect.stringMatching(/115 rows at 5 a file make 23 files; a task may have at most 20 files/) });
+    expect(src.requests.map((r) => [r.page, r.pageSize])).toEqual([[0, 1]]);
+    expect(await h.storage.list(`staging/${taskId}`)).toEqual([]);
+    // At 6 a file they are 20: accepted.
+    await h.database.db.update(tasks).set({ options: { max_file_rows: 6 } }).where(eq(tasks.id, taskId));
+    expect(await runActivity({}, () => h.activities.probeSource({ taskId })).result).toMatchObject({ total: TOTAL });
   });
 });
 

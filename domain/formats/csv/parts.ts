@@ -11,7 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Compression } from '../../../model/task.js';
 import { compressor } from '../compression.js';
 import { Meter } from '../meter.js';
-import type { SplitLimits } from '../split.js';
+import { checkPartNumber, type SplitLimits } from '../split.js';
 import type { WrittenPart } from '../part.js';
 
 /**
@@ -80,6 +80,7 @@ export class CsvParts {
   }
 
   private async open(): Promise<void> {
+    checkPartNumber(this.parts.length + 1, this.limits);
     this.path = this.pathFor(this.parts.length + 1);
     const file = createWriteStream(this.path, { highWaterMark: 1 << 20 });
     if (this.format.compression) {

@@ -10,7 +10,7 @@ import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
 import type { SchemaElement } from 'hyparquet';
 import type { Column } from '../columns.js';
 import type { WrittenPart } from '../part.js';
-import type { SplitLimits } from '../split.js';
+import { checkPartNumber, type SplitLimits } from '../split.js';
 import { converter, firstOfKey, type Kind, reader } from './types.js';
 
 /** Rows in one row group at most: readers skip and parallelise by group. */
@@ -129,6 +129,7 @@ export class ParquetParts {
   }
 
   private open(): NonNullable<ParquetParts['file']> {
+    checkPartNumber(this.parts.length + 1, this.limits);
     const path = this.pathFor(this.parts.length + 1);
     const sink = new FileSink(createWriteStream(path, { highWaterMark: 1 << 20 }));
     const writer = new ParquetWriter({ writer: sink, schema: this.schema, createdBy: 'download-center (hyparquet-writer)' });

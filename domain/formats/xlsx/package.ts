@@ -5,7 +5,7 @@
 // anywhere), so they are written last: readers find zip entries through the central directory.
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
-import { PassThrough } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import yazl from 'yazl';
 import { Meter } from '../meter.js';
@@ -69,6 +69,8 @@ export class XlsxPackage {
   constructor(private readonly opts: PackageOptions) {
     this.zip.addBuffer(Buffer.from(opts.stylesXml), 'xl/styles.xml', { mtime: opts.mtime, compressionLevel: 6 });
     this.done = pipeline(this.zip.outputStream, this.meter, createWriteStream(opts.path, { highWaterMark: CHUNK }));
+    // yazl reports a failed entry as its own 'error' event: unheard, that would end the process.
+    this.zip.on('error', (err: Error) => this.output.destroy(err));
     // Surfaced by close(); a failure here must not be an unhandled rejection meanwhile.
     this.done.catch(() => {});
   }
@@ -144,9 +146,17 @@ export class XlsxPackage {
     return { bytes: this.meter.bytes, sha256: this.meter.digest() };
   }
 
-  /** Stops writing after a failure; the caller removes the file. */
+  private get output(): Readable {
+    return this.zip.outputStream as Readable;
+  }
+
+  /**
+   * Stops writing after a failure; the caller removes the file. The worksheet stream is destroyed
+   * without the error: nothing listens to its 'error' (yazl only reads it), and an unheard 'error'
+   * event would end the process. The zip's stream carries the error into the pipeline instead.
+   */
   abort(err: Error): void {
-    this.sheet?.destroy(err);
-    (this.zip.outputStream as unknown as NodeJS.ReadableStream & { destroy(e: Error): void }).destroy(err);
+    this.sheet?.destroy();
+    this.output.destroy(err);
   }
 }

@@ -17,6 +17,7 @@ import { type SheetContent, SheetPart, SheetPlan } from './sheet.js';
 import { continuedName, uniqueName } from './sheet-names.js';
 import { StyleSheet } from './styles.js';
 import type { WrittenPart } from '../part.js';
+import { checkPartNumber } from '../split.js';
 import { EXCEL_SHEET_ROWS } from '../../../model/project-settings.js';
 
 export type { WrittenPart } from '../part.js';
@@ -54,6 +55,8 @@ export interface SheetInput {
 export interface WriteOptions {
   maxRows: number;
   maxBytes: number;
+  /** The most parts (MAX_PARTS): one more fails too_many_parts before it is opened. */
+  maxParts?: number | undefined;
   /** Where part n (1-based) is written. */
   pathFor: (part: number) => string;
   level?: number | undefined;
@@ -126,6 +129,7 @@ export async function writeSheets(sheets: SheetInput[], opts: WriteOptions): Pro
   let total = 0;
 
   const openPart = () => {
+    checkPartNumber(parts.length + 1, opts);
     path = opts.pathFor(parts.length + 1);
     pkg = new XlsxPackage({ path, stylesXml, level: opts.level ?? 6, mtime: opts.mtime });
     partRows = 0;
