@@ -3824,7 +3824,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. Or the export cannot be made of the source's data: source_host_not_allowed, render_failed, export_too_large (render_failed: a value that does not fit its column's type, the message naming row and column). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3842,7 +3842,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The source failed or answered badly (source_*, template_invalid). */
+            /** @description The export failed on our side: storage_failed, internal_error; the message says no more, the log has the details. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The source failed or answered badly: source_unreachable, source_bad_response, source_changed, template_invalid (template_invalid: the source's own template). */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -4028,7 +4037,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. Or the export cannot be made of the source's data: source_host_not_allowed, render_failed, export_too_large (render_failed: a value that does not fit its column's type, the message naming row and column). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4046,7 +4055,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The source failed or answered badly (source_*, template_invalid). */
+            /** @description The export failed on our side: storage_failed, internal_error; the message says no more, the log has the details. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The source failed or answered badly: source_unreachable, source_bad_response, source_changed, template_invalid (template_invalid: the source's own template). */
             502: {
                 headers: {
                     [name: string]: unknown;
