@@ -56,6 +56,12 @@ export function createRealtime(deps: ApiContext, root: Hono<AppEnv>): Realtime {
     '/',
     refusalsWithBody,
     (c, next) => {
+      // @hono/node-ws hands every upgrade to the app as a GET: the request's own method is the incoming one's.
+      const method = incomingOf(c)?.method ?? 'GET';
+      if (method !== 'GET') {
+        c.header('Allow', 'GET, HEAD');
+        throw new DomainError('method_not_allowed', `/v1/ws does not take ${method}; it takes GET, HEAD`);
+      }
       const missing = handshakeFault(c);
       if (missing) throw new DomainError('upgrade_required', `GET /v1/ws is a WebSocket endpoint: ${missing}`);
       return next();

@@ -79,6 +79,9 @@ describe('WebSocket /v1/ws', () => {
     const partial = await rawUpgrade(env.base, { authorization: `Bearer ${a.api_key}`, upgrade: 'websocket', connection: 'Upgrade' });
     expect(partial.status).toBe(426);
     expect(JSON.parse(partial.body).error.code).toBe('upgrade_required');
+    // Another method with upgrade headers (Node hands it to the upgrade handler, which asks the app as a GET): 405.
+    const trace = await rawUpgrade(env.base, { authorization: `Bearer ${a.api_key}`, upgrade: 'websocket', connection: 'Upgrade' }, 'TRACE');
+    expect([trace.status, JSON.parse(trace.body).error.code, trace.allow]).toEqual([405, 'method_not_allowed', 'GET, HEAD']);
   });
 
   it("refuses another project's task exactly like a missing one, and never sends its data", async () => {
@@ -166,14 +169,14 @@ describe('WebSocket /v1/ws', () => {
 });
 
 /** An upgrade request as sent (fetch may not send Connection: upgrade); the refusal's status and body. */
-function rawUpgrade(base: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+function rawUpgrade(base: string, headers: Record<string, string>, method = 'GET'): Promise<{ status: number; body: string; allow: string | undefined }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${base}/v1/ws`, { headers });
+    const req = request(`${base}/v1/ws`, { method, headers });
     req.once('upgrade', () => reject(new Error('upgraded')));
     req.once('response', (res) => {
       let body = '';
       res.on('data', (d: Buffer) => (body += d.toString()));
-      res.once('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.once('end', () => resolve({ status: res.statusCode ?? 0, body, allow: res.headers.allow }));
     });
     req.once('error', reject);
     req.end();
