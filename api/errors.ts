@@ -48,7 +48,7 @@ export const STATUS: Record<ApiErrorCode, ContentfulStatusCode> = {
   too_many_connections: 503,
   shutting_down: 503,
   console_not_built: 503,
-  // A failed export's codes (the sync export and the preview answer with them). The rule: the
+  // A failed export's codes (the sync export and the preview answer with them; ADR 0037). The rule: the
   // source's fault is a bad gateway (502), the request's or its data's a 422, ours alone a 5xx.
   // 502: the source could not be reached, answered badly or changed; template_invalid too, as a
   // request's own template is refused at submission (422 validation_failed) and so this code only
