@@ -86,7 +86,7 @@ export function errors(...statuses: number[]): Responses {
 export function exportErrors(...more: number[]): Responses {
   const codes = (status: number) => TASK_ERROR_CODES.filter((c) => STATUS[c] === status && !c.startsWith('destination_')).join(', ');
   const failed: Record<number, string> = {
-    422: `${WHY[422]} Or the export cannot be made of the source's data: ${codes(422)} (render_failed: a value that does not fit its column's type, the message naming row and column).`,
+    422: `${WHY[422]} Or the export, as asked, cannot be made: ${codes(422)} (render_failed: a source's value that does not fit its column's type, the message naming row and column).`,
     502: `The source failed or answered badly: ${codes(502)} (template_invalid: the source's own template).`,
     500: `The export failed on our side: ${codes(500)}; the message says no more, the log has the details.`,
   };

@@ -3825,7 +3825,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. Or the export cannot be made of the source's data: source_host_not_allowed, render_failed, export_too_large (render_failed: a value that does not fit its column's type, the message naming row and column). */
+            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. Or the export, as asked, cannot be made: source_host_not_allowed, render_failed, export_too_large (render_failed: a source's value that does not fit its column's type, the message naming row and column). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4038,7 +4038,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. Or the export cannot be made of the source's data: source_host_not_allowed, render_failed, export_too_large (render_failed: a value that does not fit its column's type, the message naming row and column). */
+            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. Or the export, as asked, cannot be made: source_host_not_allowed, render_failed, export_too_large (render_failed: a source's value that does not fit its column's type, the message naming row and column). */
             422: {
                 headers: {
                     [name: string]: unknown;
