@@ -5,7 +5,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { DomainError } from '../domain/errors.js';
-import type { ApiErrorCode } from '../model/errors.js';
+import type { ApiErrorCode, TaskErrorCode } from '../model/errors.js';
 import { RateLimitedError, type RateState } from '../domain/tasks/rate.js';
 
 /** Every code's status; a Record over the whole vocabulary, so a code without one does not compile. */
@@ -49,9 +49,13 @@ export const STATUS: Record<ApiErrorCode, ContentfulStatusCode> = {
   too_many_connections: 503,
   shutting_down: 503,
   console_not_built: 503,
-  // A failed export's codes (the sync export and the preview answer with them): a bad gateway when
-  // the source is at fault (its own template included), 422 when the export is over
-  // MAX_EXPORT_ROWS, an internal error when the fault is ours.
+  // A failed export's codes (the sync export and the preview answer with them; docs/adr/0039-a-failed-exports-status.md). The rule: the
+  // source's fault is a bad gateway (502), the request's or its data's a 422, ours alone a 5xx.
+  // 502: the source could not be reached, answered badly or changed; template_invalid too, as a
+  // request's own template is refused at submission (422 validation_failed) and so this code only
+  // ever names the source's template. 422: the export as asked cannot be made of this data: over
+  // MAX_EXPORT_ROWS, or a value that does not fit its column (render_failed is thrown deliberately
+  // on data, naming row and column; an unexpected exception while rendering is internal_error).
   source_unreachable: 502,
   source_bad_response: 502,
   source_changed: 502,
@@ -59,12 +63,13 @@ export const STATUS: Record<ApiErrorCode, ContentfulStatusCode> = {
   export_too_large: 422,
   // More files than MAX_PARTS by the task's own split limits: the request's to change, as above.
   too_many_parts: 422,
+  render_failed: 422,
   // The customer's bucket refused or could not be reached (a delivery's codes, docs/destinations.md).
   destination_auth_failed: 502,
   destination_bucket_missing: 502,
   destination_permission_denied: 502,
   destination_unreachable: 502,
-  render_failed: 500,
+  // Ours: the store refused, or something nobody expected (its text stays in the log, never in the answer).
   storage_failed: 500,
   internal_error: 500,
 };
@@ -85,6 +90,18 @@ export function rateLimitHeaders(rate: RateState): Record<string, string> {
 
 export function statusOf(code: ApiErrorCode): ContentfulStatusCode {
   return STATUS[code];
+}
+
+/**
+ * A failed export as an answer (the sync export): its code at its status. The source's or the
+ * data's fault keeps the task's own sentence (the source's answer, the row and column), written to
+ * be read by the caller. A fault of ours says only that: the task's message may hold an unexpected
+ * error's raw text (a path, a driver's words), which the task's log keeps.
+ */
+export function failedExport(taskId: string, code: TaskErrorCode, message: string | null): DomainError {
+  const ours = STATUS[code] >= 500 && STATUS[code] !== 502;
+  const why = ours ? `it failed on the service's side (${code}); the service's log has the details under the task id` : (message ?? code);
+  return new DomainError(code, `the export failed (task ${taskId}): ${why}`);
 }
 
 function body(c: Context, code: ApiErrorCode, message: string, details?: unknown) {

@@ -11,7 +11,8 @@ import { statesBadText } from './openapi-text.js';
 
 const WS_DESCRIPTION = `A WebSocket. Authenticate the upgrade request with \`Authorization: Bearer <api_key>\`;
 browsers, which cannot set that header, may pass \`?access_token=<api_key>\` instead. A browser page of a
-foreign origin is refused with 403 (WS_ALLOWED_ORIGINS).
+foreign origin is refused with 403 (WS_ALLOWED_ORIGINS). A request without the whole handshake (Upgrade,
+Connection, a Sec-WebSocket-Key, Sec-WebSocket-Version: 13, distinct subprotocols) is refused with 426.
 
 Client messages (JSON text frames):
 - \`{"subscribe": "<task_id>"}\` or \`{"subscribe": "*"}\` (every task of the project; with an operator token, every task of its operator) → \`{"subscribed": "<target>"}\`,

@@ -19,6 +19,34 @@ const textValue = {
   ],
 };
 
+/**
+ * Whether a pattern might match a string holding NUL: one with `.`, a negated class, a negated or
+ * property class escape, or NUL's own escape might. A pattern that lists its characters needs no
+ * NO_NUL beside it, and must not get one: a second pattern under allOf is one a generator can only
+ * filter by, and over a few such fields (a project's three host lists) it filters out nearly every
+ * valid body (Schemathesis' filter_too_much).
+ */
+function mayMatchNul(pattern: string): boolean {
+  if (pattern === NO_NUL) return false;
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i];
+    if (ch === '\\') {
+      const escape = pattern.slice(i + 1, i + 6);
+      if (/^([SWDpP0]|x00|u0000|u\{0+\})/.test(escape)) return true;
+      i++;
+    } else if (inClass) {
+      inClass = ch !== ']';
+    } else if (ch === '[') {
+      if (pattern[i + 1] === '^') return true;
+      inClass = true;
+    } else if (ch === '.') {
+      return true;
+    }
+  }
+  return false;
+}
+
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -35,7 +63,7 @@ function stateOn(root: unknown): void {
     const types = Array.isArray(s.type) ? s.type : [s.type];
     if (types.includes('string') && s.enum === undefined && s.const === undefined && s.format === undefined) {
       if (s.pattern === undefined) s.pattern = NO_NUL;
-      else if (s.pattern !== NO_NUL) s.allOf = [...((s.allOf as unknown[]) ?? []), { pattern: NO_NUL }];
+      else if (mayMatchNul(String(s.pattern))) s.allOf = [...((s.allOf as unknown[]) ?? []), { pattern: NO_NUL }];
     }
     if (s.additionalProperties !== undefined && s.additionalProperties !== false && s.propertyNames === undefined) s.propertyNames = { pattern: NO_NUL };
     // The places a schema holds schemas.

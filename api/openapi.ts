@@ -3,6 +3,8 @@
 // the error envelope). The document itself is put together in openapi-document.ts.
 import { type RouteConfig, OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Env } from 'hono';
+import { TASK_ERROR_CODES } from '../model/errors.js';
+import { STATUS } from './errors.js';
 import { errorEnvelope } from './schemas/responses.js';
 import { validationHook } from './validate.js';
 
@@ -74,6 +76,22 @@ const WHY: Record<number, string> = {
 /** The error envelope under each of these statuses. */
 export function errors(...statuses: number[]): Responses {
   return Object.fromEntries(statuses.map((s) => [String(s), { description: WHY[s] ?? `Error (${s}).`, content: { 'application/json': { schema: errorEnvelope } } }]));
+}
+
+/**
+ * The statuses a route that runs an export inline (preview, sync) answers a failed export with, each
+ * naming the export's codes api/errors.ts gives it: 422 the data (or a request the export refuses),
+ * 502 the source, 500 ours. Destinations' codes are left out: neither route delivers.
+ */
+export function exportErrors(...more: number[]): Responses {
+  const codes = (status: number) => TASK_ERROR_CODES.filter((c) => STATUS[c] === status && !c.startsWith('destination_')).join(', ');
+  const failed: Record<number, string> = {
+    422: `${WHY[422]} Or the export, as asked, cannot be made: ${codes(422)} (render_failed: a source's value that does not fit its column's type, the message naming row and column).`,
+    502: `The source failed or answered badly: ${codes(502)} (template_invalid: the source's own template).`,
+    500: `The export failed on our side: ${codes(500)}; the message says no more, the log has the details.`,
+  };
+  const described = Object.entries(failed).map(([s, description]) => [s, { description, content: { 'application/json': { schema: errorEnvelope } } }]);
+  return { ...errors(...more), ...Object.fromEntries(described) };
 }
 
 /** The errors of any call with a key: refused key, and bad text in the path. */

@@ -4,7 +4,7 @@ import { createRoute } from '@hono/zod-openapi';
 import { previewTask } from '../../domain/tasks/preview.js';
 import { contentDisposition, contentTypeOf } from '../../platform/http.js';
 import { rateLimitHeaders } from '../errors.js';
-import { auth, errors, file, keyed, openApiApp, rateHeaders, type Responses } from '../openapi.js';
+import { auth, exportErrors, file, openApiApp, rateHeaders, type Responses } from '../openapi.js';
 import { previewSchema } from '../schemas/tasks.js';
 import type { ApiContext, AppEnv } from '../types.js';
 import { jsonBody } from '../validate.js';
@@ -26,7 +26,7 @@ const previewRoute = createRoute({
       'X-Preview-Rows': { description: 'Rows rendered.', schema: { type: 'integer' } },
       'X-Source-Total': { description: "The source's total.", schema: { type: 'integer' } },
     }),
-    ...errors(400, ...keyed, 413, 429, 502),
+    ...exportErrors(400, 401, 403, 413, 429),
   } as Responses,
 });
 

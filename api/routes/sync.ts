@@ -15,7 +15,8 @@ import { isTerminal } from '../../model/task.js';
 import { lifecycle } from '../../platform/lifecycle.js';
 import { logger } from '../../platform/logger.js';
 import { primaryFile, sendFile } from '../download.js';
-import { auth, errors, file, json, keyed, openApiApp, type Responses } from '../openapi.js';
+import { failedExport } from '../errors.js';
+import { auth, exportErrors, file, json, openApiApp, type Responses } from '../openapi.js';
 import { taskSchema } from '../schemas/responses.js';
 import type { ApiContext, AppEnv } from '../types.js';
 import { submission } from './tasks.js';
@@ -78,7 +79,7 @@ const syncRoute = createRoute({
       Location: { description: '/v1/tasks/<task_id>', schema: { type: 'string' } },
       'X-Sync-Fallback': { description: 'no_free_slot, over_row_limit or timeout', schema: { type: 'string' } },
     }),
-    ...errors(400, ...keyed, 409, 410, 413, 429, 502),
+    ...exportErrors(400, 401, 403, 409, 410, 413, 429),
   } as Responses,
 });
 
@@ -172,12 +173,10 @@ export function syncApp(ctx: ApiContext) {
       if (!file) throw new DomainError('expired', 'the task has no file to download');
       return sendFile(c, storage, file);
     }
-    // A failed export answers with its own code: 502 when the source is at fault (api/errors.ts).
-    if (task.status === 'failed') {
-      // A row failed before the vocabulary was enforced may hold another type ("Error").
-      const code = taskErrorCode(task.errorCode);
-      throw new DomainError(code, `the export failed (task ${task.id}): ${task.errorMessage ?? code}`);
-    }
+    // A failed export answers with its own code: 502 when the source is at fault, 422 the data,
+    // 500 ours, without the raw text of an error of ours (api/errors.ts).
+    // A row failed before the vocabulary was enforced may hold another type ("Error").
+    if (task.status === 'failed') throw failedExport(task.id, taskErrorCode(task.errorCode), task.errorMessage);
     if (task.status === 'expired') throw new DomainError('expired', `the files of task ${task.id} have expired and were removed`);
     throw new DomainError('task_cancelled', `task ${task.id} was cancelled before it finished`);
   }

@@ -56,13 +56,14 @@ export function createRealtime(deps: ApiContext, root: Hono<AppEnv>): Realtime {
     '/',
     refusalsWithBody,
     (c, next) => {
-      // Both headers, as RFC 6455 asks: Node hands a request to the upgrade handler only with
-      // `Connection: upgrade`, so `Upgrade: websocket` alone would reach @hono/node-ws as a plain
-      // request, which it answers with an empty 200.
-      const connection = (c.req.header('connection') ?? '').toLowerCase().split(',').map((t) => t.trim());
-      if (c.req.header('upgrade')?.toLowerCase() !== 'websocket' || !connection.includes('upgrade')) {
-        throw new DomainError('upgrade_required', 'GET /v1/ws is a WebSocket endpoint: send Upgrade: websocket and Connection: Upgrade');
+      // @hono/node-ws hands every upgrade to the app as a GET: the request's own method is the incoming one's.
+      const method = incomingOf(c)?.method ?? 'GET';
+      if (method !== 'GET') {
+        c.header('Allow', 'GET, HEAD');
+        throw new DomainError('method_not_allowed', `/v1/ws does not take ${method}; it takes GET, HEAD`);
       }
+      const missing = handshakeFault(c);
+      if (missing) throw new DomainError('upgrade_required', `GET /v1/ws is a WebSocket endpoint: ${missing}`);
       return next();
     },
     originGuard(config),
@@ -117,6 +118,31 @@ export function createRealtime(deps: ApiContext, root: Hono<AppEnv>): Realtime {
       });
     },
   };
+}
+
+/** What ws accepts as a key (16 bytes in base64) and a subprotocol list (RFC 7230 tokens, no repeats). */
+const WS_KEY = /^[+/0-9A-Za-z]{22}==$/;
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/**
+ * What a request lacks to be a WebSocket upgrade (RFC 6455 4.1), or nothing. Checked here, before
+ * the key is read: ws would otherwise refuse a handshake it cannot take with a bare 400 of its own,
+ * which the document does not promise; every such request is a 426 upgrade_required, with the
+ * version this server speaks. Both Upgrade and Connection too: Node hands a request to the upgrade
+ * handler only with `Connection: upgrade`, so `Upgrade: websocket` alone would reach @hono/node-ws
+ * as a plain request, which it answers with an empty 200.
+ */
+function handshakeFault(c: Context): string | undefined {
+  const connection = (c.req.header('connection') ?? '').toLowerCase().split(',').map((t) => t.trim());
+  if (c.req.header('upgrade')?.toLowerCase() !== 'websocket' || !connection.includes('upgrade')) return 'send Upgrade: websocket and Connection: Upgrade';
+  if (!WS_KEY.test(c.req.header('sec-websocket-key') ?? '')) return 'send a Sec-WebSocket-Key of 16 bytes in base64';
+  if (!['13', '8'].includes(c.req.header('sec-websocket-version') ?? '')) {
+    c.header('Sec-WebSocket-Version', '13');
+    return 'send Sec-WebSocket-Version: 13';
+  }
+  const protocols = c.req.header('sec-websocket-protocol')?.split(',').map((p) => p.trim());
+  if (protocols && (!protocols.every((p) => TOKEN.test(p)) || new Set(protocols).size !== protocols.length)) return 'Sec-WebSocket-Protocol must list distinct tokens';
+  return undefined;
 }
 
 /** The IncomingMessage under a request: set by @hono/node-server, and by @hono/node-ws at an upgrade. */

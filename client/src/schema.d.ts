@@ -613,7 +613,8 @@ export interface paths {
          * Task events over a WebSocket
          * @description A WebSocket. Authenticate the upgrade request with `Authorization: Bearer <api_key>`;
          *     browsers, which cannot set that header, may pass `?access_token=<api_key>` instead. A browser page of a
-         *     foreign origin is refused with 403 (WS_ALLOWED_ORIGINS).
+         *     foreign origin is refused with 403 (WS_ALLOWED_ORIGINS). A request without the whole handshake (Upgrade,
+         *     Connection, a Sec-WebSocket-Key, Sec-WebSocket-Version: 13, distinct subprotocols) is refused with 426.
          *
          *     Client messages (JSON text frames):
          *     - `{"subscribe": "<task_id>"}` or `{"subscribe": "*"}` (every task of the project; with an operator token, every task of its operator) → `{"subscribed": "<target>"}`,
@@ -3893,7 +3894,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. Or the export, as asked, cannot be made: source_host_not_allowed, render_failed, export_too_large, too_many_parts (render_failed: a source's value that does not fit its column's type, the message naming row and column). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3911,7 +3912,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The source failed or answered badly (source_*, template_invalid). */
+            /** @description The export failed on our side: storage_failed, internal_error; the message says no more, the log has the details. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The source failed or answered badly: source_unreachable, source_bad_response, source_changed, template_invalid (template_invalid: the source's own template). */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -4097,7 +4107,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. Or the export, as asked, cannot be made: source_host_not_allowed, render_failed, export_too_large, too_many_parts (render_failed: a source's value that does not fit its column's type, the message naming row and column). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4115,7 +4125,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The source failed or answered badly (source_*, template_invalid). */
+            /** @description The export failed on our side: storage_failed, internal_error; the message says no more, the log has the details. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The source failed or answered badly: source_unreachable, source_bad_response, source_changed, template_invalid (template_invalid: the source's own template). */
             502: {
                 headers: {
                     [name: string]: unknown;

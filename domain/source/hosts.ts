@@ -21,8 +21,11 @@ export function isBlockedAddress(ip: string): boolean {
   return blocked.check(ip, family === 4 ? 'ipv4' : 'ipv6');
 }
 
-/** `host[:port]` or `*.suffix[:port]`; a pattern without a port allows any port. */
-export const hostPatternRegex = /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:\d{1,5})?$|^\[[0-9a-f:.]+\](:\d{1,5})?$/i;
+/**
+ * `host[:port]` or `*.suffix[:port]`; a pattern without a port allows any port. Both cases spelled
+ * out rather than a flag: the API document states this pattern, and JSON Schema patterns have none.
+ */
+export const hostPatternRegex = /^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 
 function defaultPort(url: URL): string {
   return url.port || (url.protocol === 'https:' ? '443' : '80');

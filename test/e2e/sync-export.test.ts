@@ -107,6 +107,16 @@ describe('POST /v1/tasks/sync', () => {
     expect(src.requests.map((r) => r.pageSize)).toEqual([1]);
   });
 
+  it('answers a value that does not fit its template type with 422 render_failed, naming row and column', async () => {
+    const src = await source({ total: 20, row: (i) => ({ id: i + 1, amount: i === 12 ? 'n/a' : i * 10 }) });
+    const template = [{ name: 'id', type: 'integer' }, { name: 'amount', type: 'integer' }];
+    const res = await sync({ source_url: src.url, type: 'parquet', template });
+    // The source's data, not a fault of ours: never a 500.
+    expect(res.status).toBe(422);
+    const body: any = await res.json();
+    expect(body.error).toMatchObject({ code: 'render_failed', message: expect.stringMatching(/row 13, column "amount": "n\/a" is not an integer/) });
+  });
+
   it('validates the body like POST /v1/tasks', async () => {
     const res = await sync({ source_url: 'not a url' });
     expect(res.status).toBe(422);

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiProcess } from '../support/api-process.js';
 import { sourcePool } from '../support/source-server.js';
@@ -74,6 +75,13 @@ describe('WebSocket /v1/ws', () => {
     await expect(connect(env.base, { token: 'dck_not-a-key' })).rejects.toMatchObject({ statusCode: 401 });
     const plain = await env.api('GET', '/v1/ws', { token: a.api_key });
     expect(plain.status).toBe(426);
+    // Upgrade headers without a key: the documented 426 with the error body, not ws' bare 400.
+    const partial = await rawUpgrade(env.base, { authorization: `Bearer ${a.api_key}`, upgrade: 'websocket', connection: 'Upgrade' });
+    expect(partial.status).toBe(426);
+    expect(JSON.parse(partial.body).error.code).toBe('upgrade_required');
+    // Another method with upgrade headers (Node hands it to the upgrade handler, which asks the app as a GET): 405.
+    const trace = await rawUpgrade(env.base, { authorization: `Bearer ${a.api_key}`, upgrade: 'websocket', connection: 'Upgrade' }, 'TRACE');
+    expect([trace.status, JSON.parse(trace.body).error.code, trace.allow]).toEqual([405, 'method_not_allowed', 'GET, HEAD']);
   });
 
   it("refuses another project's task exactly like a missing one, and never sends its data", async () => {
@@ -159,3 +167,18 @@ describe('WebSocket /v1/ws', () => {
     expect(Date.now() - t0).toBeGreaterThanOrEqual(1300);
   });
 });
+
+/** An upgrade request as sent (fetch may not send Connection: upgrade); the refusal's status and body. */
+function rawUpgrade(base: string, headers: Record<string, string>, method = 'GET'): Promise<{ status: number; body: string; allow: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${base}/v1/ws`, { method, headers });
+    req.once('upgrade', () => reject(new Error('upgraded')));
+    req.once('response', (res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d.toString()));
+      res.once('end', () => resolve({ status: res.statusCode ?? 0, body, allow: res.headers.allow }));
+    });
+    req.once('error', reject);
+    req.end();
+  });
+}

@@ -62,6 +62,24 @@ describe('POST /v1/tasks/preview', () => {
     expect(ok.status).toBe(200);
   });
 
+  it("answers a value that does not fit its template type with 422 render_failed, naming row and column", async () => {
+    const odd = await pool.source({ total: 5, row: (i) => ({ id: i + 1, amount: i === 2 ? 'n/a' : i * 10 }) });
+    await rt.call('PATCH', `/v1/projects/${a.project_id}`, { token: ADMIN, body: { source_hosts: [src.host, odd.host] } });
+    const template = [{ name: 'id', type: 'integer' }, { name: 'amount', type: 'integer' }];
+    const res = await preview(a.api_key, { source_url: odd.url, type: 'parquet', template, rows: 5 });
+    // The source's data is no fault of ours: never a 500.
+    expectError(res, 422, 'render_failed');
+    expect(res.json.error.message).toMatch(/row 3, column "amount": "n\/a" is not an integer/);
+  });
+
+  it("answers a source's bad answer with 502 source_bad_response, saying what it was", async () => {
+    const bad = await pool.source({ total: 5, intercept: (r) => (r.pageSize > 1 ? { status: 200, body: '{"total": 5, "data": "rows"}' } : undefined) });
+    await rt.call('PATCH', `/v1/projects/${a.project_id}`, { token: ADMIN, body: { source_hosts: [src.host, bad.host] } });
+    const res = await preview(a.api_key, { source_url: bad.url, rows: 5 });
+    expectError(res, 502, 'source_bad_response');
+    expect(res.json.error.message).toMatch(/no "data" array/);
+  });
+
   it('refuses rows out of range and a missing field (422 naming them), bad JSON (400)', async () => {
     for (const [body, field] of [
       [{ source_url: src.url, rows: 0 }, 'rows'],

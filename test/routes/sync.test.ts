@@ -50,6 +50,23 @@ describe('POST /v1/tasks/sync', () => {
     expect(res.headers.get('x-task-id')).toMatch(/^tsk_/);
   });
 
+  it("answers a fault of ours with 500 internal_error, never the failure's raw text", async () => {
+    const raw = "TypeError: Cannot read properties of undefined (reading 'x')\n    at render (/srv/dc/domain/staging/render-csv.ts:42:7)";
+    runs((id) => finishTask(rt.database.db, id, { status: 'failed', errorCode: 'internal_error', errorMessage: raw }));
+    const res = await sync(a.api_key, taskBody({ operator_id: 'sync-ours' }));
+    expectError(res, 500, 'internal_error');
+    expect(res.json.error.message).toContain(res.headers.get('x-task-id'));
+    expect(res.json.error.message).not.toMatch(/TypeError|render-csv|\/srv/);
+  });
+
+  it("answers a value that does not fit its column with 422 render_failed and the task's sentence", async () => {
+    const sentence = 'row 3, column "amount": "n/a" is not an integer, the column\'s Parquet type';
+    runs((id) => finishTask(rt.database.db, id, { status: 'failed', errorCode: 'render_failed', errorMessage: sentence }));
+    const res = await sync(a.api_key, taskBody({ operator_id: 'sync-data' }));
+    expectError(res, 422, 'render_failed');
+    expect(res.json.error.message).toContain(sentence);
+  });
+
   it('degrades to 202 with the task: over the row limit, after the timeout, and with no free slot', async () => {
     runs(async (id) => {
       await startAdmitted(rt.database.db, id);

@@ -24,6 +24,25 @@ describe('GET /v1/ws refuses before the upgrade', () => {
     expect(res.headers.get('upgrade')).toBe('websocket');
   });
 
+  it('an incomplete handshake (no Sec-WebSocket-Key, another version, a bad subprotocol list): 426 upgrade_required, as documented', async () => {
+    for (const headers of <Array<Record<string, string>>>[
+      { 'sec-websocket-key': '' },
+      { 'sec-websocket-key': 'not a key' },
+      { 'sec-websocket-version': '' },
+      { 'sec-websocket-version': '12' },
+      { 'sec-websocket-protocol': 'download-center, download-center' },
+      { 'sec-websocket-protocol': 'a b' },
+    ]) {
+      const res = await ws({ token: a.api_key, headers });
+      expectError(res, 426, 'upgrade_required');
+      expect(res.headers.get('upgrade')).toBe('websocket');
+    }
+    const old = await ws({ token: a.api_key, headers: { 'sec-websocket-version': '12' } });
+    expect(old.headers.get('sec-websocket-version')).toBe('13');
+    // Before the key is read: the answer is the same without one.
+    expectError(await ws({ headers: { 'sec-websocket-key': '' } }), 426, 'upgrade_required');
+  });
+
   it('no key, or a key that is not valid (header, subprotocol or query): 401', async () => {
     expectError(await ws(), 401, 'unauthorized');
     expectError(await ws({ token: 'dc_not-a-key-of-anyone' }), 401, 'unauthorized');

@@ -29,6 +29,13 @@ describe('the vocabulary', () => {
     expect(STATUS.internal_error).toBe(500);
   });
 
+  it("answers a failed export 4xx or 502 for the source's or its data's fault, 500 for ours alone", () => {
+    // A value that does not fit its column is the data's: render_failed is thrown on data only.
+    expect(STATUS.render_failed).toBe(422);
+    const ours = TASK_ERROR_CODES.filter((c) => STATUS[c] >= 500 && STATUS[c] !== 502);
+    expect([...ours].sort()).toEqual(['internal_error', 'storage_failed']);
+  });
+
   it('holds every documented task code, apart from the request codes', () => {
     expect(TASK_ERROR_CODES).toEqual(
       expect.arrayContaining(['source_unreachable', 'source_bad_response', 'source_changed', 'render_failed', 'storage_failed', 'template_invalid', 'export_too_large', 'too_many_parts', 'internal_error']),
