@@ -19,8 +19,10 @@ const asRow = (r: unknown) => (r ?? {}) as Record<string, unknown>;
 
 /**
  * Each staged row in export order, handed to `each` (awaited only when it answers a promise: a row
- * group to flush), and `onPiece` after each piece; a piece holding other than its fetched rows is
- * render_failed. The next piece is read while this one is worked; a cancel stops between pieces.
+ * group to flush), and `onPiece` after each piece. A piece holding other than its fetched rows is
+ * storage_failed, not render_failed: our staging is at fault, not the source's data (a 500, not a
+ * 422, for preview and sync). The next piece is read while this one is worked; a cancel stops
+ * between pieces.
  */
 async function eachStagedRow(storage: Storage, chain: Piece[], meta: SourceMeta, signal: AbortSignal, each: (row: Record<string, unknown>, size: number) => Promise<void> | void, onPiece: (piece: Piece) => void): Promise<void> {
   for await (const { piece, bytes } of readAhead(storage, chain, signal)) {
@@ -28,7 +30,7 @@ async function eachStagedRow(storage: Storage, chain: Piece[], meta: SourceMeta,
     // The rows' share of the piece's bytes: what bounds a row group's memory.
     const size = bytes.length / Math.max(1, expected);
     let rows = 0;
-    // Each row parsed as it is used (render-xlsx.ts says why); a broken line is render_failed.
+    // Each row parsed as it is used (render-xlsx.ts says why); a broken line is storage_failed.
     for (const page of piecePages(bytes, meta.pageSize, piece.key)) {
       for (const row of page) {
         rows++;
@@ -36,7 +38,7 @@ async function eachStagedRow(storage: Storage, chain: Piece[], meta: SourceMeta,
         if (flushing) await flushing;
       }
     }
-    if (rows !== expected) throw new DomainError('render_failed', `staged piece ${piece.key.split('/').pop()} holds ${rows} rows where ${expected} were fetched`);
+    if (rows !== expected) throw new DomainError('storage_failed', `staged piece ${piece.key.split('/').pop()} holds ${rows} rows where ${expected} were fetched`);
     onPiece(piece);
   }
 }

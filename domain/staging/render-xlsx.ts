@@ -64,7 +64,7 @@ function* rowsIn(bytes: Buffer, from: number, to: number, key: string): Generato
       try {
         row = JSON.parse(bytes.toString('utf8', at, nl));
       } catch {
-        throw new DomainError('render_failed', `staged piece ${key.split('/').pop()} is not valid JSON lines`);
+        throw new DomainError('storage_failed', `staged piece ${key.split('/').pop()} is not valid JSON lines`);
       }
       yield row;
     }

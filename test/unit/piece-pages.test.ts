@@ -20,7 +20,7 @@ describe('piecePages', () => {
     expect(pages('', 2)).toEqual([]);
   });
 
-  it('fails with render_failed on a line that is not JSON', () => {
+  it("fails with storage_failed (ours, not the source's) on a line that is not JSON", () => {
     expect(() => pages('{"a":1}\n{"a":\n', 5)).toThrow(/00000000-00000003.ndjson is not valid JSON lines/);
   });
 });

@@ -141,11 +141,11 @@ describe('a stream failing mid-render', () => {
     });
   }
 
-  it('xlsx: a broken staged line in the middle of a sheet fails the render render_failed, never the process', async () => {
+  it('xlsx: a broken staged line in the middle of a sheet fails the render storage_failed, never the process', async () => {
     const { deps, task, storage } = await staged('excel', 'tsk_xlsx_broken', 30, 10, {});
     await storage.putBuffer(keys.piece(task.id, 1, 2, 'ndjson'), Buffer.from('{"id":11,"name":"x"}\n{"id":12,\n'));
     const err = await renderTask(deps, job(task)).catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: 'render_failed' });
+    expect(err).toMatchObject({ code: 'storage_failed' });
     // The aborted worksheet's stream must not raise an error of its own once the test has moved on.
     await new Promise((r) => setTimeout(r, 50));
     expect(unheard).toEqual([]);

@@ -1,6 +1,7 @@
 // The renders of CSV, JSON Lines and Parquet from staged pieces (in a memory store): a cancel (the
 // render's signal) stops them between pieces, with nothing stored and no file left; a broken
-// staged piece fails a Parquet render with render_failed, not retried.
+// staged piece fails a Parquet render with storage_failed (our staging, not the source's data), not
+// retried.
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -72,12 +73,12 @@ describe('a broken staged piece', () => {
     ['a line that is not JSON', '{"id":11,"name":"x"}\n{"id":12,\n', /00000001-00000002\.ndjson is not valid JSON lines/],
     ['fewer rows than fetched', '{"id":11,"name":"x"}\n', /00000001-00000002\.ndjson holds 1 rows where 10 were fetched/],
   ] as const) {
-    it(`fails a Parquet render with render_failed, not retried: ${what}`, async () => {
+    it(`fails a Parquet render with storage_failed, not retried: ${what}`, async () => {
       const { deps, task, storage } = await staged('parquet', `tsk_broken_${what.length}`);
       await storage.putBuffer(keys.piece(task.id, 1, 2, 'ndjson'), Buffer.from(body));
       const err = await renderParquet(deps, job(task, new AbortController().signal)).catch((e: unknown) => e);
-      expect(err).toMatchObject({ name: 'DomainError', code: 'render_failed', retryable: false, message: expect.stringMatching(message) });
-      expect(toActivityFailure(err)).toMatchObject({ type: 'render_failed', nonRetryable: true });
+      expect(err).toMatchObject({ name: 'DomainError', code: 'storage_failed', retryable: false, message: expect.stringMatching(message) });
+      expect(toActivityFailure(err)).toMatchObject({ type: 'storage_failed', nonRetryable: true });
       expect(readdirSync(join(dataDir, 'tmp')).filter((f) => f.startsWith(task.id))).toEqual([]);
     });
   }
