@@ -10,6 +10,7 @@
 // field against csv-stringify itself.
 import { stringify } from 'csv-stringify/sync';
 import type { Column } from '../columns.js';
+import { inherited, ownValue } from '../own.js';
 
 // OWASP's CSV-injection list (= + - @ TAB CR LF) and the full-width forms ＝ ＋ － ＠ (U+FF1D,
 // U+FF0B, U+FF0D, U+FF20), which Excel and WPS read as their ASCII twins when a cell is typed in.
@@ -67,10 +68,13 @@ function cell(v: unknown): string {
 export function encodeCsvRows(rows: unknown[], columns: Column[]): Buffer {
   if (rows.length === 0) return Buffer.alloc(0);
   const keys = columns.map((c) => c.key);
+  // A key Object.prototype also has (constructor, __proto__, …) is read as an own property only;
+  // the others read faster as they are, and an absent one is undefined either way.
+  const read = keys.some(inherited) ? ownValue : (o: unknown, k: string) => (o as Record<string, unknown>)[k];
   let out = '';
   for (const r of rows) {
-    const o = (r ?? {}) as Record<string, unknown>;
-    for (let i = 0; i < keys.length; i++) out += i === 0 ? cell(o[keys[i]!]) : `,${cell(o[keys[i]!])}`;
+    const o = r ?? {};
+    for (let i = 0; i < keys.length; i++) out += i === 0 ? cell(read(o, keys[i]!)) : `,${cell(read(o, keys[i]!))}`;
     out += '\r\n';
   }
   return Buffer.from(out, 'utf8');
