@@ -14,7 +14,7 @@ import { FOUND, worldArb } from '../support/format-world.js';
 let d: Differential;
 beforeAll(async () => {
   d = await startDifferential();
-});
+}, 120_000);
 afterAll(async () => {
   await d?.close();
 });
@@ -23,7 +23,7 @@ describe('every format read back by an independent reader holds the source value
   for (const [name, world] of Object.entries(FOUND)) {
     it(`found case: ${name}`, async () => {
       expect(await d.check(world)).toEqual([]);
-    });
+    }, 120_000);
   }
 
   it('on generated adversarial pages', async () => {
@@ -35,5 +35,6 @@ describe('every format read back by an independent reader holds the source value
       }),
       { numRuns: Number(process.env.FUZZ_RUNS ?? 4), endOnFailure: true, ...(seed !== undefined ? { seed, path: process.env.FUZZ_PATH } : {}) },
     );
-  });
+    // A bound on a loaded machine, not a measure: each world is ~5 s of exports and reads.
+  }, 600_000);
 });
