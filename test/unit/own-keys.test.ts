@@ -18,6 +18,7 @@ import { encodeJsonLines } from '../../domain/formats/jsonl.js';
 import { JsonlTranscoder } from '../../domain/formats/jsonl-transcode.js';
 import { cssColor } from '../../domain/formats/template/html.js';
 import { withRows } from '../../domain/formats/template/schema.js';
+import { parseArea } from '../../domain/formats/template/areas.js';
 import { keys } from '../../domain/staging/keys.js';
 import { writeMeta } from '../../domain/staging/meta.js';
 import { encodeStaged, stagedExt } from '../../domain/staging/pieces.js';
@@ -100,5 +101,19 @@ describe("a template's colour or number format spelt like a member of Object.pro
     const styles = (await zipEntries(await rendered('excel', template))).get('xl/styles.xml')!.toString();
     expect(styles).not.toContain('function');
     expect(styles).toMatch(/<numFmt numFmtId="16\d" formatCode="constructor"\/>/);
+  });
+});
+
+describe('a header or footer pair keyed "__proto__"', () => {
+  // JSON.parse makes it an own key; zod's record and Object.assign copied it into the prototype setter and dropped it.
+  it('stays a pair, in its place, in every form of an area', () => {
+    const pairs = (text: string) => {
+      const r = parseArea(JSON.parse(text));
+      if (!r.ok || !r.area) throw new Error(JSON.stringify(r));
+      return r.area.kind === 'flat' ? [r.area.pairs] : r.area.rows;
+    };
+    expect(pairs('{"__proto__":"x","a":1}')).toEqual([[{ key: '__proto__', value: 'x' }, { key: 'a', value: 1 }]]);
+    expect(pairs('[{"__proto__":{"q":1}},{"\\u0000k":2}]')).toEqual([[{ key: '__proto__', value: '{"q":1}' }], [{ key: '\u0000k', value: 2 }]]);
+    expect(pairs('[[{"b":2},{"__proto__":"y"}]]')).toEqual([[{ key: 'b', value: 2 }, { key: '__proto__', value: 'y' }]]);
   });
 });
