@@ -66,7 +66,10 @@ export async function startDifferential(): Promise<Differential> {
   const source: SourceServer = await startSource({
     total: 0,
     intercept: (r) => {
-      const body = pageText(r.query.get('w') === 'pq' ? (world.parquet ?? world.rows) : world.rows, r.page, r.pageSize);
+      const pq = r.query.get('w') === 'pq';
+      let body = pageText(pq ? (world.parquet ?? world.rows) : world.rows, r.page, r.pageSize);
+      // The probe's answer brings the template (Parquet's world has none: see World.template).
+      if (world.template && !pq && r.page === 0 && r.pageSize === 1) body = `{"template":${world.template},${body.slice(1)}`;
       // JSON.parse keeps the last "data"; the byte path gives such a page up.
       return { status: 200, body: r.query.get('w') === 'ordinary' ? `{"data":[],${body.slice(1)}` : body };
     },
@@ -135,15 +138,21 @@ function readAll(jobs: Array<Variant & { paths: string[] }>): Promise<Record<str
   });
 }
 
-/** The source's rows as the service must read them: JSON.parse, own keys, the first row's keys as the columns. */
-function sourceRows(texts: string[]): { columns: string[]; rows: Array<(k: string) => Source> } {
+/**
+ * The source's rows as the service must read them: JSON.parse, own keys; the columns the
+ * template's leaves (name, and title or else name), or the first row's keys.
+ */
+function sourceRows(texts: string[], template?: string): { columns: string[]; titles: string[]; rows: Array<(k: string) => Source> } {
   const parsed = texts.map((t) => JSON.parse(t) as Record<string, unknown>);
-  const columns = parsed.length ? Object.keys(parsed[0]!) : [];
-  return { columns, rows: parsed.map((o) => (k: string) => (Object.hasOwn(o, k) ? o[k] : undefined)) };
+  const leaves = template ? (JSON.parse(template) as Array<{ name: string; title?: string }>) : null;
+  const columns = leaves ? leaves.map((l) => l.name) : parsed.length ? Object.keys(parsed[0]!) : [];
+  const titles = leaves ? leaves.map((l) => l.title || l.name) : columns;
+  return { columns, titles, rows: parsed.map((o) => (k: string) => (Object.hasOwn(o, k) ? o[k] : undefined)) };
 }
 
 function compare(job: Variant & { outputs: RenderedFile[] }, parts: unknown[], world: World): string[] {
-  const { columns, rows } = sourceRows(job.kind === 'parquet' && world.parquet ? world.parquet : world.rows);
+  const parquet = job.kind === 'parquet';
+  const { columns, titles, rows } = sourceRows(parquet && world.parquet ? world.parquet : world.rows, parquet ? undefined : world.template);
   const out: string[] = [];
   const max = world.maxFileRows ?? Infinity;
   const counts = job.outputs.map((o) => o.rows);
@@ -157,7 +166,7 @@ function compare(job: Variant & { outputs: RenderedFile[] }, parts: unknown[], w
       const { bom, rows: lines } = p as CsvPart;
       check(`${where}: no BOM`, bom);
       const head = lines[0] ?? [];
-      const want = columns.map((k) => csvText(utf8(k)));
+      const want = titles.map((k) => csvText(utf8(k)));
       check(`${where}: header ${JSON.stringify(head)} is not ${JSON.stringify(want)}`, JSON.stringify(head) === JSON.stringify(want));
       for (const line of lines.slice(1)) got.push((c) => line[c] ?? '(no field)');
       for (const line of lines.slice(1)) if (line.length !== columns.length) out.push(`${where}: a line of ${line.length} fields, not ${columns.length}`);
@@ -171,7 +180,7 @@ function compare(job: Variant & { outputs: RenderedFile[] }, parts: unknown[], w
     } else if (job.kind === 'xlsx') {
       const [sheet = []] = (p as { sheets: Tagged[][][] }).sheets;
       const head = (sheet[0] ?? []).map((t) => (t[0] === 'str' ? t[1] : ''));
-      const want = columns.map((k) => xlsxText(k));
+      const want = titles.map((k) => xlsxText(k));
       check(`${where}: header ${JSON.stringify(head)} is not ${JSON.stringify(want)}`, JSON.stringify(head) === JSON.stringify(want));
       for (const line of sheet.slice(1)) got.push((c) => line[c] ?? ['none']);
     } else {

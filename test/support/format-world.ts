@@ -20,6 +20,8 @@ export interface World {
   maxFileRows?: number | undefined;
   /** The world Parquet reads (PARQUET_ALL_DATA_RULES off: the same rows without the known-broken classes). */
   parquet?: string[] | undefined;
+  /** A template of flat leaves the source's first answer brings (not Parquet's: its types are the parquet branch's), as JSON text. */
+  template?: string | undefined;
 }
 
 // Keys named like Object.prototype members, with commas, quotes, formula starts, NUL, tabs, line
@@ -183,6 +185,12 @@ const columnsArb = (kinds: Kind[], keys: string[]) =>
 
 const parquetKeys = KEYS.filter((k) => !PROTO_KEYS.includes(k) && !k.includes('\u0000'));
 
+/** Leaves named like the rows' keys or like none of them, titled adversarially (formula starts, NUL, CR …). */
+const templateArb = fc
+  .uniqueArray(fc.constantFrom(...KEYS, 'no_row_has_it', 'toLocaleString'), { minLength: 1, maxLength: 5 })
+  .chain((names) => fc.tuple(...names.map((n) => fc.tuple(fc.constant(n), fc.option(jsonText(3).filter((t) => t !== '""'), { nil: undefined })))))
+  .map((leaves) => `[${leaves.map(([n, t]) => `{"name":${JSON.stringify(n)}${t === undefined ? '' : `,"title":${t}`}}`).join(',')}]`);
+
 export const worldArb: fc.Arbitrary<World> = fc
   .record({ total: fc.integer({ min: 1, max: 9 }), pageSize: fc.integer({ min: 1, max: 4 }), maxFileRows: fc.option(fc.integer({ min: 1, max: 4 }), { nil: undefined }) })
   .chain(({ total, pageSize, maxFileRows }) =>
@@ -190,8 +198,9 @@ export const worldArb: fc.Arbitrary<World> = fc
       .record({
         rows: columnsArb(ALL_KINDS, KEYS).chain((cols) => rowsOf(cols, total, false)),
         parquet: PARQUET_ALL_DATA_RULES ? fc.constant(undefined) : columnsArb(SAFE_KINDS, parquetKeys).chain((cols) => rowsOf(cols, total, true)),
+        template: fc.option(templateArb, { nil: undefined, freq: 3 }),
       })
-      .map(({ rows, parquet }) => ({ rows, pageSize, maxFileRows, parquet })),
+      .map(({ rows, parquet, template }) => ({ rows, pageSize, maxFileRows, parquet, template })),
   );
 
 /** The source's answer for one request: the rows of that page, with the total. */
