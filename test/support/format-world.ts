@@ -218,6 +218,12 @@ export const FOUND: Record<string, World> = {
     // Parquet's reading of such keys is the parquet branch's (PARQUET_ALL_DATA_RULES).
     parquet: PARQUET_ALL_DATA_RULES ? undefined : ['{"id":1}', '{"id":2}', '{"id":null}'],
   },
+  // A CSV row whose only field was empty was a blank line: no record to Python's csv, DuckDB or pandas.
+  'a CSV row whose only field is empty is a record (was a blank line)': {
+    rows: ['{"id":""}', '{"id":null}', '{}', '{"id":"x"}'],
+    pageSize: 3,
+    template: '[{"name":"id"}]',
+  },
   // xlsx wrote a CR as itself, which XML's end-of-line handling turns into LF for every reader.
   'a CR in xlsx text stays a CR (was read as LF)': { rows: ['{"id":1,"t":"a\\rb\\r\\nc\\r"}', '{"id":2,"t":"\\r"}'], pageSize: 2 },
 };

@@ -79,7 +79,7 @@ describe('CsvTranscoder', () => {
     expect(t.transcode(invalidUtf8)).toBeNull();
     // Columns named like Object.prototype's properties: both paths read own keys only, so this one
     // takes them (test/unit/own-keys.test.ts compares the two).
-    expect(new CsvTranscoder(cols('toString')).transcode(Buffer.from('{"total":1,"data":[{}]}'))?.csv.toString()).toBe('\r\n');
+    expect(new CsvTranscoder(cols('toString')).transcode(Buffer.from('{"total":1,"data":[{}]}'))?.csv.toString()).toBe('""\r\n');
   });
 
   it('takes a page far larger than its scratch space, and the next page after it', () => {

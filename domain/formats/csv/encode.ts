@@ -34,8 +34,16 @@ export const csvOptions = { record_delimiter: 'windows', quote_record_delimiter:
 
 /** BOM (optional) and the header line of the titles. */
 export function encodeCsvHead(columns: Column[], bom: boolean): Buffer {
-  return Buffer.from((bom ? '\ufeff' : '') + stringify([columns.map((c) => escapeFormula(c.title))], csvOptions), 'utf8');
+  const titles = columns.map((c) => escapeFormula(c.title));
+  // One empty title: `""`, not a blank line (see LONE_EMPTY).
+  return Buffer.from((bom ? '\ufeff' : '') + stringify([titles], { ...csvOptions, quoted_empty: titles.length === 1 }), 'utf8');
 }
+
+/**
+ * A row whose only field is empty is written `""`: as an empty line it would be no record at all
+ * to most readers (DuckDB, pandas and spreadsheets skip blank lines, Python's csv reads no field).
+ */
+export const LONE_EMPTY = '""';
 
 const NEEDS_QUOTES = /[",\r\n]/;
 
@@ -74,7 +82,8 @@ export function encodeCsvRows(rows: unknown[], columns: Column[]): Buffer {
   let out = '';
   for (const r of rows) {
     const o = r ?? {};
-    for (let i = 0; i < keys.length; i++) out += i === 0 ? cell(read(o, keys[i]!)) : `,${cell(read(o, keys[i]!))}`;
+    if (keys.length === 1) out += cell(read(o, keys[0]!)) || LONE_EMPTY;
+    else for (let i = 0; i < keys.length; i++) out += i === 0 ? cell(read(o, keys[i]!)) : `,${cell(read(o, keys[i]!))}`;
     out += '\r\n';
   }
   return Buffer.from(out, 'utf8');
