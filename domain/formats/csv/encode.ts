@@ -6,8 +6,8 @@
 // pair per cell and runs its option checks for every field. On the export benchmark's pages
 // (1000 rows × 7 columns) that is more than twice the time of the loop here, the largest single
 // cost of a CSV export after JSON.parse (docs/performance.md). The output is the same as
-// csv-stringify's with `csvOptions` for every input but a row of one empty field (LONE_EMPTY): test/unit/csv-encode.test.ts checks it field by
-// field against csv-stringify itself.
+// csv-stringify's with `csvOptions` for every input but a row of one empty field (LONE_EMPTY):
+// test/unit/csv-encode.test.ts checks it field by field against csv-stringify itself.
 import { stringify } from 'csv-stringify/sync';
 import type { Column } from '../columns.js';
 import { inherited, ownValue } from '../own.js';
