@@ -28,6 +28,7 @@ import { benchExpiry } from './expiry.js';
 import { benchFormats } from './formats.js';
 import { benchEncode } from './encode-formats.js';
 import { benchParquetWriters } from './parquet-writers.js';
+import { fuzzFormats } from './fuzz-formats.js';
 import { cpuSeconds, dirBytes, freePort, machineBusySeconds, median, phaseSpans, rssMb, spawnNode, workflowClosed } from './measure.js';
 
 const PG = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
@@ -44,7 +45,7 @@ const parseSize = (s: string) => {
 const load1m = () => round(loadavg()[0]!, 2);
 
 async function main() {
-  const { values, positionals } = parseArgs({ options: { repeat: { type: 'string' }, rows: { type: 'string' }, only: { type: 'string' } }, allowPositionals: true });
+  const { values, positionals } = parseArgs({ options: { repeat: { type: 'string' }, rows: { type: 'string' }, only: { type: 'string' }, runs: { type: 'string' }, seed: { type: 'string' } }, allowPositionals: true });
   // Issue 13's table takes the median of five CSV runs by default: this VM's speed drifts.
   const repeat = Number(values.repeat ?? (positionals.length === 0 ? 5 : 1));
   // `sync` alone: POST /v1/tasks/sync latency on the embedded start (bench/sync.ts).
@@ -57,6 +58,8 @@ async function main() {
   if (positionals[0] === 'encode') return console.log(benchEncode(Number(values.rows ?? 1_000_000)));
   // `formats [--rows N] [--only TYPE]`: one source exported as csv, jsonl, parquet and compressed (bench/formats.ts).
   if (positionals[0] === 'formats') return console.log(await benchFormats(Number(values.rows ?? 1_000_000), repeat, values.only));
+  // `fuzz-formats [--runs N] [--seed S]`: the differential format test, longer and shrinking (bench/fuzz-formats.ts).
+  if (positionals[0] === 'fuzz-formats') return console.log(await fuzzFormats(Number(values.runs ?? 200), values.seed === undefined ? undefined : Number(values.seed)));
   // `sessions`: an operator token's check beside a project key's (bench/sessions.ts).
   if (positionals.length === 1 && positionals[0] === 'sessions') return console.log(await benchSessions());
   // `history [1M|5M] [pglite]`: every list page over a long history (bench/history.ts, issue 24);

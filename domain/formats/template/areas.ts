@@ -15,24 +15,44 @@ export type Area = { kind: 'rows'; rows: Pair[][] } | { kind: 'flat'; pairs: Pai
 const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]).or(z.unknown().transform((v) => JSON.stringify(v)));
 const pairs = z.record(z.string().max(AREA_LIMITS.key), scalar);
 const toPairs = (o: Record<string, unknown>): Pair[] =>
-  Object.entries(o).map(([key, value]) => ({ key, value: typeof value === 'string' ? value.slice(0, AREA_LIMITS.value) : (value as Pair['value']) }));
+  Object.entries(o).map(([key, value]) => ({ key: ownKey(key), value: typeof value === 'string' ? value.slice(0, AREA_LIMITS.value) : (value as Pair['value']) }));
+
+// A pair keyed "__proto__" is a pair like any other, but zod's record (and Object.assign) copy an
+// object by assignment, which hands that key to the prototype setter and drops the pair. So keys
+// travel through the schema marked: "__proto__" and any key starting with NUL get a NUL in front,
+// which toPairs takes off again (such a key may so be one character shorter than AREA_LIMITS.key).
+const MARK = '\u0000';
+const marked = (raw: unknown): unknown => {
+  if (Array.isArray(raw)) return raw.map(marked);
+  if (raw === null || typeof raw !== 'object') return raw;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(raw)) out[k === '__proto__' || k.startsWith(MARK) ? MARK + k : k] = v;
+  return out;
+};
+const ownKey = (k: string): string => (k.startsWith(MARK) ? k.slice(1) : k);
 
 /**
  * `{"油站": "钓鱼岛", "姓名": "张三"}` is a flat list; `[{"油站": "钓鱼岛", "日期": "4月3日"}, {"操作员": "松林"}]`
  * (the design's PHP `[[k => v, …], […]]`) is two rows; `[[{"a": 1}, {"b": 2}], [{"c": 3}]]` too.
  */
-export const areaSchema = z
-  .union([
-    pairs.transform((o): Area => ({ kind: 'flat', pairs: toPairs(o) })),
-    z.array(z.union([pairs, z.array(pairs).transform((list) => Object.assign({}, ...list) as Record<string, unknown>)])).transform(
-      (rows): Area => ({ kind: 'rows', rows: rows.map(toPairs).filter((r) => r.length > 0) }),
-    ),
-  ], { error: 'must be an object of key/value pairs, or an array of rows of such objects' })
-  .superRefine((a, ctx) => {
-    const n = a.kind === 'flat' ? a.pairs.length : a.rows.reduce((s, r) => s + r.length, 0);
-    if (n > AREA_LIMITS.pairs) ctx.addIssue({ code: 'custom', message: `has ${n} pairs; at most ${AREA_LIMITS.pairs}` });
-    if (a.kind === 'rows' && a.rows.length > AREA_LIMITS.rows) ctx.addIssue({ code: 'custom', message: `has ${a.rows.length} rows; at most ${AREA_LIMITS.rows}` });
-  });
+export const areaSchema = z.preprocess(
+  marked,
+  z
+    .union(
+      [
+        pairs.transform((o): Area => ({ kind: 'flat', pairs: toPairs(o) })),
+        z.array(z.union([pairs, z.array(pairs).transform((list) => Object.assign({}, ...list) as Record<string, unknown>)])).transform(
+          (rows): Area => ({ kind: 'rows', rows: rows.map(toPairs).filter((r) => r.length > 0) }),
+        ),
+      ],
+      { error: 'must be an object of key/value pairs, or an array of rows of such objects' },
+    )
+    .superRefine((a, ctx) => {
+      const n = a.kind === 'flat' ? a.pairs.length : a.rows.reduce((s, r) => s + r.length, 0);
+      if (n > AREA_LIMITS.pairs) ctx.addIssue({ code: 'custom', message: `has ${n} pairs; at most ${AREA_LIMITS.pairs}` });
+      if (a.kind === 'rows' && a.rows.length > AREA_LIMITS.rows) ctx.addIssue({ code: 'custom', message: `has ${a.rows.length} rows; at most ${AREA_LIMITS.rows}` });
+    }),
+);
 
 export interface AreaCell {
   col: number;

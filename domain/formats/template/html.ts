@@ -23,7 +23,8 @@ const SKIP = new Set(['script', 'style', 'head', 'title']);
 export function cssColor(raw: string | undefined): string | undefined {
   if (!raw) return undefined;
   const s = raw.trim().toLowerCase();
-  if (s in NAMED_COLORS) return NAMED_COLORS[s];
+  // Own names only: `constructor` is no colour (it would put a function's text into styles.xml).
+  if (Object.hasOwn(NAMED_COLORS, s)) return NAMED_COLORS[s];
   let m = /^#([0-9a-f]{3})$/.exec(s);
   if (m) return `FF${[...m[1]!].map((c) => c + c).join('')}`.toUpperCase();
   m = /^#([0-9a-f]{6})$/.exec(s);

@@ -1,5 +1,6 @@
 // Sizes Excel cannot compute for a streamed sheet: column widths (from the header and the first
 // page of data) and the summary's row height. Widths are in characters, heights in points.
+import { ownValue } from '../own.js';
 import type { Run } from '../template/html.js';
 import { runsText } from '../template/html.js';
 import type { SheetLayout } from '../template/layout.js';
@@ -49,7 +50,7 @@ export function columnWidths(layout: SheetLayout, sample: unknown[]): number[] {
   for (const row of sample) {
     layout.columns.forEach((c, i) => {
       if (c.key === null) return;
-      const v = Array.isArray(row) ? row[positions[i]!] : (row as Record<string, unknown> | null)?.[c.key];
+      const v = Array.isArray(row) ? row[positions[i]!] : ownValue(row, c.key);
       want[i] = Math.max(want[i]!, valueWidth(v, c.type));
     });
   }

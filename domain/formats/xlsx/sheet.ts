@@ -1,6 +1,7 @@
 // One worksheet in one part: title, summary, header area, table header, data rows, footer area, merges.
 // Data rows are turned into XML as they come and handed to the package at once; only the merge
 // list (title/areas/header plus row-title merges) is held until the end of the part.
+import { ownValue } from '../own.js';
 import type { AreaCell } from '../template/areas.js';
 import type { Run } from '../template/html.js';
 import type { SheetLayout } from '../template/layout.js';
@@ -171,14 +172,13 @@ export class SheetPart {
     let xml = `<row r="${r}"${this.plan.rowAttr}>`;
     let titlesDone = false;
     const arr = Array.isArray(data) ? (data as unknown[]) : null;
-    const obj = (arr ? null : (data ?? {})) as Record<string, unknown> | null;
     for (const col of this.plan.columns) {
       if (col.key === null) {
         if (!titlesDone && this.titles) xml += this.titles.cells(leaf, this.row);
         titlesDone = true;
         continue;
       }
-      const v = arr ? arr[col.pos] : obj![col.key];
+      const v = arr ? arr[col.pos] : ownValue(data, col.key);
       let k = 0;
       while (k < col.tests.length && !col.tests[k]!(v)) k++;
       k = k < col.tests.length ? k + 1 : 0;

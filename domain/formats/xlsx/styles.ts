@@ -63,8 +63,8 @@ export class StyleSheet {
 
   private numFmtId(code: string | undefined): number {
     if (!code) return 0;
-    const builtin = BUILTIN_FORMATS[code];
-    if (builtin !== undefined) return builtin;
+    // Own entries only: a format spelt `constructor` is a custom format, not Object's function.
+    if (Object.hasOwn(BUILTIN_FORMATS, code)) return BUILTIN_FORMATS[code]!;
     let id = this.formats.get(code);
     if (id === undefined) {
       id = 164 + this.formats.size;

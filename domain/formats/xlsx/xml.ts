@@ -2,12 +2,13 @@
 
 // Characters XML 1.0 cannot carry at all (C0 controls but tab, LF, CR; U+FFFE/U+FFFF): dropped.
 const INVALID = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g;
-const SPECIAL = /[&<>"\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/;
+const SPECIAL = /[&<>"\r\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/;
 
 export function esc(s: string): string {
   // Most cells need nothing: test once, replace only when needed.
   if (!SPECIAL.test(s)) return s;
-  return s.replace(INVALID, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  // A CR as itself would reach every reader as LF (XML's end-of-line handling): written as a reference, it stays a CR.
+  return s.replace(INVALID, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/\r/g, '&#13;');
 }
 
 /** An inline string's <t>, keeping edge spaces and line breaks that Excel would otherwise trim. */
