@@ -67,7 +67,7 @@ export async function startDifferential(): Promise<Differential> {
     total: 0,
     intercept: (r) => {
       const pq = r.query.get('w') === 'pq';
-      let body = pageText(pq ? (world.parquet ?? world.rows) : world.rows, r.page, r.pageSize);
+      let body = pageText(world.rows, r.page, r.pageSize);
       // The probe's answer brings the template (Parquet's world has none: see World.template).
       if (world.template && !pq && r.page === 0 && r.pageSize === 1) body = `{"template":${world.template},${body.slice(1)}`;
       // JSON.parse keeps the last "data"; the byte path gives such a page up.
@@ -93,7 +93,7 @@ export async function startDifferential(): Promise<Differential> {
       requestHash: randomToken(16),
     });
     await runActivity({}, () => harness.activities.probeSource({ taskId: id })).result;
-    const rows = v.kind === 'parquet' && world.parquet ? world.parquet : world.rows;
+    const rows = world.rows;
     const pages = Math.ceil(rows.length / world.pageSize);
     if (pages > 0) await runActivity({}, () => harness.activities.fetchPages({ taskId: id, lane: 0, laneFromPage: 0, fromPage: 0, toPage: pages })).result;
     const { outputs } = await runActivity({}, () => render.renderFile({ taskId: id })).result;
@@ -152,7 +152,7 @@ function sourceRows(texts: string[], template?: string): { columns: string[]; ti
 
 function compare(job: Variant & { outputs: RenderedFile[] }, parts: unknown[], world: World): string[] {
   const parquet = job.kind === 'parquet';
-  const { columns, titles, rows } = sourceRows(parquet && world.parquet ? world.parquet : world.rows, parquet ? undefined : world.template);
+  const { columns, titles, rows } = sourceRows(world.rows, parquet ? undefined : world.template);
   const out: string[] = [];
   const max = world.maxFileRows ?? Infinity;
   const counts = job.outputs.map((o) => o.rows);

@@ -113,7 +113,9 @@ const realMatch = (re: RegExp, s: string): boolean => {
 
 const kindOf = (v: unknown): ParquetType => {
   if (typeof v === 'boolean') return 'bool';
-  if (typeof v === 'number') return Number.isSafeInteger(v) ? 'int64' : 'double';
+  // An integer as parsed (past 2^53 already the nearest double, as in every type) is INT64 while
+  // int64 holds it: that double's value exactly (docs/formats.md, Parquet's numbers).
+  if (typeof v === 'number') return Number.isInteger(v) && Math.abs(v) < 2 ** 63 ? 'int64' : 'double';
   if (isObject(v)) return 'json';
   const s = v as string;
   if (realMatch(DATE, s)) return 'date';
