@@ -209,7 +209,7 @@ export const FOUND: Record<string, World> = {
     template: '[{"name":"id"}]',
   },
   // Parquet's JSON column dropped an own "__proto__" key of a nested value (its writer's toJson
-  // assigned keys; patches/hyparquet+1.31.5.patch defines them). Seed -869717638.
+  // assigned keys; the patch of hyparquet in patches/ defines them). Seed -869717638.
   'a nested value keeps an own "__proto__" key in Parquet': {
     rows: ['{"id":1,"j":{}}', '{"id":2,"j":{"__proto__":1,"constructor":"c"}}', '{"id":3,"j":[{"__proto__":{"x":1}}]}'],
     pageSize: 1,
