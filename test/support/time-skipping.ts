@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { IllegalStateError } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { afterEach, beforeEach } from 'vitest';
 import { projectRoot } from '../../platform/paths.js';
 
 export const bundledTestServer = join(projectRoot, '.tools', 'temporal-test-server', 'bin', 'temporal-test-server');
@@ -29,4 +30,24 @@ export async function startTimeSkipping(): Promise<TestWorkflowEnvironment> {
   return TestWorkflowEnvironment.createTimeSkipping({
     server: { executable: { type: 'existing-path', path: bundledTestServer } },
   });
+}
+
+/**
+ * A fresh time-skipping server for each test of the calling file, torn down after it (time skipping
+ * is global to a server, and an activity a broken workflow leaves running would hold the clock of
+ * every later test). Call the answer for the current test's environment.
+ */
+export function timeSkippingPerTest(): () => TestWorkflowEnvironment {
+  let env: TestWorkflowEnvironment | undefined;
+  beforeEach(async () => {
+    env = await startTimeSkipping();
+  });
+  afterEach(async () => {
+    await env?.teardown();
+    env = undefined;
+  });
+  return () => {
+    if (!env) throw new Error('the time-skipping environment exists only inside a test');
+    return env;
+  };
 }

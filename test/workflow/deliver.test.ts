@@ -4,32 +4,25 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowFailedError } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { afterEach, beforeEach, expect, inject, it } from 'vitest';
+import { expect, inject, it } from 'vitest';
 import { exportWorkflow } from '../../workflows/export.js';
 import { type ExportActivities, fakes, input, probeOf, recorder } from '../support/export-fakes.js';
-import { startTimeSkipping } from '../support/time-skipping.js';
+import { timeSkippingPerTest } from '../support/time-skipping.js';
 
 const taskQueue = `wf-deliver-${randomUUID()}`;
-let env: TestWorkflowEnvironment;
-beforeEach(async () => {
-  env = await startTimeSkipping();
-});
-afterEach(async () => {
-  await env?.teardown();
-});
+const env = timeSkippingPerTest();
 
 let lastId = '';
 async function run(activities: ExportActivities, destination = true) {
   const taskId = (lastId = `t-${randomUUID()}`);
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: { code: inject('workflowBundleCode') }, activities });
-  return worker.runUntil(env.client.workflow.execute(exportWorkflow, { taskQueue, workflowId: taskId, args: [{ ...input(taskId), ...(destination ? { destination: true } : {}) }] }).catch((e: unknown) => e));
+  const worker = await Worker.create({ connection: env().nativeConnection, taskQueue, workflowBundle: { code: inject('workflowBundleCode') }, activities });
+  return worker.runUntil(env().client.workflow.execute(exportWorkflow, { taskQueue, workflowId: taskId, args: [{ ...input(taskId), ...(destination ? { destination: true } : {}) }] }).catch((e: unknown) => e));
 }
 
 /** The run's history replays against today's workflows (the dc-deliver marker and its branch). */
 async function replays(): Promise<void> {
-  const history = await env.client.workflow.getHandle(lastId).fetchHistory();
+  const history = await env().client.workflow.getHandle(lastId).fetchHistory();
   const patches = (history.events ?? []).map((e) => e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data).filter((d) => d).map((d) => Buffer.from(d!).toString());
   expect(patches.some((p) => p.includes('dc-deliver'))).toBe(true);
   await Worker.runReplayHistory({ workflowBundle: { code: inject('workflowBundleCode') } }, history, lastId);

@@ -6,35 +6,24 @@
 import { randomUUID } from 'node:crypto';
 import { CancelledFailure, Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { planLanes, PAGES_PER_CHUNK } from '../../model/plan.js';
 import { type ExportOutput, exportWorkflow } from '../../workflows/export.js';
 import { type ExportActivities, fakes, input, probeOf, recorder } from '../support/export-fakes.js';
-import { startTimeSkipping } from '../support/time-skipping.js';
+import { timeSkippingPerTest } from '../support/time-skipping.js';
 
 const taskQueue = `wf-export-${randomUUID()}`;
-let env: TestWorkflowEnvironment;
-
-// A test server per test: time skipping is global to a server, and an activity a broken workflow
-// leaves running would hold the clock of every later test.
-beforeEach(async () => {
-  env = await startTimeSkipping();
-});
-
-afterEach(async () => {
-  await env?.teardown();
-});
+const env = timeSkippingPerTest();
 
 async function runExport(activities: ExportActivities, taskId = `t-${randomUUID()}`): Promise<ExportOutput> {
   const worker = await Worker.create({
-    connection: env.nativeConnection,
+    connection: env().nativeConnection,
     taskQueue,
     workflowBundle: { code: inject('workflowBundleCode') },
     activities,
   });
-  return worker.runUntil(env.client.workflow.execute(exportWorkflow, { taskQueue, workflowId: taskId, args: [input(taskId)] }));
+  return worker.runUntil(env().client.workflow.execute(exportWorkflow, { taskQueue, workflowId: taskId, args: [input(taskId)] }));
 }
 
 const changed = (message = 'the total changed from 250 to 260') => ApplicationFailure.create({ type: 'source_changed', nonRetryable: true, message });
@@ -169,7 +158,7 @@ describe('the slot wait', () => {
     const waits = 8;
     const rec = recorder();
     let calls = 0;
-    const virtualStart = await env.currentTimeMs();
+    const virtualStart = await env().currentTimeMs();
     const wallStart = Date.now();
     const result = await runExport(
       fakes(rec, probeOf(250), {
@@ -180,7 +169,7 @@ describe('the slot wait', () => {
       }),
     );
     const wall = Date.now() - wallStart;
-    const virtual = (await env.currentTimeMs()) - virtualStart;
+    const virtual = (await env().currentTimeMs()) - virtualStart;
 
     expect(result).toEqual({ status: 'succeeded' });
     expect(rec.of('startTask')).toHaveLength(waits + 1);
@@ -205,7 +194,7 @@ describe('a transient error after stored pages', () => {
     const rec = recorder();
     const taskId = `t-${randomUUID()}`;
     let first = true;
-    const virtualStart = await env.currentTimeMs();
+    const virtualStart = await env().currentTimeMs();
     const result = await runExport(
       fakes(rec, probeOf(250), {
         fetchPages: async (i) => {
@@ -219,7 +208,7 @@ describe('a transient error after stored pages', () => {
       }),
       taskId,
     );
-    const virtual = (await env.currentTimeMs()) - virtualStart;
+    const virtual = (await env().currentTimeMs()) - virtualStart;
 
     expect(result).toEqual({ status: 'succeeded' });
     const fetches = rec.of('fetchPages').map((c) => c.input);

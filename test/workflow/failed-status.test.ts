@@ -4,25 +4,16 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { afterEach, beforeEach, expect, inject, it } from 'vitest';
+import { expect, inject, it } from 'vitest';
 import type { DeliverInput } from '../../model/activities.js';
 import { DISCARD_BEST_EFFORT_PATCH } from '../../workflows/export-end.js';
 import { exportWorkflow, FAILED_STATUS_PATCH } from '../../workflows/export.js';
 import { type ExportActivities, fakes, input, probeOf, recorder } from '../support/export-fakes.js';
-import { startTimeSkipping } from '../support/time-skipping.js';
+import { timeSkippingPerTest } from '../support/time-skipping.js';
 
 const taskQueue = `wf-failed-${randomUUID()}`;
-let env: TestWorkflowEnvironment;
-
-beforeEach(async () => {
-  env = await startTimeSkipping();
-});
-
-afterEach(async () => {
-  await env?.teardown();
-});
+const env = timeSkippingPerTest();
 
 const badResponse = () => ApplicationFailure.create({ type: 'source_bad_response', nonRetryable: true, message: 'HTTP 404 on page 1' });
 
@@ -34,12 +25,12 @@ async function runFailing(activities: ExportActivities) {
     delivered.push(i);
     return { delivered: true, attempt: 1, statusCode: 204 };
   };
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: { code: inject('workflowBundleCode') }, activities: { ...activities, deliverCallback } });
+  const worker = await Worker.create({ connection: env().nativeConnection, taskQueue, workflowBundle: { code: inject('workflowBundleCode') }, activities: { ...activities, deliverCallback } });
   return worker.runUntil(async () => {
-    const handle = await env.client.workflow.start(exportWorkflow, { taskQueue, workflowId: taskId, args: [{ ...input(taskId), callback: true }] });
+    const handle = await env().client.workflow.start(exportWorkflow, { taskQueue, workflowId: taskId, args: [{ ...input(taskId), callback: true }] });
     const outcome = await handle.result().catch((err: unknown) => err);
     // The callback is an abandoned child: let it finish before the worker stops.
-    await env.client.workflow.getHandle(`${taskId}.callback.1`).result().catch(() => undefined);
+    await env().client.workflow.getHandle(`${taskId}.callback.1`).result().catch(() => undefined);
     const events = (await handle.fetchHistory()).events ?? [];
     return { outcome, status: (await handle.describe()).status.name, events, delivered, handle };
   });

@@ -1,29 +1,20 @@
 // The export workflow with a workbook of several sheets, on the time-skipping test server with fake
 // activities (test/support/export-fakes.ts): lanes planned per sheet and pooled, a resume per sheet.
 import { randomUUID } from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import type { ProbeOutput } from '../../model/activities.js';
 import { MAX_LANES } from '../../model/plan.js';
 import { type ExportOutput, exportWorkflow } from '../../workflows/export.js';
 import { type ExportActivities, fakes, input, probeOf, recorder } from '../support/export-fakes.js';
-import { startTimeSkipping } from '../support/time-skipping.js';
+import { timeSkippingPerTest } from '../support/time-skipping.js';
 
 const taskQueue = `wf-sheets-${randomUUID()}`;
-let env: TestWorkflowEnvironment;
-
-beforeEach(async () => {
-  env = await startTimeSkipping();
-});
-
-afterEach(async () => {
-  await env?.teardown();
-});
+const env = timeSkippingPerTest();
 
 async function runExport(activities: ExportActivities, taskId = `t-${randomUUID()}`, resume = false): Promise<ExportOutput> {
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: { code: inject('workflowBundleCode') }, activities });
-  return worker.runUntil(env.client.workflow.execute(exportWorkflow, { taskQueue, workflowId: taskId, args: [{ ...input(taskId), type: 'excel', ...(resume ? { resume } : {}) }] }));
+  const worker = await Worker.create({ connection: env().nativeConnection, taskQueue, workflowBundle: { code: inject('workflowBundleCode') }, activities });
+  return worker.runUntil(env().client.workflow.execute(exportWorkflow, { taskQueue, workflowId: taskId, args: [{ ...input(taskId), type: 'excel', ...(resume ? { resume } : {}) }] }));
 }
 
 describe('a workbook of several sheets', () => {

@@ -4,28 +4,19 @@
 // continued as the ordinary export when admitted, ended when not.
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { syncExportWorkflow } from '../../workflows/sync-export.js';
 import { type ExportActivities, fakes, input, probeOf, recorder } from '../support/export-fakes.js';
-import { startTimeSkipping } from '../support/time-skipping.js';
+import { timeSkippingPerTest } from '../support/time-skipping.js';
 
 const taskQueue = `wf-sync-${randomUUID()}`;
-let env: TestWorkflowEnvironment;
-
-beforeEach(async () => {
-  env = await startTimeSkipping();
-});
-
-afterEach(async () => {
-  await env?.teardown();
-});
+const env = timeSkippingPerTest();
 
 async function runSync(activities: ExportActivities, maxRows = 1000, taskId = `t-${randomUUID()}`) {
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: { code: inject('workflowBundleCode') }, activities });
+  const worker = await Worker.create({ connection: env().nativeConnection, taskQueue, workflowBundle: { code: inject('workflowBundleCode') }, activities });
   return worker.runUntil(async () => {
-    const handle = await env.client.workflow.start(syncExportWorkflow, { taskQueue, workflowId: taskId, args: [{ ...input(taskId), maxRows }] });
+    const handle = await env().client.workflow.start(syncExportWorkflow, { taskQueue, workflowId: taskId, args: [{ ...input(taskId), maxRows }] });
     const result = await handle.result();
     const events = (await handle.fetchHistory()).events ?? [];
     return { result, events, handle };

@@ -7,26 +7,17 @@ import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { afterEach, beforeEach, expect, inject, it } from 'vitest';
+import { expect, inject, it } from 'vitest';
 import type { DeliverInput } from '../../model/activities.js';
 import { exportWorkflow, UNRECORDED_END_PATCH } from '../../workflows/export.js';
 import { TASK_STATE_MAX_ATTEMPTS } from '../../workflows/profiles.js';
 import { syncExportWorkflow } from '../../workflows/sync-export.js';
 import { type ExportActivities, fakes, input, probeOf, recorder } from '../support/export-fakes.js';
-import { startTimeSkipping } from '../support/time-skipping.js';
+import { timeSkippingPerTest } from '../support/time-skipping.js';
 
 const taskQueue = `wf-unrecorded-${randomUUID()}`;
-let env: TestWorkflowEnvironment;
-
-beforeEach(async () => {
-  env = await startTimeSkipping();
-});
-
-afterEach(async () => {
-  await env?.teardown();
-});
+const env = timeSkippingPerTest();
 
 /** What the database does to a write it refuses for good: a retryable error, every attempt. */
 const refused = async (): Promise<never> => {
@@ -40,12 +31,12 @@ async function run(activities: ExportActivities, opts: { sync?: boolean; cancel?
     delivered.push(i);
     return { delivered: true, attempt: 1, statusCode: 204 };
   };
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: { code: inject('workflowBundleCode') }, activities: { ...activities, deliverCallback } });
+  const worker = await Worker.create({ connection: env().nativeConnection, taskQueue, workflowBundle: { code: inject('workflowBundleCode') }, activities: { ...activities, deliverCallback } });
   return worker.runUntil(async () => {
     const args = { ...input(taskId), callback: true };
     const handle = opts.sync
-      ? await env.client.workflow.start(syncExportWorkflow, { taskQueue, workflowId: taskId, args: [{ ...args, maxRows: 1000 }] })
-      : await env.client.workflow.start(exportWorkflow, { taskQueue, workflowId: taskId, args: [args] });
+      ? await env().client.workflow.start(syncExportWorkflow, { taskQueue, workflowId: taskId, args: [{ ...args, maxRows: 1000 }] })
+      : await env().client.workflow.start(exportWorkflow, { taskQueue, workflowId: taskId, args: [args] });
     if (opts.cancel) {
       while (!(await handle.fetchHistory()).events?.some((e) => e.activityTaskStartedEventAttributes)) await new Promise((r) => setTimeout(r, 50));
       await handle.cancel();
