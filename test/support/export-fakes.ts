@@ -1,6 +1,9 @@
 // Fake activities for the export workflow's tests on the time-skipping server: each records its
 // input in a shared order, and a test replaces the ones whose behaviour it is about.
-import type { Activities, FetchPagesInput, FetchPagesOutput, ProbeOutput } from '../../model/activities.js';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { inject } from 'vitest';
+import type { Activities, DeliverInput, FetchPagesInput, FetchPagesOutput, ProbeOutput } from '../../model/activities.js';
 import type { ExportInput } from '../../workflows/export.js';
 
 /** The activities the export workflow uses; expireFiles, expireTasks, deliverCallback and the others are not its own. */
@@ -77,3 +80,17 @@ export function input(taskId: string): ExportInput {
   return { taskId, type: 'csv', retry: { initialMs: 100, maxAttempts: 3 }, run: 1, callback: false, heartbeatTimeoutMs: 2000 };
 }
 
+
+/**
+ * A worker of these activities on the test server, its callbacks recorded as delivered (2xx at the
+ * first attempt); `body` runs while it polls. What `body` answered, and the callbacks delivered.
+ */
+export async function withCallbackWorker<T>(env: TestWorkflowEnvironment, taskQueue: string, activities: ExportActivities, body: () => Promise<T>): Promise<{ result: T; delivered: DeliverInput[] }> {
+  const delivered: DeliverInput[] = [];
+  const deliverCallback = async (i: DeliverInput) => {
+    delivered.push(i);
+    return { delivered: true, attempt: 1, statusCode: 204 };
+  };
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: { code: inject('workflowBundleCode') }, activities: { ...activities, deliverCallback } });
+  return { result: await worker.runUntil(body), delivered };
+}

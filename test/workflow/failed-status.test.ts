@@ -4,12 +4,10 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { Worker } from '@temporalio/worker';
-import { expect, inject, it } from 'vitest';
-import type { DeliverInput } from '../../model/activities.js';
+import { expect, it } from 'vitest';
 import { DISCARD_BEST_EFFORT_PATCH } from '../../workflows/export-end.js';
 import { exportWorkflow, FAILED_STATUS_PATCH } from '../../workflows/export.js';
-import { type ExportActivities, fakes, input, probeOf, recorder } from '../support/export-fakes.js';
+import { type ExportActivities, fakes, input, probeOf, recorder, withCallbackWorker } from '../support/export-fakes.js';
 import { timeSkippingPerTest } from '../support/time-skipping.js';
 
 const taskQueue = `wf-failed-${randomUUID()}`;
@@ -20,20 +18,15 @@ const badResponse = () => ApplicationFailure.create({ type: 'source_bad_response
 /** Runs one export with a callback to the end; what it threw (or returned), its status and history. */
 async function runFailing(activities: ExportActivities) {
   const taskId = `t-${randomUUID()}`;
-  const delivered: DeliverInput[] = [];
-  const deliverCallback = async (i: DeliverInput) => {
-    delivered.push(i);
-    return { delivered: true, attempt: 1, statusCode: 204 };
-  };
-  const worker = await Worker.create({ connection: env().nativeConnection, taskQueue, workflowBundle: { code: inject('workflowBundleCode') }, activities: { ...activities, deliverCallback } });
-  return worker.runUntil(async () => {
+  const { result, delivered } = await withCallbackWorker(env(), taskQueue, activities, async () => {
     const handle = await env().client.workflow.start(exportWorkflow, { taskQueue, workflowId: taskId, args: [{ ...input(taskId), callback: true }] });
     const outcome = await handle.result().catch((err: unknown) => err);
     // The callback is an abandoned child: let it finish before the worker stops.
     await env().client.workflow.getHandle(`${taskId}.callback.1`).result().catch(() => undefined);
     const events = (await handle.fetchHistory()).events ?? [];
-    return { outcome, status: (await handle.describe()).status.name, events, delivered, handle };
+    return { outcome, status: (await handle.describe()).status.name, events, handle };
   });
+  return { ...result, delivered };
 }
 
 it('ends a failed export as Failed, the error code its type, once the task is failed and its callback started', async () => {

@@ -7,13 +7,11 @@ import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { Worker } from '@temporalio/worker';
-import { expect, inject, it } from 'vitest';
-import type { DeliverInput } from '../../model/activities.js';
+import { expect, it } from 'vitest';
 import { exportWorkflow, UNRECORDED_END_PATCH } from '../../workflows/export.js';
 import { TASK_STATE_MAX_ATTEMPTS } from '../../workflows/profiles.js';
 import { syncExportWorkflow } from '../../workflows/sync-export.js';
-import { type ExportActivities, fakes, input, probeOf, recorder } from '../support/export-fakes.js';
+import { type ExportActivities, fakes, input, probeOf, recorder, withCallbackWorker } from '../support/export-fakes.js';
 import { timeSkippingPerTest } from '../support/time-skipping.js';
 
 const taskQueue = `wf-unrecorded-${randomUUID()}`;
@@ -26,13 +24,7 @@ const refused = async (): Promise<never> => {
 
 async function run(activities: ExportActivities, opts: { sync?: boolean; cancel?: boolean } = {}) {
   const taskId = `t-${randomUUID()}`;
-  const delivered: DeliverInput[] = [];
-  const deliverCallback = async (i: DeliverInput) => {
-    delivered.push(i);
-    return { delivered: true, attempt: 1, statusCode: 204 };
-  };
-  const worker = await Worker.create({ connection: env().nativeConnection, taskQueue, workflowBundle: { code: inject('workflowBundleCode') }, activities: { ...activities, deliverCallback } });
-  return worker.runUntil(async () => {
+  const { result, delivered } = await withCallbackWorker(env(), taskQueue, activities, async () => {
     const args = { ...input(taskId), callback: true };
     const handle = opts.sync
       ? await env().client.workflow.start(syncExportWorkflow, { taskQueue, workflowId: taskId, args: [{ ...args, maxRows: 1000 }] })
@@ -47,8 +39,9 @@ async function run(activities: ExportActivities, opts: { sync?: boolean; cancel?
       .map((e) => e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data)
       .filter((d) => d !== undefined && d !== null)
       .map((d) => JSON.parse(Buffer.from(d).toString()).id as string);
-    return { outcome, status: (await handle.describe()).status.name, delivered, patches };
+    return { outcome, status: (await handle.describe()).status.name, patches };
   });
+  return { ...result, delivered };
 }
 
 const badResponse = async (): Promise<never> => {
