@@ -35,18 +35,19 @@ function backoff(retry: RetrySettings, stepsAhead: number) {
 
 /** The bounds of a task-row update's retries (docs/adr/0037-a-task-always-ends.md). */
 export const TASK_STATE_MAX_ATTEMPTS = 20;
-export const TASK_STATE_MAX_TIME = '10 minutes';
 
 /**
  * Short task-row updates: retried for a database away for minutes (waits of 1 s growing to 10 s),
- * but bounded, 20 attempts within 10 minutes: a database that refuses the update itself
- * (issue 30: a NUL in a message) must not keep the run, and its task, running for ever. A run
+ * but bounded, 20 attempts (about 2.5 minutes of refusals): a database that refuses the update
+ * itself (issue 30: a NUL in a message) must not keep the run, and its task, running for ever.
+ * Attempts, not time: during an outage the worker stops polling (app/worker-supervisor.ts), so an
+ * outage however long costs an attempt or two, and a time bound would fail (and discard) a finished
+ * export whose database was away longer than it. A run
  * whose end could not be recorded ends anyway; the reconciler ends its task
  * (domain/tasks/reconcile.ts). Only new schedules take the policy; a replay does not compare it.
  */
 export const taskState: ActivityOptions = {
   startToCloseTimeout: '1 minute',
-  scheduleToCloseTimeout: TASK_STATE_MAX_TIME,
   retry: { initialInterval: '1 second', backoffCoefficient: 1.5, maximumInterval: '10 seconds', maximumAttempts: TASK_STATE_MAX_ATTEMPTS },
 };
 
@@ -70,7 +71,6 @@ export const slotWait: ActivityOptions = {
  */
 export const localTaskState: LocalActivityOptions = {
   startToCloseTimeout: '1 minute',
-  scheduleToCloseTimeout: TASK_STATE_MAX_TIME,
   retry: { ...taskState.retry, nonRetryableErrorTypes: ['waiting_for_slot'] },
 };
 
