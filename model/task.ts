@@ -40,3 +40,12 @@ export interface StoredFile {
   /** Where delivery wrote it in the customer's bucket (`s3://bucket/key`); absent without a destination. */
   delivered_to?: string;
 }
+
+/**
+ * The ids of a run's end notifications: the callback's and the e-mails' workflows and the callback's
+ * webhook-id. The export run (workflows/export-end.ts) and the reconciler (domain/tasks/reconcile.ts)
+ * both start them by these ids, so one end is delivered once whoever starts it.
+ */
+export const callbackWorkflowId = (taskId: string, run: number): string => `${taskId}.callback.${run}`;
+export const emailWorkflowId = (taskId: string, run: number): string => `${taskId}.email.${run}`;
+export const webhookIdOf = (taskId: string, run: number): string => `msg_${taskId}_${run}`;

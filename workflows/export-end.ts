@@ -4,6 +4,7 @@ import { CancellationScope, isCancellation, log, ParentClosePolicy, patched, sta
 import { ApplicationFailure, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities, CallbackEvent } from '../model/activities.js';
 import { type TaskErrorCode, taskErrorCode } from '../model/errors.js';
+import { callbackWorkflowId, emailWorkflowId, webhookIdOf } from '../model/task.js';
 import { callbackWorkflow } from './callback.js';
 import { emailWorkflow } from './email.js';
 import type { ExportInput, ExportOutput } from './export-io.js';
@@ -193,16 +194,16 @@ async function notify(input: ExportInput, event: CallbackEvent): Promise<void> {
   if (input.callback) {
     await abandonedChild(() =>
       startChild(callbackWorkflow, {
-        workflowId: `${input.taskId}.callback.${run}`,
+        workflowId: callbackWorkflowId(input.taskId, run),
         parentClosePolicy: ParentClosePolicy.ABANDON,
-        args: [{ taskId: input.taskId, run, event, webhookId: `msg_${input.taskId}_${run}` }],
+        args: [{ taskId: input.taskId, run, event, webhookId: webhookIdOf(input.taskId, run) }],
       }),
     );
   }
   if (input.emails && patched(EMAIL_PATCH)) {
     await abandonedChild(() =>
       startChild(emailWorkflow, {
-        workflowId: `${input.taskId}.email.${run}`,
+        workflowId: emailWorkflowId(input.taskId, run),
         parentClosePolicy: ParentClosePolicy.ABANDON,
         args: [{ taskId: input.taskId, run, event, recipients: input.emails! }],
       }),

@@ -16,9 +16,12 @@ import type { Db } from '../../db/client.js';
 import { type TaskRow, tasks } from '../../db/schema.js';
 import { isTaskErrorCode, type TaskErrorCode } from '../../model/errors.js';
 import type { Config } from '../../platform/config.js';
+import { logger } from '../../platform/logger.js';
+import { callbackWorkflowId, emailWorkflowId, webhookIdOf } from '../../model/task.js';
 import { callbackWorkflow } from '../../workflows/callback.js';
 import { emailWorkflow } from '../../workflows/email.js';
 import { dispatch } from './admission/index.js';
+import { emails } from './admission/run.js';
 import { endLostRun, type LostRunEnd } from './status.js';
 
 /** A task unchanged for less than this is not looked at: its run may still be writing. */
@@ -60,7 +63,7 @@ export async function reconcileRuns(deps: ReconcileDeps, opts: ReconcileOptions 
     seen += page.length;
     after = page[page.length - 1];
     for (let i = 0; i < page.length; i += CONCURRENCY) {
-      const done = await Promise.all(page.slice(i, i + CONCURRENCY).map((t) => reconcileOne(deps, t)));
+      const done = await Promise.all(page.slice(i, i + CONCURRENCY).map((t) => reconcileSafely(deps, t)));
       ended.push(...done.filter((r): r is Reconciled => r !== undefined));
     }
   }
@@ -84,8 +87,17 @@ async function reconcileOne(deps: ReconcileDeps, task: TaskRow): Promise<Reconci
   if (!end) return undefined;
   const row = await endLostRun(deps.db, task.id, task.runs, end);
   if (!row) return undefined;
-  if (end.status === 'failed') await notifyEnd(deps, row);
+  // The task has ended: a failed notification must not lose that (no later pass sees it running).
+  if (end.status === 'failed') await notifyEnd(deps, row).catch((err: unknown) => logger('reconcile', { task_id: row.id }).error({ err }, 'starting the end notifications failed'));
   return { task: row, end };
+}
+
+/** reconcileOne, a failure of one task (Temporal or the database away for it) logged, not the pass's. */
+function reconcileSafely(deps: ReconcileDeps, task: TaskRow): Promise<Reconciled | undefined> {
+  return reconcileOne(deps, task).catch((err: unknown) => {
+    logger('reconcile', { task_id: task.id }).warn({ err }, 'reconciling the task failed; the next pass tries again');
+    return undefined;
+  });
 }
 
 /** How a task must end whose run has ended without saying so; undefined while its run is open. */
@@ -123,12 +135,12 @@ async function notifyEnd(deps: ReconcileDeps, task: TaskRow): Promise<void> {
   // Rejected when the run had started it (even if it has ended since): one delivery per end.
   const base = { taskQueue: deps.config.TEMPORAL_TASK_QUEUE, workflowIdReusePolicy: 'REJECT_DUPLICATE' as const };
   const event = 'task.failed' as const;
-  const recipients = (task.options.notify_email as string[] | undefined)?.length ?? 0;
+  const recipients = emails(task);
   if (task.callback) {
-    await once(() => deps.temporal.workflow.start(callbackWorkflow, { ...base, workflowId: `${task.id}.callback.${run}`, args: [{ taskId: task.id, run, event, webhookId: `msg_${task.id}_${run}` }] }));
+    await once(() => deps.temporal.workflow.start(callbackWorkflow, { ...base, workflowId: callbackWorkflowId(task.id, run), args: [{ taskId: task.id, run, event, webhookId: webhookIdOf(task.id, run) }] }));
   }
   if (recipients > 0) {
-    await once(() => deps.temporal.workflow.start(emailWorkflow, { ...base, workflowId: `${task.id}.email.${run}`, args: [{ taskId: task.id, run, event, recipients }] }));
+    await once(() => deps.temporal.workflow.start(emailWorkflow, { ...base, workflowId: emailWorkflowId(task.id, run), args: [{ taskId: task.id, run, event, recipients }] }));
   }
 }
 

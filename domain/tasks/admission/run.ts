@@ -62,13 +62,14 @@ async function projectOf(deps: RunDeps, task: TaskRow, project?: RunProject): Pr
   return project ?? (await getProject(deps.db, task.projectId)) ?? { name: task.projectId, settings: {} };
 }
 
+/** How many recipients a task's end mails (its `notify_email`). */
+export const emails = (task: TaskRow): number => (task.options.notify_email as string[] | undefined)?.length ?? 0;
+
 /**
  * Source retries follow the project's settings as they are when the run starts (a retry or resume
  * is a new run, so it sees a change). SOURCE_RETRY_INITIAL_MS stays the first wait of a growing
  * backoff, and SOURCE_RETRY_MAX_ATTEMPTS the operator's ceiling on every project's attempts.
  */
-const emails = (task: TaskRow): number => (task.options.notify_email as string[] | undefined)?.length ?? 0;
-
 function exportInput(config: Config, task: TaskRow, project: RunProject): ExportInput {
   const s = settingsOf(project);
   return {
