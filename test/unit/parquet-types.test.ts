@@ -56,6 +56,10 @@ describe('Parquet column types from every row', () => {
     expect(() => int('9223372036854775808', 4)).toThrow(/row 5, column "v": "9223372036854775808" is not an integer/);
     expect(() => int(2 ** 64, 4)).toThrow(/row 5, column "v"/);
     expect(() => int('007', 4)).toThrow(/"007" is not an integer/);
+    // An exponent's text is taken only where its double is exact: never rounded, never out of range.
+    expect(int('1e3', 0)).toBe(1000n);
+    expect(() => int('1.23456789012345e17', 4)).toThrow(/"1.23456789012345e17" is not an integer/);
+    expect(() => int('1e19', 4)).toThrow(/"1e19" is not an integer/);
   });
 
   it('fails a template type\'s misfit at the row it is on, whatever the page', () => {

@@ -160,8 +160,10 @@ function int64(v: unknown): bigint | undefined {
     const n = BigInt(t.replace(/,/g, ''));
     return n >= INT64_MIN && n <= INT64_MAX ? n : undefined;
   }
-  const n = numericText(t); // "1.0", "1e3": exact, at most 15 significant digits
-  return n !== null && Number.isInteger(n) ? BigInt(n) : undefined;
+  // "1.0", "1e3": only where the double is exactly the text's value; past 2^53 ("1.23456789012345e17",
+  // "1e19") it may not be, so such a text is refused, not rounded (or handed to the writer out of range).
+  const n = numericText(t);
+  return n !== null && Number.isSafeInteger(n) ? BigInt(n) : undefined;
 }
 
 /** One value as its column stores it (null for null), or undefined when it does not fit. */
