@@ -56,9 +56,10 @@ export function createRealtime(deps: ApiContext, root: Hono<AppEnv>): Realtime {
     '/',
     refusalsWithBody,
     (c, next) => {
-      // @hono/node-ws hands every upgrade to the app as a GET: the request's own method is the incoming one's.
+      // @hono/node-ws hands every upgrade to the app as a GET: the request's own method is the incoming
+      // one's. Hono runs this GET route for a HEAD too, which is answered as the GET (426).
       const method = incomingOf(c)?.method ?? 'GET';
-      if (method !== 'GET') {
+      if (method !== 'GET' && method !== 'HEAD') {
         c.header('Allow', 'GET, HEAD');
         throw new DomainError('method_not_allowed', `/v1/ws does not take ${method}; it takes GET, HEAD`);
       }

@@ -82,6 +82,9 @@ describe('WebSocket /v1/ws', () => {
     // Another method with upgrade headers (Node hands it to the upgrade handler, which asks the app as a GET): 405.
     const trace = await rawUpgrade(env.base, { authorization: `Bearer ${a.api_key}`, upgrade: 'websocket', connection: 'Upgrade' }, 'TRACE');
     expect([trace.status, JSON.parse(trace.body).error.code, trace.allow]).toEqual([405, 'method_not_allowed', 'GET, HEAD']);
+    // HEAD is one of the methods that 405 names: answered as the GET (426, no body), never 405.
+    const head = await fetch(`${env.base}/v1/ws`, { method: 'HEAD', headers: { authorization: `Bearer ${a.api_key}` } });
+    expect(head.status).toBe(426);
   });
 
   it("refuses another project's task exactly like a missing one, and never sends its data", async () => {
