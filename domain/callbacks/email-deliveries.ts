@@ -39,28 +39,35 @@ export const HANDED_OVER = 354;
  * marks it at this very moment) it is `unknown`. Both updates are conditional on the same row,
  * so the release and the mark cannot both succeed.
  */
-async function settleAbandoned(db: Db, id: string): Promise<'released' | 'unknown'> {
+async function settleAbandoned(db: Db, id: string): Promise<'released' | 'unknown' | 'settled'> {
   const released = await db
     .update(deliveries)
     .set({ result: 'failed', error: 'the attempt stopped before the message was sent (worker stopped or timed out); sent by a later attempt' })
     .where(and(eq(deliveries.id, id), eq(deliveries.result, 'sending'), isNull(deliveries.statusCode)))
     .returning({ id: deliveries.id });
   if (released.length > 0) return 'released';
-  await db
+  const marked = await db
     .update(deliveries)
     .set({ result: 'unknown', error: 'the attempt stopped while sending the message (worker stopped or timed out); whether the mail arrived is unknown, so it is not sent again' })
-    .where(and(eq(deliveries.id, id), eq(deliveries.result, 'sending')));
-  return 'unknown';
+    .where(and(eq(deliveries.id, id), eq(deliveries.result, 'sending')))
+    .returning({ id: deliveries.id });
+  // Neither matched: its attempt was alive after all and has just settled the row itself.
+  return marked.length > 0 ? 'unknown' : 'settled';
 }
 
-export async function claimEmail(db: Db, a: EmailAttempt): Promise<Claim> {
+export async function claimEmail(db: Db, a: EmailAttempt, again = true): Promise<Claim> {
   const [held] = await db
     .select({ id: deliveries.id, result: deliveries.result })
     .from(deliveries)
     .where(and(eq(deliveries.channel, 'email'), eq(deliveries.webhookId, a.messageId), inArray(deliveries.result, [...HELD])));
   if (held?.result === 'delivered') return { kind: 'delivered' };
   if (held?.result === 'unknown') return { kind: 'unknown' };
-  if (held && (await settleAbandoned(db, held.id)) === 'unknown') return { kind: 'unknown' };
+  if (held) {
+    const settled = await settleAbandoned(db, held.id);
+    if (settled === 'unknown') return { kind: 'unknown' };
+    // Read again what that attempt recorded (delivered, failed: this one may send); once only.
+    if (settled === 'settled') return again ? claimEmail(db, a, false) : { kind: 'busy' };
+  }
   const deliveryId = newId('dlv');
   const [row] = await db
     .insert(deliveries)
