@@ -2,10 +2,10 @@
 // character, an unpaired UTF-16 surrogate, or bytes that are not UTF-8. Postgres cannot store the
 // first (it answered 500), and the others would be stored as something else.
 import type { FieldError } from '../domain/errors.js';
+import { LONE_SURROGATE } from '../model/storable.js';
 
 /** One test for the common case: text with neither a NUL nor any surrogate is fine. */
 const SUSPECT = /[\u0000\ud800-\udfff]/;
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
 /** At most this many fields are named in one answer. */
 export const MAX_DETAILS = 20;

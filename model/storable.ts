@@ -2,14 +2,16 @@
 // refuse a NUL (U+0000) in text and in jsonb, and jsonb refuses a lone surrogate's escape; a
 // refused write of a task's end left the task `running` for good. Every writer of text that came
 // from elsewhere (a source's column name in an error, a receiver's or SMTP server's words) passes
-// it through here at the edge of the database layer. Pure: workflows import it too.
+// it through here at the edge of the database layer. Pure, so any layer may import it.
 
 /** The longest stored message (error messages, delivery errors, schedule notes), in UTF-16 units. */
 export const STORABLE_TEXT_MAX = 2000;
 
 const REPLACEMENT = '\uFFFD';
-// NUL, a high surrogate not followed by a low one, a low one not preceded by a high one.
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+// NUL, or a lone surrogate.
+const UNSTORABLE = new RegExp(`\\u0000|${LONE_SURROGATE.source}`, 'g');
 
 /**
  * The text with NUL and lone surrogates replaced by U+FFFD and, past `max`, clipped with an
