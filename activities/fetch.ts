@@ -10,8 +10,8 @@ import { type SourcePage, sourceClientOptions } from '../domain/source/client.js
 import { checkPage, PoliteSource } from '../domain/source/polite.js';
 import { stopAfterGrace } from '../domain/source/stop.js';
 import { keys } from '../domain/staging/keys.js';
-import { checkPartsAhead, resolveSplit } from '../domain/formats/split.js';
-import { metaFromProbe, promisedRows, readMeta, type SourceMeta, writeMeta } from '../domain/staging/meta.js';
+import { resolveSplit } from '../domain/formats/split.js';
+import { checkProbed, metaFromProbe, readMeta, type SourceMeta, writeMeta } from '../domain/staging/meta.js';
 import { PageEncoder } from '../domain/staging/page-encoder.js';
 import { encodeStaged, PieceBuffer, stagedExt } from '../domain/staging/pieces.js';
 import { sheetLabel, taskSheets } from '../domain/staging/sheets.js';
@@ -67,12 +67,7 @@ export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps
         const failed = probed.findIndex((p) => p.status === 'rejected');
         if (failed >= 0) throw inSheet((probed[failed] as PromiseRejectedResult).reason, sheetLabel(sheets, failed));
         const metas = probed.map((p) => (p as PromiseFulfilledResult<SourceMeta>).value);
-        const total = metas.reduce((n, m) => n + m.total, 0);
-        if (total > config.MAX_EXPORT_ROWS) {
-          throw new DomainError('export_too_large', `the sheets' sources report ${total} rows together; an export may have at most ${config.MAX_EXPORT_ROWS} (narrow the filters in their source_url)`);
-        }
-        // Split by its limits into more files than MAX_PARTS: known now, before any page is fetched.
-        checkPartsAhead(metas.reduce((n, m) => n + promisedRows(task.type, m), 0), resolveSplit(task.type, task.options, settings, config.MAX_PARTS));
+        const total = checkProbed(task.type, metas, resolveSplit(task.type, task.options, settings, config.MAX_PARTS), config.MAX_EXPORT_ROWS);
         for (const [i, meta] of metas.entries()) await writeMeta(storage, taskId, meta, i);
         const pagesTotal = metas.reduce((n, m) => n + pageCount(m.total, task.pageSize), 0);
         await recordProbe(db, taskId, total, pagesTotal);

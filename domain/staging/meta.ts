@@ -5,6 +5,7 @@ import type { TaskRow } from '../../db/schema.js';
 import type { Storage } from '../../platform/storage/index.js';
 import { rowColumns, templateColumns, type Column } from '../formats/columns.js';
 import { checkExcelLayout, templateOf } from '../formats/excel-layout.js';
+import { checkPartsAhead, type SplitLimits } from '../formats/split.js';
 import type { SourcePage } from '../source/client.js';
 import { keys } from './keys.js';
 
@@ -45,6 +46,20 @@ export function metaFromProbe(first: SourcePage, task: ProbedSheet, maxRows: num
  */
 export function promisedRows(type: TaskRow['type'], meta: SourceMeta): number {
   return type === 'excel' && templateOf(meta.template)?.row?.length ? 0 : meta.total;
+}
+
+/**
+ * What an export refuses once its sheets are probed, before any page is fetched (the export's probe
+ * and its preview alike): their rows together over MAX_EXPORT_ROWS, or more files than MAX_PARTS at
+ * the task's split limits. The sheets' total.
+ */
+export function checkProbed(type: TaskRow['type'], metas: SourceMeta[], split: SplitLimits, maxExportRows: number): number {
+  const total = metas.reduce((n, m) => n + m.total, 0);
+  if (total > maxExportRows) {
+    throw new DomainError('export_too_large', `the sheets' sources report ${total} rows together; an export may have at most ${maxExportRows} (narrow the filters in their source_url)`);
+  }
+  checkPartsAhead(metas.reduce((n, m) => n + promisedRows(type, m), 0), split);
+  return total;
 }
 
 export async function readMeta(storage: Storage, taskId: string, sheet = 0): Promise<SourceMeta> {

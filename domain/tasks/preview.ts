@@ -10,8 +10,8 @@ import { MemoryStorage } from '../../platform/storage/memory.js';
 import { DomainError } from '../errors.js';
 import { settingsOf } from '../projects/projects.js';
 import { keys } from '../staging/keys.js';
-import { checkPartsAhead, resolveSplit } from '../formats/split.js';
-import { metaFromProbe, promisedRows, writeMeta } from '../staging/meta.js';
+import { resolveSplit } from '../formats/split.js';
+import { checkProbed, metaFromProbe, type SourceMeta, writeMeta } from '../staging/meta.js';
 import { encodeStaged, stagedExt } from '../staging/pieces.js';
 import { renderTask } from '../staging/render.js';
 import { type SheetSpec, sheetLabel, taskSheets } from '../staging/sheets.js';
@@ -99,7 +99,7 @@ function pageTooLarge(err: unknown, config: Config): unknown {
  * Probes one sheet's source and stages the pages holding its first `rows` rows. Excel keeps those
  * pages whole, because the export fits its column widths to the first page; other types keep the rows.
  */
-async function stageSheet(deps: PreviewDeps, { task, spec, sheet, rows, limits, store, signal, budget }: SheetJob): Promise<{ total: number; promised: number }> {
+async function stageSheet(deps: PreviewDeps, { task, spec, sheet, rows, limits, store, signal, budget }: SheetJob): Promise<SourceMeta> {
   const get = (page: number, pageSize: number) =>
     deps.source.get({ sourceUrl: spec.sourceUrl, projectId: task.projectId, limits, page, pageSize, signal, client: budget }).catch((err: unknown) => {
       throw pageTooLarge(err, deps.config);
@@ -116,7 +116,7 @@ async function stageSheet(deps: PreviewDeps, { task, spec, sheet, rows, limits, 
   const ext = stagedExt(task.type);
   await writeMeta(store, task.id, { ...meta, total: kept.length }, sheet);
   if (kept.length) await store.putBuffer(keys.piece(task.id, 0, pageCount(kept.length, task.pageSize), ext, sheet), encodeStaged(ext, kept, meta.columns));
-  return { total: meta.total, promised: promisedRows(task.type, meta) };
+  return meta;
 }
 
 /** What the export would fail with is the answer: the same code, the same sentence, its sheet named. */
@@ -151,10 +151,9 @@ export async function previewTask(deps: PreviewDeps, project: ProjectRow, input:
     ),
   );
   if (first) throw inSheet(first.err, sheetLabel(sheets, first.sheet));
-  const totals = staged.map((s) => (s as PromiseFulfilledResult<{ total: number; promised: number }>).value);
-  const sourceTotal = totals.reduce((n, t) => n + t.total, 0);
-  // The export would fail too_many_parts at its probe: so does its preview, with the same sentence.
-  checkPartsAhead(totals.reduce((n, t) => n + t.promised, 0), resolveSplit(task.type, task.options, settings, deps.config.MAX_PARTS));
+  const metas = staged.map((s) => (s as PromiseFulfilledResult<SourceMeta>).value);
+  // What the export's probe refuses (export_too_large, too_many_parts), its preview does, in the same words.
+  const sourceTotal = checkProbed(task.type, metas, resolveSplit(task.type, task.options, settings, deps.config.MAX_PARTS), deps.config.MAX_EXPORT_ROWS);
   const outputs = await renderTask({ storage: store, dataDir: deps.config.DATA_DIR, maxParts: deps.config.MAX_PARTS }, { task, settings, signal, onProgress: () => {}, rowsPerSheet: input.rows });
   // Split by a tiny max_file_rows, the export would be parts and a zip; the zip is what it serves.
   const file = outputs.length === 1 ? outputs[0]! : outputs.find((o) => o.name.endsWith('.zip'))!;

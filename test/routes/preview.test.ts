@@ -72,6 +72,20 @@ describe('POST /v1/tasks/preview', () => {
     expect(res.json.error.message).toMatch(/row 3, column "amount": "n\/a" is not an integer/);
   });
 
+  it('answers 422 export_too_large when the sheets together are over MAX_EXPORT_ROWS, as the export\'s probe would', async () => {
+    const small = await startRouteApp({ MAX_EXPORT_ROWS: '100' });
+    try {
+      const p = await small.createProject({ name: 'sheets', source_hosts: [src.host] });
+      // 50 rows a sheet, within the limit alone; 150 together.
+      const sheets = [1, 2, 3].map((n) => ({ source_url: `${src.url}?sheet=${n}`, name: `S${n}` }));
+      const res = await small.call('POST', '/v1/tasks/preview', { token: p.api_key, body: { operator_id: 'op-1', type: 'excel', rows: 3, sheets } });
+      expectError(res, 422, 'export_too_large');
+      expect(res.json.error.message).toMatch(/150 rows together; an export may have at most 100/);
+    } finally {
+      await small.close();
+    }
+  });
+
   it("answers a source's bad answer with 502 source_bad_response, saying what it was", async () => {
     const bad = await pool.source({ total: 5, intercept: (r) => (r.pageSize > 1 ? { status: 200, body: '{"total": 5, "data": "rows"}' } : undefined) });
     await rt.call('PATCH', `/v1/projects/${a.project_id}`, { token: ADMIN, body: { source_hosts: [src.host, bad.host] } });
