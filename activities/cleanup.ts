@@ -45,8 +45,9 @@ export function createCleanupActivities(deps: ActivityDeps): Pick<Activities, 'e
     async expireTasks() {
       const ctx = Context.current();
       // Beside the files: sessions past their expiry (revoked ones with them), bounded per pass.
-      // Inside this activity, so the cleanup workflow's commands stay as they are.
-      await purgeEndedSessions(db, { batch: config.CLEANUP_BATCH_SIZE, maxBatches: SESSION_PURGE_BATCHES });
+      // Inside this activity, so the cleanup workflow's commands stay as they are; a heartbeat after
+      // each batch, as for the files (20 batches can outlast the heartbeat timeout).
+      await purgeEndedSessions(db, { batch: config.CLEANUP_BATCH_SIZE, maxBatches: SESSION_PURGE_BATCHES, onBatch: () => heartbeat(ctx, { expired: 0 }) });
       let done = 0;
       const expired = await expireDue(db, storage, {
         batch: config.CLEANUP_BATCH_SIZE,

@@ -96,13 +96,14 @@ export async function revokeOperatorSession(db: Db, projectId: string, sessionId
  * time and at most `maxBatches` batches a pass; whatever is left waits for the next pass.
  * Nothing reads a session after its expiry, so nothing is forgotten from any cache.
  */
-export async function purgeEndedSessions(db: Db, opts: { batch: number; maxBatches: number; now?: Date }): Promise<number> {
+export async function purgeEndedSessions(db: Db, opts: { batch: number; maxBatches: number; now?: Date; onBatch?: () => void }): Promise<number> {
   const now = opts.now ?? new Date();
   let purged = 0;
   for (let i = 0; i < opts.maxBatches; i++) {
     const due = db.select({ id: operatorSessions.id }).from(operatorSessions).where(lte(operatorSessions.expiresAt, now)).limit(opts.batch);
     const gone = await db.delete(operatorSessions).where(inArray(operatorSessions.id, due)).returning({ id: operatorSessions.id });
     purged += gone.length;
+    opts.onBatch?.();
     if (gone.length < opts.batch) break;
   }
   return purged;
