@@ -43,7 +43,7 @@ const colorText = z
   .refine((s) => /^#?([0-9a-f]{6}|[0-9a-f]{8})$/.test(s) || Object.hasOwn(NAMED_COLORS, s), {
     message: `must be a colour: RRGGBB, #RRGGBB, AARRGGBB or one of ${Object.keys(NAMED_COLORS).join(', ')}`,
   })
-  .transform((s) => (Object.hasOwn(NAMED_COLORS, s) ? NAMED_COLORS[s]! : null) ?? (s.replace('#', '').length === 6 ? `FF${s.replace('#', '')}` : s.replace('#', '')).toUpperCase());
+  .transform((s) => (Object.hasOwn(NAMED_COLORS, s) ? NAMED_COLORS[s]! : (s.replace('#', '').length === 6 ? `FF${s.replace('#', '')}` : s.replace('#', '')).toUpperCase()));
 const fill = z.union([colorText, z.boolean().transform((b) => (b ? DEFAULT_HIGHLIGHT : undefined))]);
 
 // An Excel number format: printable, balanced quotes, at most four sections. Excel has no
