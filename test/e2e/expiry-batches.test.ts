@@ -131,9 +131,10 @@ for (const kind of ['postgres', 'pglite'] as const) {
       const { expireTasks } = createCleanupActivities({ db: database.db, storage, config } as Partial<ActivityDeps> as ActivityDeps);
       const run = runActivity({}, () => expireTasks({}));
       expect(await run.result).toEqual({ expired: 30 });
-      // One batch of 30: a heartbeat after each deletion (the running total is that of the batches
-      // before), then one for the batch. The SDK throttles what reaches the server.
-      expect(run.heartbeats).toEqual([...Array.from({ length: 30 }, () => ({ expired: 0 })), { expired: 30 }]);
+      // One for the session purge's batch first; then one batch of 30: a heartbeat after each deletion
+      // (the running total is that of the batches before), then one for the batch. The SDK throttles
+      // what reaches the server.
+      expect(run.heartbeats).toEqual([{ expired: 0 }, ...Array.from({ length: 30 }, () => ({ expired: 0 })), { expired: 30 }]);
       expect(await stored(due)).toBe(0);
     });
   });
