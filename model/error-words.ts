@@ -8,7 +8,7 @@ export const TASK_ERRORS_ZH: Record<TaskErrorCode, string> = {
   source_bad_response: '数据源返回了错误或无法识别的内容。',
   source_changed: '导出过程中数据源的数据发生了变化。',
   source_host_not_allowed: '该数据源已不在项目允许的地址列表中。',
-  render_failed: '文件生成失败。',
+  render_failed: '数据中有值与其所在列的类型不符。',
   storage_failed: '文件存储失败。',
   template_invalid: '数据源提供的模板无效。',
   export_too_large: '数据行数超过了导出上限。',

@@ -35,7 +35,7 @@ const en: MailWords = {
     source_bad_response: 'the data source answered with something that is not valid data.',
     source_changed: 'the data changed while it was being exported.',
     source_host_not_allowed: 'the data source is no longer allowed for this project.',
-    render_failed: 'the file could not be written.',
+    render_failed: "a value in the data does not fit its column's type.",
     storage_failed: 'the file could not be stored.',
     template_invalid: 'the export template is not valid.',
     export_too_large: 'the export is larger than the service allows.',

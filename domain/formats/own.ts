@@ -10,3 +10,11 @@ export const inherited = (key: string): boolean => key in Object.prototype;
 export function ownValue(row: unknown, key: string): unknown {
   return row !== null && typeof row === 'object' && Object.hasOwn(row, key) ? (row as Record<string, unknown>)[key] : undefined;
 }
+
+/**
+ * How one column's value is read from parsed rows: as an own property where the key names a member
+ * of Object.prototype, else by plain indexing (faster, and an absent key is undefined either way).
+ */
+export function ownReader(key: string): (row: unknown) => unknown {
+  return inherited(key) ? (row) => ownValue(row, key) : (row) => (row as Record<string, unknown>)[key];
+}

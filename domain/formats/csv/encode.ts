@@ -10,7 +10,7 @@
 // test/unit/csv-encode.test.ts checks it field by field against csv-stringify itself.
 import { stringify } from 'csv-stringify/sync';
 import type { Column } from '../columns.js';
-import { inherited, ownValue } from '../own.js';
+import { ownReader } from '../own.js';
 
 // OWASP's CSV-injection list (= + - @ TAB CR LF) and the full-width forms ＝ ＋ － ＠ (U+FF1D,
 // U+FF0B, U+FF0D, U+FF20), which Excel and WPS read as their ASCII twins when a cell is typed in.
@@ -75,15 +75,13 @@ function cell(v: unknown): string {
 /** Rows (objects from the source's JSON) as CSV lines in the columns' order. */
 export function encodeCsvRows(rows: unknown[], columns: Column[]): Buffer {
   if (rows.length === 0) return Buffer.alloc(0);
-  const keys = columns.map((c) => c.key);
-  // A key Object.prototype also has (constructor, __proto__, …) is read as an own property only;
-  // the others read faster as they are, and an absent one is undefined either way.
-  const read = keys.some(inherited) ? ownValue : (o: unknown, k: string) => (o as Record<string, unknown>)[k];
+  // A key Object.prototype also has (constructor, __proto__, …) is read as an own property only.
+  const read = columns.map((c) => ownReader(c.key));
   let out = '';
   for (const r of rows) {
     const o = r ?? {};
-    if (keys.length === 1) out += cell(read(o, keys[0]!)) || LONE_EMPTY;
-    else for (let i = 0; i < keys.length; i++) out += i === 0 ? cell(read(o, keys[i]!)) : `,${cell(read(o, keys[i]!))}`;
+    if (read.length === 1) out += cell(read[0]!(o)) || LONE_EMPTY;
+    else for (let i = 0; i < read.length; i++) out += i === 0 ? cell(read[i]!(o)) : `,${cell(read[i]!(o))}`;
     out += '\r\n';
   }
   return Buffer.from(out, 'utf8');

@@ -11,7 +11,8 @@ import type { SchemaElement } from 'hyparquet';
 import type { Column } from '../columns.js';
 import type { WrittenPart } from '../part.js';
 import { checkPartNumber, type SplitLimits } from '../split.js';
-import { converter, firstOfKey, type Kind, reader } from './types.js';
+import { ownReader } from '../own.js';
+import { converter, firstOfKey, type Kind } from './types.js';
 
 /** Rows in one row group at most: readers skip and parallelise by group. */
 export const GROUP_ROWS = 50_000;
@@ -98,7 +99,7 @@ export class ParquetParts {
     kinds = kinds.filter((_, i) => first[i]);
     this.schema = [{ name: 'root', num_children: this.columns.length }, ...this.columns.map((c, i) => element(c.key, kinds[i]!))];
     this.convert = this.columns.map((c, i) => converter(c, kinds[i]!));
-    this.read = this.columns.map((c) => reader(c.key));
+    this.read = this.columns.map((c) => ownReader(c.key));
     this.group = this.columns.map(() => []);
   }
 

@@ -5,6 +5,7 @@
 // is written: a Parquet column has one type, and silently writing null would lose the value.
 import { DomainError } from '../../errors.js';
 import type { Column } from '../columns.js';
+import { ownReader } from '../own.js';
 import { numericText } from '../template/values.js';
 import { parseMoment } from './dates.js';
 
@@ -25,14 +26,6 @@ const FROM_TEMPLATE: Record<string, Kind> = {
 /** A template type's kind; an unknown one (a source's own template is not checked), "toString" too, is none. */
 export const templateKind = (column: Column): Kind | undefined => (column.type && Object.hasOwn(FROM_TEMPLATE, column.type) ? FROM_TEMPLATE[column.type] : undefined);
 
-// The names Object.prototype answers for (constructor, toString, __proto__, …): a row without such
-// a key must read as absent, not as the prototype's function.
-const INHERITED = new Set(Object.getOwnPropertyNames(Object.prototype));
-
-/** How a column's value is read from a parsed row: its own property only. */
-export function reader(key: string): (row: Record<string, unknown>) => unknown {
-  return INHERITED.has(key) ? (row) => (Object.hasOwn(row, key) ? row[key] : undefined) : (row) => row[key];
-}
 
 /** The columns written: a key the template repeats is one field, at its first place (parts.ts). */
 export const firstOfKey = (columns: Column[]): boolean[] => columns.map((c, i) => columns.findIndex((d) => d.key === c.key) === i);
@@ -105,7 +98,7 @@ export class TypePass {
 
   constructor(private readonly columns: Column[]) {
     this.first = firstOfKey(columns);
-    this.read = columns.map((c) => reader(c.key));
+    this.read = columns.map((c) => ownReader(c.key));
     this.check = columns.map((c) => {
       const kind = templateKind(c);
       if (!kind) return null;
