@@ -3,7 +3,7 @@
 // the error envelope). The document itself is put together in openapi-document.ts.
 import { type RouteConfig, OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Env } from 'hono';
-import { TASK_ERROR_CODES } from '../model/errors.js';
+import { API_ERROR_CODES, type ApiErrorCode } from '../model/errors.js';
 import { STATUS } from './errors.js';
 import { errorEnvelope } from './schemas/responses.js';
 import { validationHook } from './validate.js';
@@ -58,40 +58,54 @@ export const file = (description: string, headers: Headers = {}) => ({
   },
 });
 
-const WHY: Record<number, string> = {
-  400: 'Malformed JSON (malformed_json).',
-  401: 'No or an unknown key (unauthorized); WWW-Authenticate: Bearer.',
-  403: 'The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature).',
-  404: 'Not found, also for another project\'s resource (not_found).',
-  409: 'The resource is in a state that does not allow this (task_finished, not_ready, task_not_pausable, …).',
-  410: 'The files expired (expired, link_expired).',
-  413: 'The body is larger than MAX_BODY_BYTES (payload_too_large).',
-  422: 'A field out of range or missing (validation_failed, with details[].field), or a refused host.',
-  426: 'Not a WebSocket upgrade (upgrade_required).',
-  429: 'Over the project\'s submit rate (rate_limited); Retry-After, RateLimit-Policy and RateLimit set.',
-  502: 'The source failed or answered badly (source_*, template_invalid).',
-  503: 'Shutting down or full (shutting_down, too_many_connections); Retry-After set.',
+/**
+ * What an error status means, in a sentence. The codes it carries are not written here: each
+ * answer's description lists them from STATUS (api/errors.ts), so a code added there is documented.
+ */
+const MEANING: Record<number, string> = {
+  400: 'The body is not JSON, or the request is malformed.',
+  401: 'No key or an unknown one; WWW-Authenticate: Bearer.',
+  403: 'The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link.',
+  404: "Not found, also for another project's resource.",
+  409: 'The resource is in a state that does not allow this.',
+  410: 'The files expired.',
+  413: 'The body is larger than MAX_BODY_BYTES.',
+  422: 'A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked.',
+  426: 'Not a WebSocket upgrade.',
+  429: "Over the project's submit rate; Retry-After, RateLimit-Policy and RateLimit set.",
+  500: 'It failed on our side; the message says no more, the log has the details.',
+  502: "The source, or the customer's bucket, failed or answered badly.",
+  503: 'Not available now (a dependency unreachable, the process shutting down or full); try again later, after Retry-After when set.',
 };
+
+/** The codes api/errors.ts answers with at this status. */
+export function codesOf(status: number): ApiErrorCode[] {
+  return API_ERROR_CODES.filter((c) => STATUS[c] === status);
+}
+
+/** One error answer: its meaning (the status's own unless a route says more), then every code of its status. */
+export function errorAnswer(status: number, meaning = MEANING[status]) {
+  const codes = codesOf(status);
+  if (meaning === undefined || codes.length === 0) throw new Error(`no error answer is known for status ${status}`);
+  return { description: `${meaning} Codes answered with ${status}: ${codes.join(', ')}.`, content: { 'application/json': { schema: errorEnvelope } } };
+}
 
 /** The error envelope under each of these statuses. */
 export function errors(...statuses: number[]): Responses {
-  return Object.fromEntries(statuses.map((s) => [String(s), { description: WHY[s] ?? `Error (${s}).`, content: { 'application/json': { schema: errorEnvelope } } }]));
+  return Object.fromEntries(statuses.map((s) => [String(s), errorAnswer(s)]));
 }
 
 /**
- * The statuses a route that runs an export inline (preview, sync) answers a failed export with, each
- * naming the export's codes api/errors.ts gives it: 422 the data (or a request the export refuses),
- * 502 the source, 500 ours. Destinations' codes are left out: neither route delivers.
+ * The statuses a route that runs an export inline (preview, sync) answers a failed export with,
+ * besides its own: 422 the data (or a request the export refuses), 502 the source, 500 ours.
  */
 export function exportErrors(...more: number[]): Responses {
-  const codes = (status: number) => TASK_ERROR_CODES.filter((c) => STATUS[c] === status && !c.startsWith('destination_')).join(', ');
-  const failed: Record<number, string> = {
-    422: `${WHY[422]} Or the export, as asked, cannot be made: ${codes(422)} (render_failed: a source's value that does not fit its column's type, the message naming row and column).`,
-    502: `The source failed or answered badly: ${codes(502)} (template_invalid: the source's own template).`,
-    500: `The export failed on our side: ${codes(500)}; the message says no more, the log has the details.`,
+  return {
+    ...errors(...more),
+    422: errorAnswer(422, `${MEANING[422]} Or the export, as asked, cannot be made of this data (render_failed: a value that does not fit its column's type, the message naming row and column).`),
+    502: errorAnswer(502, "The source failed or answered badly (template_invalid: the source's own template)."),
+    500: errorAnswer(500, 'The export failed on our side; the message says no more, the log has the details.'),
   };
-  const described = Object.entries(failed).map(([s, description]) => [s, { description, content: { 'application/json': { schema: errorEnvelope } } }]);
-  return { ...errors(...more), ...Object.fromEntries(described) };
 }
 
 /** The errors of any call with a key: refused key, and bad text in the path. */

@@ -2,7 +2,7 @@
 // operators use to see and act on their own tasks (docs/adr/0027-operator-sessions.md).
 import { createRoute } from '@hono/zod-openapi';
 import { createOperatorSession, MAX_OPERATOR_SESSIONS, operatorSessionJson, operatorSessionUrl, revokeOperatorSession } from '../../domain/projects/sessions.js';
-import { auth, errors, json, keyed, openApiApp, operatorSessionIdParam, type Responses } from '../openapi.js';
+import { auth, errorAnswer, errors, json, keyed, openApiApp, operatorSessionIdParam, type Responses } from '../openapi.js';
 import { createOperatorSessionSchema, operatorSessionSchema } from '../schemas/operator-sessions.js';
 import type { ApiDeps, AppEnv } from '../types.js';
 import { jsonBody } from '../validate.js';
@@ -23,7 +23,7 @@ export function operatorSessionsApp(deps: ApiDeps) {
     security: auth.project,
     middleware: [jsonBody],
     request: { body: { content: { 'application/json': { schema: createOperatorSessionSchema } }, required: true } },
-    responses: { 201: json(operatorSessionSchema, 'The session; the token is shown this once.'), ...errors(400, ...keyed, 413), 409: { ...errors(409)['409'], description: `The project holds ${MAX_OPERATOR_SESSIONS} sessions that have not expired (limit_reached).` } } as Responses,
+    responses: { 201: json(operatorSessionSchema, 'The session; the token is shown this once.'), ...errors(400, ...keyed, 413), 409: errorAnswer(409, `The project holds ${MAX_OPERATOR_SESSIONS} sessions that have not expired (limit_reached).`) } as Responses,
   });
   app.openapi(create, async (c) => {
     const body = c.req.valid('json');

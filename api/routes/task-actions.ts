@@ -4,7 +4,7 @@ import { deliveryJson, listDeliveries } from '../../domain/callbacks/deliveries.
 import { cancelTask, pauseTask, resumeTask, retryTask } from '../../domain/tasks/control.js';
 import { taskView } from '../middleware/operator.js';
 import { ownedTask } from '../middleware/owned-task.js';
-import { auth, errors, json, keyed, openApiApp, type Responses, taskIdParam } from '../openapi.js';
+import { auth, errorAnswer, errors, json, keyed, openApiApp, type Responses, taskIdParam } from '../openapi.js';
 import { OPERATOR_ANSWER } from '../schemas/operator-view.js';
 import { deliveryList, taskSchema } from '../schemas/responses.js';
 import type { ApiContext, AppEnv } from '../types.js';
@@ -34,7 +34,7 @@ export function taskActionsApp(ctx: ApiContext) {
       responses: {
         202: json(taskSchema, `Accepted: the task as it is now. ${OPERATOR_ANSWER}`),
         ...errors(...keyed, 404),
-        409: { ...errors(409)['409'], description: `The task is ${action.conflict}.` },
+        409: errorAnswer(409, `The task is ${action.conflict}.`),
       } as Responses,
     });
     app.openapi(route, async (c) => c.json(taskView(c, ctx.signer)(await action.run(deps, c.get('task'))), 202));

@@ -1086,7 +1086,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1095,7 +1095,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1159,7 +1159,7 @@ export interface operations {
                     "application/json": components["schemas"]["CaughtMailList"];
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1168,7 +1168,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1177,7 +1177,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1209,7 +1209,7 @@ export interface operations {
                     "application/json": components["schemas"]["CaughtMail"];
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1218,7 +1218,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1227,7 +1227,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found, also for another project's resource (not_found). */
+            /** @description Not found, also for another project's resource. Codes answered with 404: not_found, destination_not_found. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1236,7 +1236,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1275,7 +1275,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskPage"];
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1284,7 +1284,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1293,7 +1293,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1330,7 +1330,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskCounts"];
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1339,7 +1339,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1348,7 +1348,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1380,7 +1380,7 @@ export interface operations {
                     "application/json": components["schemas"]["DestinationPage"];
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1389,7 +1389,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1398,7 +1398,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1451,7 +1451,7 @@ export interface operations {
                     "application/json": components["schemas"]["Destination"];
                 };
             };
-            /** @description Malformed JSON (malformed_json). */
+            /** @description The body is not JSON, or the request is malformed. Codes answered with 400: malformed_json, bad_request. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1460,7 +1460,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1469,7 +1469,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1478,7 +1478,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The resource is in a state that does not allow this (task_finished, not_ready, task_not_pausable, …). */
+            /** @description The resource is in a state that does not allow this. Codes answered with 409: not_ready, task_finished, task_not_retryable, task_still_stopping, task_cancelled, task_not_pausable, task_not_paused, task_duplicate_live, schedule_limit_reached, schedule_paused, conflict, limit_reached. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1487,7 +1487,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than MAX_BODY_BYTES (payload_too_large). */
+            /** @description The body is larger than MAX_BODY_BYTES. Codes answered with 413: payload_too_large. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1496,7 +1496,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1528,7 +1528,7 @@ export interface operations {
                     "application/json": components["schemas"]["Destination"];
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1537,7 +1537,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1546,7 +1546,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found, also for another project's resource (not_found). */
+            /** @description Not found, also for another project's resource. Codes answered with 404: not_found, destination_not_found. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1555,7 +1555,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1585,7 +1585,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1594,7 +1594,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1603,7 +1603,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found, also for another project's resource (not_found). */
+            /** @description Not found, also for another project's resource. Codes answered with 404: not_found, destination_not_found. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1612,7 +1612,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1644,7 +1644,7 @@ export interface operations {
                     "application/json": components["schemas"]["DestinationTest"];
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1653,7 +1653,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1662,7 +1662,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found, also for another project's resource (not_found). */
+            /** @description Not found, also for another project's resource. Codes answered with 404: not_found, destination_not_found. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1671,7 +1671,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1719,7 +1719,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1728,7 +1728,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found, also for another project's resource (not_found). */
+            /** @description Not found, also for another project's resource. Codes answered with 404: not_found, destination_not_found. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1737,7 +1737,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The resource is in a state that does not allow this (task_finished, not_ready, task_not_pausable, …). */
+            /** @description The resource is in a state that does not allow this. Codes answered with 409: not_ready, task_finished, task_not_retryable, task_still_stopping, task_cancelled, task_not_pausable, task_not_paused, task_duplicate_live, schedule_limit_reached, schedule_paused, conflict, limit_reached. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1746,7 +1746,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The files expired (expired, link_expired). */
+            /** @description The files expired. Codes answered with 410: expired, link_expired. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -1799,7 +1799,7 @@ export interface operations {
                     "application/json": components["schemas"]["OperatorSession"];
                 };
             };
-            /** @description Malformed JSON (malformed_json). */
+            /** @description The body is not JSON, or the request is malformed. Codes answered with 400: malformed_json, bad_request. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1808,7 +1808,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1817,7 +1817,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1826,7 +1826,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The project holds 10000 sessions that have not expired (limit_reached). */
+            /** @description The project holds 10000 sessions that have not expired (limit_reached). Codes answered with 409: not_ready, task_finished, task_not_retryable, task_still_stopping, task_cancelled, task_not_pausable, task_not_paused, task_duplicate_live, schedule_limit_reached, schedule_paused, conflict, limit_reached. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1835,7 +1835,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than MAX_BODY_BYTES (payload_too_large). */
+            /** @description The body is larger than MAX_BODY_BYTES. Codes answered with 413: payload_too_large. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1844,7 +1844,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1874,7 +1874,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1883,7 +1883,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1892,7 +1892,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found, also for another project's resource (not_found). */
+            /** @description Not found, also for another project's resource. Codes answered with 404: not_found, destination_not_found. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1901,7 +1901,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1933,7 +1933,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectPage"];
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1942,7 +1942,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1951,7 +1951,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2020,7 +2020,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectCreated"];
                 };
             };
-            /** @description Malformed JSON (malformed_json). */
+            /** @description The body is not JSON, or the request is malformed. Codes answered with 400: malformed_json, bad_request. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2029,7 +2029,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2038,7 +2038,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2047,7 +2047,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than MAX_BODY_BYTES (payload_too_large). */
+            /** @description The body is larger than MAX_BODY_BYTES. Codes answered with 413: payload_too_large. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2056,7 +2056,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2088,7 +2088,7 @@ export interface operations {
                     "application/json": components["schemas"]["Project"];
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2097,7 +2097,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2106,7 +2106,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found, also for another project's resource (not_found). */
+            /** @description Not found, also for another project's resource. Codes answered with 404: not_found, destination_not_found. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2115,7 +2115,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2172,7 +2172,7 @@ export interface operations {
                     "application/json": components["schemas"]["Project"];
                 };
             };
-            /** @description Malformed JSON (malformed_json). */
+            /** @description The body is not JSON, or the request is malformed. Codes answered with 400: malformed_json, bad_request. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2181,7 +2181,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2190,7 +2190,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2199,7 +2199,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found, also for another project's resource (not_found). */
+            /** @description Not found, also for another project's resource. Codes answered with 404: not_found, destination_not_found. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2208,7 +2208,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than MAX_BODY_BYTES (payload_too_large). */
+            /** @description The body is larger than MAX_BODY_BYTES. Codes answered with 413: payload_too_large. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2217,7 +2217,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2249,7 +2249,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyRotated"];
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2258,7 +2258,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2267,7 +2267,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found, also for another project's resource (not_found). */
+            /** @description Not found, also for another project's resource. Codes answered with 404: not_found, destination_not_found. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2276,7 +2276,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2308,7 +2308,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSecretRotated"];
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2317,7 +2317,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2326,7 +2326,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found, also for another project's resource (not_found). */
+            /** @description Not found, also for another project's resource. Codes answered with 404: not_found, destination_not_found. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2335,7 +2335,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2367,7 +2367,7 @@ export interface operations {
                     "application/json": components["schemas"]["SchedulePage"];
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2376,7 +2376,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2385,7 +2385,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2506,7 +2506,7 @@ export interface operations {
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
-            /** @description Malformed JSON (malformed_json). */
+            /** @description The body is not JSON, or the request is malformed. Codes answered with 400: malformed_json, bad_request. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2515,7 +2515,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2524,7 +2524,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2533,7 +2533,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The resource is in a state that does not allow this (task_finished, not_ready, task_not_pausable, …). */
+            /** @description The resource is in a state that does not allow this. Codes answered with 409: not_ready, task_finished, task_not_retryable, task_still_stopping, task_cancelled, task_not_pausable, task_not_paused, task_duplicate_live, schedule_limit_reached, schedule_paused, conflict, limit_reached. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2542,7 +2542,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than MAX_BODY_BYTES (payload_too_large). */
+            /** @description The body is larger than MAX_BODY_BYTES. Codes answered with 413: payload_too_large. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2551,7 +2551,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2583,7 +2583,7 @@ export interface operations {
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2592,7 +2592,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2601,7 +2601,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found, also for another project's resource (not_found). */
+            /** @description Not found, also for another project's resource. Codes answered with 404: not_found, destination_not_found. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2610,7 +2610,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2640,7 +2640,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2649,7 +2649,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2658,7 +2658,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found, also for another project's resource (not_found). */
+            /** @description Not found, also for another project's resource. Codes answered with 404: not_found, destination_not_found. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2667,7 +2667,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2723,7 +2723,7 @@ export interface operations {
                     "application/json": components["schemas"]["Backfill"];
                 };
             };
-            /** @description Malformed JSON (malformed_json). */
+            /** @description The body is not JSON, or the request is malformed. Codes answered with 400: malformed_json, bad_request. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2732,7 +2732,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2741,7 +2741,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2750,7 +2750,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found, also for another project's resource (not_found). */
+            /** @description Not found, also for another project's resource. Codes answered with 404: not_found, destination_not_found. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2759,7 +2759,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The resource is in a state that does not allow this (task_finished, not_ready, task_not_pausable, …). */
+            /** @description The resource is in a state that does not allow this. Codes answered with 409: not_ready, task_finished, task_not_retryable, task_still_stopping, task_cancelled, task_not_pausable, task_not_paused, task_duplicate_live, schedule_limit_reached, schedule_paused, conflict, limit_reached. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2768,7 +2768,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2806,7 +2806,7 @@ export interface operations {
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
-            /** @description Malformed JSON (malformed_json). */
+            /** @description The body is not JSON, or the request is malformed. Codes answered with 400: malformed_json, bad_request. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2815,7 +2815,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2824,7 +2824,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2833,7 +2833,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found, also for another project's resource (not_found). */
+            /** @description Not found, also for another project's resource. Codes answered with 404: not_found, destination_not_found. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2842,7 +2842,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2880,7 +2880,7 @@ export interface operations {
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
-            /** @description Malformed JSON (malformed_json). */
+            /** @description The body is not JSON, or the request is malformed. Codes answered with 400: malformed_json, bad_request. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2889,7 +2889,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2898,7 +2898,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2907,7 +2907,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found, also for another project's resource (not_found). */
+            /** @description Not found, also for another project's resource. Codes answered with 404: not_found, destination_not_found. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2916,7 +2916,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2948,7 +2948,7 @@ export interface operations {
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2957,7 +2957,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2966,7 +2966,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found, also for another project's resource (not_found). */
+            /** @description Not found, also for another project's resource. Codes answered with 404: not_found, destination_not_found. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2975,7 +2975,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3012,7 +3012,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskPage"];
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3021,7 +3021,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3030,7 +3030,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3158,7 +3158,7 @@ export interface operations {
                     "application/json": components["schemas"]["Task"];
                 };
             };
-            /** @description Malformed JSON (malformed_json). */
+            /** @description The body is not JSON, or the request is malformed. Codes answered with 400: malformed_json, bad_request. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3167,7 +3167,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3176,7 +3176,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3185,7 +3185,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than MAX_BODY_BYTES (payload_too_large). */
+            /** @description The body is larger than MAX_BODY_BYTES. Codes answered with 413: payload_too_large. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3194,7 +3194,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3203,7 +3203,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Over the project's submit rate (rate_limited); Retry-After, RateLimit-Policy and RateLimit set. */
+            /** @description Over the project's submit rate; Retry-After, RateLimit-Policy and RateLimit set. Codes answered with 429: rate_limited. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3235,7 +3235,7 @@ export interface operations {
                     "application/json": components["schemas"]["Task"];
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3244,7 +3244,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3253,7 +3253,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found, also for another project's resource (not_found). */
+            /** @description Not found, also for another project's resource. Codes answered with 404: not_found, destination_not_found. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3262,7 +3262,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3294,7 +3294,7 @@ export interface operations {
                     "application/json": components["schemas"]["Task"];
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3303,7 +3303,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3312,7 +3312,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found, also for another project's resource (not_found). */
+            /** @description Not found, also for another project's resource. Codes answered with 404: not_found, destination_not_found. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3321,7 +3321,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The task is already finished (task_finished). */
+            /** @description The task is already finished (task_finished). Codes answered with 409: not_ready, task_finished, task_not_retryable, task_still_stopping, task_cancelled, task_not_pausable, task_not_paused, task_duplicate_live, schedule_limit_reached, schedule_paused, conflict, limit_reached. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3330,7 +3330,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3362,7 +3362,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryList"];
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3371,7 +3371,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3380,7 +3380,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found, also for another project's resource (not_found). */
+            /** @description Not found, also for another project's resource. Codes answered with 404: not_found, destination_not_found. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3389,7 +3389,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3431,7 +3431,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3440,7 +3440,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3449,7 +3449,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found, also for another project's resource (not_found). */
+            /** @description Not found, also for another project's resource. Codes answered with 404: not_found, destination_not_found. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3458,7 +3458,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The resource is in a state that does not allow this (task_finished, not_ready, task_not_pausable, …). */
+            /** @description The resource is in a state that does not allow this. Codes answered with 409: not_ready, task_finished, task_not_retryable, task_still_stopping, task_cancelled, task_not_pausable, task_not_paused, task_duplicate_live, schedule_limit_reached, schedule_paused, conflict, limit_reached. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3467,7 +3467,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The files expired (expired, link_expired). */
+            /** @description The files expired. Codes answered with 410: expired, link_expired. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -3476,7 +3476,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3508,7 +3508,7 @@ export interface operations {
                     "application/json": components["schemas"]["Task"];
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3517,7 +3517,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3526,7 +3526,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found, also for another project's resource (not_found). */
+            /** @description Not found, also for another project's resource. Codes answered with 404: not_found, destination_not_found. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3535,7 +3535,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The task is cannot be paused (task_not_pausable). */
+            /** @description The task is cannot be paused (task_not_pausable). Codes answered with 409: not_ready, task_finished, task_not_retryable, task_still_stopping, task_cancelled, task_not_pausable, task_not_paused, task_duplicate_live, schedule_limit_reached, schedule_paused, conflict, limit_reached. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3544,7 +3544,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3576,7 +3576,7 @@ export interface operations {
                     "application/json": components["schemas"]["Task"];
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3585,7 +3585,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3594,7 +3594,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found, also for another project's resource (not_found). */
+            /** @description Not found, also for another project's resource. Codes answered with 404: not_found, destination_not_found. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3603,7 +3603,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The task is not paused (task_not_paused). */
+            /** @description The task is not paused (task_not_paused). Codes answered with 409: not_ready, task_finished, task_not_retryable, task_still_stopping, task_cancelled, task_not_pausable, task_not_paused, task_duplicate_live, schedule_limit_reached, schedule_paused, conflict, limit_reached. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3612,7 +3612,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3644,7 +3644,7 @@ export interface operations {
                     "application/json": components["schemas"]["Task"];
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3653,7 +3653,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3662,7 +3662,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found, also for another project's resource (not_found). */
+            /** @description Not found, also for another project's resource. Codes answered with 404: not_found, destination_not_found. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3671,7 +3671,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The task is not failed or cancelled (task_not_retryable, task_still_stopping). */
+            /** @description The task is not failed or cancelled (task_not_retryable, task_still_stopping). Codes answered with 409: not_ready, task_finished, task_not_retryable, task_still_stopping, task_cancelled, task_not_pausable, task_not_paused, task_duplicate_live, schedule_limit_reached, schedule_paused, conflict, limit_reached. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3680,7 +3680,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3715,7 +3715,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskCounts"];
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3724,7 +3724,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3733,7 +3733,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3858,7 +3858,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Malformed JSON (malformed_json). */
+            /** @description The body is not JSON, or the request is malformed. Codes answered with 400: malformed_json, bad_request. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3867,7 +3867,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3876,7 +3876,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3885,7 +3885,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than MAX_BODY_BYTES (payload_too_large). */
+            /** @description The body is larger than MAX_BODY_BYTES. Codes answered with 413: payload_too_large. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3894,7 +3894,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. Or the export, as asked, cannot be made: source_host_not_allowed, render_failed, export_too_large, too_many_parts (render_failed: a source's value that does not fit its column's type, the message naming row and column). */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Or the export, as asked, cannot be made of this data (render_failed: a value that does not fit its column's type, the message naming row and column). Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3903,7 +3903,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Over the project's submit rate (rate_limited); Retry-After, RateLimit-Policy and RateLimit set. */
+            /** @description Over the project's submit rate; Retry-After, RateLimit-Policy and RateLimit set. Codes answered with 429: rate_limited. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3912,7 +3912,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The export failed on our side: storage_failed, internal_error; the message says no more, the log has the details. */
+            /** @description The export failed on our side; the message says no more, the log has the details. Codes answered with 500: storage_failed, internal_error. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3921,7 +3921,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The source failed or answered badly: source_unreachable, source_bad_response, source_changed, template_invalid (template_invalid: the source's own template). */
+            /** @description The source failed or answered badly (template_invalid: the source's own template). Codes answered with 502: source_unreachable, source_bad_response, source_changed, template_invalid, destination_auth_failed, destination_bucket_missing, destination_permission_denied, destination_unreachable. */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -4053,7 +4053,7 @@ export interface operations {
                     "application/json": components["schemas"]["Task"];
                 };
             };
-            /** @description Malformed JSON (malformed_json). */
+            /** @description The body is not JSON, or the request is malformed. Codes answered with 400: malformed_json, bad_request. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4062,7 +4062,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4071,7 +4071,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4080,7 +4080,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The resource is in a state that does not allow this (task_finished, not_ready, task_not_pausable, …). */
+            /** @description The resource is in a state that does not allow this. Codes answered with 409: not_ready, task_finished, task_not_retryable, task_still_stopping, task_cancelled, task_not_pausable, task_not_paused, task_duplicate_live, schedule_limit_reached, schedule_paused, conflict, limit_reached. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4089,7 +4089,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The files expired (expired, link_expired). */
+            /** @description The files expired. Codes answered with 410: expired, link_expired. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -4098,7 +4098,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than MAX_BODY_BYTES (payload_too_large). */
+            /** @description The body is larger than MAX_BODY_BYTES. Codes answered with 413: payload_too_large. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4107,7 +4107,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (validation_failed, with details[].field), or a refused host. Or the export, as asked, cannot be made: source_host_not_allowed, render_failed, export_too_large, too_many_parts (render_failed: a source's value that does not fit its column's type, the message naming row and column). */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Or the export, as asked, cannot be made of this data (render_failed: a value that does not fit its column's type, the message naming row and column). Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4116,7 +4116,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Over the project's submit rate (rate_limited); Retry-After, RateLimit-Policy and RateLimit set. */
+            /** @description Over the project's submit rate; Retry-After, RateLimit-Policy and RateLimit set. Codes answered with 429: rate_limited. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4125,7 +4125,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The export failed on our side: storage_failed, internal_error; the message says no more, the log has the details. */
+            /** @description The export failed on our side; the message says no more, the log has the details. Codes answered with 500: storage_failed, internal_error. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4134,7 +4134,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The source failed or answered badly: source_unreachable, source_bad_response, source_changed, template_invalid (template_invalid: the source's own template). */
+            /** @description The source failed or answered badly (template_invalid: the source's own template). Codes answered with 502: source_unreachable, source_bad_response, source_changed, template_invalid, destination_auth_failed, destination_bucket_missing, destination_permission_denied, destination_unreachable. */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -4167,7 +4167,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No or an unknown key (unauthorized); WWW-Authenticate: Bearer. */
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4176,7 +4176,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key may not do this (forbidden; an operator token: anything beyond its own tasks and permissions), or a tampered link (invalid_signature). */
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4185,7 +4185,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not a WebSocket upgrade (upgrade_required). */
+            /** @description Not a WebSocket upgrade. Codes answered with 426: upgrade_required. */
             426: {
                 headers: {
                     [name: string]: unknown;
@@ -4194,7 +4194,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Shutting down or full (shutting_down, too_many_connections); Retry-After set. */
+            /** @description Not available now (a dependency unreachable, the process shutting down or full); try again later, after Retry-After when set. Codes answered with 503: temporal_unavailable, database_unavailable, too_many_connections, shutting_down, console_not_built. */
             503: {
                 headers: {
                     [name: string]: unknown;

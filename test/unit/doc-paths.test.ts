@@ -3,16 +3,10 @@
 // #anchor when it names a heading. A file moved or renamed leaves no comment or doc pointing at nothing.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
-import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { comments, docs, PREFIXES, root, scripts, shellComments, SKIP_DIRS, sources, walk } from '../support/repo-text.js';
 
-const root = join(import.meta.dirname, '..', '..');
-
-/**
- * The top-level folders a path may start with. The folders of the old layout (bin, lib,
- * worker) stay listed, so a comment naming a file in one of them is checked, and fails.
- */
-const PREFIXES = ['.ci', 'activities', 'api', 'app', 'bench', 'client', 'console', 'db', 'deploy', 'docs', 'domain', 'model', 'patches', 'platform', 'scripts', 'test', 'workflows'];
+/** The folders of the old layout: a comment naming a file in one of them is checked, and fails. */
 const RETIRED = ['bin', 'lib', 'worker'];
 
 /**
@@ -26,51 +20,6 @@ const GENERATED = [
   'data/', // DATA_DIR of npm start
   '.bench/', // the profiles of npm run bench
 ];
-
-/** Folders never scanned: dependencies, builds, fixtures recorded by tools. */
-const SKIP_DIRS = new Set(['node_modules', '.git', '.tools', 'dist', 'data', '.bench', 'coverage', 'fixtures']);
-
-function walk(dir: string, out: string[] = []): string[] {
-  for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
-    const rel = dir ? `${dir}/${entry.name}` : entry.name;
-    if (entry.isDirectory()) {
-      if (!SKIP_DIRS.has(entry.name)) walk(rel, out);
-    } else out.push(rel);
-  }
-  return out;
-}
-
-const files = walk('');
-const sources = files.filter((f) => /\.(ts|tsx|mjs|cjs)$/.test(f) && !f.endsWith('.d.ts'));
-const scripts = files.filter((f) => f.endsWith('.sh'));
-const docs = files.filter((f) => f === 'README.md' || (f.startsWith('docs/') && f.endsWith('.md')));
-
-/** The comments of a JavaScript or TypeScript file, as the compiler sees them (not strings, not regexes). */
-function comments(file: string): string[] {
-  const text = readFileSync(join(root, file), 'utf8');
-  const kind = file.endsWith('.tsx') ? ts.ScriptKind.TSX : file.endsWith('.ts') ? ts.ScriptKind.TS : ts.ScriptKind.JS;
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, kind);
-  const seen = new Map<number, string>();
-  const collect = (ranges: ts.CommentRange[] | undefined) => ranges?.forEach((r) => seen.set(r.pos, text.slice(r.pos, r.end)));
-  const visit = (node: ts.Node) => {
-    collect(ts.getLeadingCommentRanges(text, node.pos));
-    collect(ts.getTrailingCommentRanges(text, node.end));
-    // getChildren includes tokens, so a comment before a closing brace is found too.
-    for (const child of node.getChildren(source)) visit(child);
-  };
-  visit(source);
-  // A leading shebang is not a comment.
-  return [...seen.values()].filter((c) => !c.startsWith('#!'));
-}
-
-function shellComments(file: string): string[] {
-  return readFileSync(join(root, file), 'utf8')
-    .split('\n')
-    .flatMap((line) => {
-      const m = /(?:^|\s)#(?!!)(.*)$/.exec(line);
-      return m ? [m[1]!] : [];
-    });
-}
 
 /**
  * A path-like token: one of the known top-level folders, a slash, then path characters, maybe a

@@ -2,6 +2,8 @@
 // is the reference page with nothing but our own scripts.
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, describe, expect, it } from 'vitest';
+import { STATUS } from '../../api/errors.js';
+import { API_ERROR_CODES } from '../../model/errors.js';
 import { configureLogging } from '../../platform/logger.js';
 import { offlineApp } from '../../scripts/openapi-document.js';
 
@@ -66,6 +68,31 @@ describe('the OpenAPI document', () => {
     expect([...served].filter((r) => !documented.has(r))).toEqual([]);
     // And nothing is documented that the app does not serve.
     expect([...documented].filter((r) => !served.has(r))).toEqual([]);
+  });
+});
+
+describe('the error answers of the OpenAPI document', () => {
+  const codesAt = (status: number) => API_ERROR_CODES.filter((c) => STATUS[c] === status);
+
+  it("name, under each status, every code api/errors.ts answers with at that status, and no other status's code", async () => {
+    const doc = (await (await api.app.request('/openapi.json')).json()) as any;
+    const seen = new Set<number>();
+    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(ops)) {
+        for (const [key, answer] of Object.entries(op.responses as Record<string, any>)) {
+          if (answer.content?.['application/json']?.schema?.$ref !== '#/components/schemas/Error') continue;
+          const status = Number(key);
+          const at = `${method.toUpperCase()} ${path} ${key}`;
+          const named = new Set(answer.description.match(/\b[a-z]+(?:_[a-z]+)+\b/g));
+          expect(codesAt(status).filter((c) => !answer.description.includes(c)), at).toEqual([]);
+          // Codes with an underscore only: `expired` or `conflict` may be plain words of a sentence.
+          expect(API_ERROR_CODES.filter((c) => named.has(c) && STATUS[c] !== status), at).toEqual([]);
+          seen.add(status);
+        }
+      }
+    }
+    // The statuses whose codes are many and were once listed by hand.
+    for (const status of [409, 422, 500, 502, 503]) expect(seen, String(status)).toContain(status);
   });
 });
 
