@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { DrizzleQueryError } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
@@ -8,6 +7,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
+import { migrateSchema } from './migrate.js';
 import { openPglite, pgliteOptions } from './pglite.js';
 import * as schema from './schema.js';
 
@@ -16,7 +16,7 @@ export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export interface Database {
   db: Db;
   kind: 'postgres' | 'pglite';
-  /** Applies the committed migrations in db/migrations; the same call in tests and production. */
+  /** Applies the schema (db/migrate.ts: db/migrations, then db/functions); the same call in tests and production. */
   migrate(): Promise<void>;
   /**
    * `select 1` on a connection of its own (Postgres), not the pool's: whether the database can be
@@ -31,10 +31,7 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/** The rows of db.execute: postgres.js answers an array, PGlite an object holding one. */
-export const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (result as { rows: T[] }).rows);
-
-const migrationsFolder = fileURLToPath(new URL('./migrations', import.meta.url));
+export { rowsOf } from './rows.js';
 
 // Any fixed number: the advisory lock that makes concurrent start-ups (api + worker) migrate one at a time.
 const MIGRATION_LOCK = 7_262_001;
@@ -52,7 +49,8 @@ async function migrateLocked(url: string): Promise<void> {
   const one = postgres(url, { max: 1, onnotice: () => {} });
   try {
     await one`select pg_advisory_lock(${MIGRATION_LOCK})`;
-    await migratePostgres(drizzlePostgres(one, { schema }), { migrationsFolder });
+    const db = drizzlePostgres(one, { schema });
+    await migrateSchema(db, (config) => migratePostgres(db, config));
   } finally {
     await one.end({ timeout: 5 });
   }
@@ -120,7 +118,7 @@ export async function openDatabase(opts: { url?: string; dataDir: string; memory
   return {
     db: db as unknown as Db,
     kind: 'pglite',
-    migrate: () => migratePglite(db, { migrationsFolder }),
+    migrate: () => migrateSchema(db, (config) => migratePglite(db, config)),
     ping: async () => {
       await client.query('select 1');
     },

@@ -106,7 +106,7 @@ export const tasks = pgTable(
 
 /**
  * How many tasks each project has in each status, kept by triggers on tasks as rows change
- * (db/migrations/0011_task_counts.sql, docs/adr/0028-kept-task-counts.md). Read-only here: the
+ * (db/functions/dc_task_counts_apply.sql, docs/adr/0028-kept-task-counts.md). Read-only here: the
  * database is its only writer. A row may hold 0 once its last task has moved on.
  */
 export const taskCounts = pgTable(

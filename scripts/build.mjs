@@ -2,7 +2,7 @@
 //   1. esbuild transpiles app/ api/ … file by file to ES modules (in about a second, a fraction of
 //      tsc's emit; types are checked by `npm run typecheck` in CI, not at build). Running compiled
 //      code rather than through tsx saves memory (docs/performance.md, ADR 0016);
-//   2. the SQL migrations beside the compiled db client (db/client.ts finds them next to itself);
+//   2. the SQL migrations and functions beside the compiled db client (db/migrate.ts finds them next to itself);
 //   3. the workflow bundle, built from the compiled workflows (dist/workflow-bundle.js), so a
 //      worker started with plain `node dist/app/worker.js` never runs webpack or tsx;
 //   4. the web console (scripts/build-console.mjs) into console/dist/, which the API serves at GET /.
@@ -46,7 +46,7 @@ const entryPoints = sourceDirs.filter((dir) => !dir.startsWith('console')).flatM
 );
 // tsconfig.json's isolatedModules + verbatimModuleSyntax make file-by-file transpiling exact.
 await build({ entryPoints, outdir: out, outbase: root, format: 'esm', platform: 'node', target: 'node20', sourcemap: true, logLevel: 'warning' });
-cpSync(join(root, 'db', 'migrations'), join(out, 'db', 'migrations'), { recursive: true });
+for (const dir of ['migrations', 'functions']) cpSync(join(root, 'db', dir), join(out, 'db', dir), { recursive: true });
 
 const { bundleWorkflowCode } = await import('@temporalio/worker');
 const quiet = () => {};

@@ -1,5 +1,5 @@
 // Counting tasks by status. With no filter, or only the project (and the status), the answer is
-// read from task_counts, which the database keeps exact as tasks change (db/migrations/0011_task_counts.sql,
+// read from task_counts, which the database keeps exact as tasks change (db/functions/dc_task_counts_apply.sql,
 // docs/adr/0028-kept-task-counts.md): a few rows whatever the history. Any other filter (operator,
 // schedule, stage, creation window) counts the matching rows, bounded by the indexes of that filter.
 import { and, count, eq, gt, sum, type SQL } from 'drizzle-orm';

@@ -1,5 +1,5 @@
 // Task events for WebSocket subscribers and the sync export, fanned out through the database:
-// a trigger NOTIFYs `task_events` on every change of a task row (db/migrations/0001_notifications.sql), and every
+// a trigger NOTIFYs `task_events` on every change of a task row (db/functions/tasks_notify.sql), and every
 // API process LISTENs, so a worker anywhere reaches subscribers on any API process. Notices only
 // name the task; the row is read once per throttle interval per task, however many subscribers.
 import type { Database } from '../../db/client.js';

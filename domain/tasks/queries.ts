@@ -68,7 +68,7 @@ export function taskWhere(q: AdminTaskFilter): SQL[] {
 /**
  * The query of one page, newest first: each filter the API accepts has an index whose leading
  * columns are its equalities followed by (created_at, id), so a page reads about `limit` rows at
- * any depth (db/migrations/0012_list_indexes.sql; test/e2e/list-plans.test.ts checks the plans).
+ * any depth (db/migrations/0000_baseline.sql; test/e2e/list-plans.test.ts checks the plans).
  */
 export function pageQuery(db: Db, q: AdminTaskFilter & Page) {
   const w = taskWhere(q);

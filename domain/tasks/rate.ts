@@ -41,7 +41,7 @@ export function refusal(submitPerMinute: number, tat: number, now: number): Rate
 
 /**
  * Takes one submission from the project's quota, or throws rate_limited with the true Retry-After:
- * dc_take_submission (db/migrations/0007_admission_one_owner.sql), the rate rule the acceptance of
+ * dc_take_submission (db/functions/dc_take_submission.sql), the rate rule the acceptance of
  * a submission applies too.
  */
 export async function takeSubmission(db: Db, project: ProjectRow): Promise<RateState> {

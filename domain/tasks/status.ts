@@ -22,7 +22,7 @@ export type StartOutcome = 'started' | 'not_queued' | 'not_admitted';
  * admitted yet is left queued: only a run started before admission existed can ask that early.
  */
 export async function startAdmitted(db: Db, taskId: string): Promise<StartOutcome> {
-  // dc_start_task (db/migrations/0006_start_function.sql): the conditional update, and the status
+  // dc_start_task (db/functions/dc_start_task.sql): the conditional update, and the status
   // when it matched nothing, in one call with kept plans.
   const now = new Date().toISOString();
   const [row] = rowsOf<{ outcome: StartOutcome | null }>(await db.execute(sql`select dc_start_task(${taskId}, ${now}::timestamptz) as outcome`));
@@ -35,7 +35,7 @@ export async function startAdmitted(db: Db, taskId: string): Promise<StartOutcom
  * its original place; its probe's totals stay, so the caller is told the size. Admitted at once
  * when the project has a free slot, the sync run continuing as the export; otherwise it waits
  * like any queued task. The slot is admission's to decide: dc_requeue_task
- * (db/migrations/0007_admission_one_owner.sql) counts it under the admission lock.
+ * (db/functions/dc_requeue_task.sql) counts it under the admission lock.
  */
 export async function requeueRunning(db: Db, taskId: string): Promise<{ requeued: boolean; admitted: boolean }> {
   const [row] = rowsOf<{ requeued: boolean; admitted: boolean }>(await db.execute(sql`select * from dc_requeue_task(${taskId}, ${claimMs()})`));

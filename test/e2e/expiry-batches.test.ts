@@ -1,6 +1,6 @@
 // Expiry in batches (domain/tasks/expiry.ts) is exact on both databases: every task past its
 // retention ends expired with its files gone from the store, nothing else is touched, and the
-// kept counts (db/migrations/0011_task_counts.sql) equal a full count afterwards, with
+// kept counts (db/functions/dc_task_counts_apply.sql) equal a full count afterwards, with
 // submissions arriving while the batches run. A batch that fails half-way (the store refusing a
 // deletion, as a crashed worker would leave it) loses nothing: the next run finishes the work.
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// The kept task counts (db/migrations/0011_task_counts.sql) never drift from the rows, on both
+// The kept task counts (db/functions/dc_task_counts_apply.sql) never drift from the rows, on both
 // databases: after concurrent submissions and every status change the domain makes (admission,
 // start, finish, fail, cancel, retry, pause, resume, requeue, expiry, removal), and after the
 // statements the domain never makes but an operator or a later cleanup might (many rows at once,

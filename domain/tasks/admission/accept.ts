@@ -1,4 +1,4 @@
-// Accepting a submission in one call of dc_accept_task (db/migrations/0007_admission_one_owner.sql):
+// Accepting a submission in one call of dc_accept_task (db/functions/dc_accept_task.sql):
 // under the project's admission lock, the duplicate it repeats, or the submit quota taken and the
 // row inserted, admitted with its start claimed when the project has a free slot and nothing else
 // waits. The caller then starts the run (submission.ts). The rules live in the database functions;

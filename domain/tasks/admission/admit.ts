@@ -2,7 +2,7 @@
 // tasks wait as rows in Postgres and their runs are started only when a slot is free, in queue
 // order. Waiting costs nothing: no workflow, no timer, no poll. Whoever frees or fills a slot (a
 // submission, a run ending or pausing, a cancel, a retry, a resume, a setting) calls dispatch.
-// Which tasks hold a slot, the lock and the queue order are dc_admit_next's (db/migrations/0007_admission_one_owner.sql).
+// Which tasks hold a slot, the lock and the queue order are dc_admit_next's (db/functions/dc_admit_next.sql).
 import type { Client } from '@temporalio/client';
 import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { type Db, rowsOf } from '../../../db/client.js';

@@ -1,7 +1,8 @@
 // The start claim (docs/adr/0022-admission-one-owner.md): whoever admits a task holds the start of
 // its run for START_CLAIM_MS and renews it while the start is still in hand, so a run is started by
 // its admitter and, only when that claim lapses (its process died), by admission's sweep; never by
-// two processes at once. The claim's rules are database functions (db/migrations/0007_admission_one_owner.sql).
+// two processes at once. The claim's rules are database functions
+// (db/functions/dc_claim_lapsed_starts.sql, db/functions/dc_renew_start_claims.sql).
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../../db/client.js';
 

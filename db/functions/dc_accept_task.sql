@@ -1,6 +1,10 @@
--- p_outside_queue (a sync export) may pass tasks still queued, as its caller waits on the line, but
--- it never takes more slots than its project has: without a free one it is recorded queued, an
--- ordinary export, and the caller is answered 202.
+-- Accepting a submission (domain/tasks/admission/accept.ts) in one call: under the admission lock,
+-- the duplicate it repeats, or the quota taken and the row inserted, admitted with its start claimed
+-- when a slot is free and nobody waits. A sync export (p_outside_queue) may pass tasks still queued,
+-- as its caller waits on the line, but never takes more slots than its project has: without a free
+-- one it is recorded queued, an ordinary export, and the caller is answered 202. admitted is null
+-- when an identical request won the insert: its quota is given back. One call, so its statements
+-- keep their plans for the session (docs/adr/0021-hot-statements-as-database-functions.md).
 CREATE OR REPLACE FUNCTION "dc_accept_task"(
   p_id text, p_project_id text, p_operator_id text, p_type text, p_file_name text, p_source_url text, p_callback text,
   p_page_size integer, p_priority integer, p_options jsonb, p_idempotency_key text, p_request_hash text, p_schedule_id text,

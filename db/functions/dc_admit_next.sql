@@ -1,5 +1,7 @@
--- A cancel or pause does not take the admission lock: one that commits between dc_admit_next's pick
--- and its update must win. The update's own condition is checked again on the newest row version
+-- Admission: the project's free slots reserved for its next waiting tasks in queue order
+-- (priority, then submission), their starts claimed for the caller. Answers their ids in that order.
+-- A cancel or pause does not take the admission lock: one that commits between the pick and the
+-- update must win. The update's own condition is checked again on the newest row version
 -- (Postgres re-evaluates an UPDATE's WHERE on a row changed meanwhile), so it names the state it
 -- admits from, not only the id.
 CREATE OR REPLACE FUNCTION "dc_admit_next"(p_project_id text, p_claim_ms double precision) RETURNS SETOF text

@@ -3,15 +3,9 @@
 -- table (docs/adr/0028-kept-task-counts.md). Triggers, not application code: every writer of
 -- tasks (domain/tasks/status.ts, the admission functions, a hand-run UPDATE) is covered, and the
 -- count changes in the same transaction as the row, so a rollback undoes both.
-CREATE TABLE "task_counts" (
-	"project_id" text NOT NULL,
-	"status" text NOT NULL,
-	"n" integer DEFAULT 0 NOT NULL,
-	CONSTRAINT "task_counts_pk" PRIMARY KEY("project_id","status")
-);--> statement-breakpoint
--- Adds a statement's net change per (project, status). Statement-level with transition tables, so
--- a statement of many rows (a backfill, a batched expiry) writes each counter row once; the rows
--- are taken in key order, so two statements never lock counter rows in opposite orders.
+-- dc_task_counts_apply adds a statement's net change per (project, status). Statement-level with
+-- transition tables, so a statement of many rows (a batched expiry) writes each counter row once;
+-- the rows are taken in key order, so two statements never lock counter rows in opposite orders.
 CREATE OR REPLACE FUNCTION "dc_task_counts_apply"() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
@@ -34,24 +28,16 @@ BEGIN
   END IF;
   RETURN NULL;
 END
-$$;--> statement-breakpoint
--- Postgres allows transition tables on a trigger of one event only: hence three triggers.
+$$;
+--> statement-breakpoint
+DROP TRIGGER IF EXISTS "tasks_count_insert" ON "tasks";--> statement-breakpoint
 CREATE TRIGGER "tasks_count_insert" AFTER INSERT ON "tasks" REFERENCING NEW TABLE AS new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION dc_task_counts_apply();--> statement-breakpoint
+  FOR EACH STATEMENT EXECUTE FUNCTION dc_task_counts_apply();
+--> statement-breakpoint
+DROP TRIGGER IF EXISTS "tasks_count_update" ON "tasks";--> statement-breakpoint
 CREATE TRIGGER "tasks_count_update" AFTER UPDATE ON "tasks" REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION dc_task_counts_apply();--> statement-breakpoint
+  FOR EACH STATEMENT EXECUTE FUNCTION dc_task_counts_apply();
+--> statement-breakpoint
+DROP TRIGGER IF EXISTS "tasks_count_delete" ON "tasks";--> statement-breakpoint
 CREATE TRIGGER "tasks_count_delete" AFTER DELETE ON "tasks" REFERENCING OLD TABLE AS old_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION dc_task_counts_apply();--> statement-breakpoint
--- A TRUNCATE fires no row trigger; the counts go with the rows.
-CREATE OR REPLACE FUNCTION "dc_task_counts_truncate"() RETURNS trigger
-LANGUAGE plpgsql AS $$
-BEGIN
-  DELETE FROM task_counts;
-  RETURN NULL;
-END
-$$;--> statement-breakpoint
-CREATE TRIGGER "tasks_count_truncate" AFTER TRUNCATE ON "tasks"
-  FOR EACH STATEMENT EXECUTE FUNCTION dc_task_counts_truncate();--> statement-breakpoint
--- The backfill, after the triggers exist and in the migration's transaction: creating a trigger
--- locks tasks against writes until the commit, so no change falls between the count and the triggers.
-INSERT INTO task_counts (project_id, status, n) SELECT project_id, status, count(*)::integer FROM tasks GROUP BY 1, 2;
+  FOR EACH STATEMENT EXECUTE FUNCTION dc_task_counts_apply();
