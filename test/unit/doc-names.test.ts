@@ -30,7 +30,7 @@ function namedIdentifiers(text: string): Array<{ name: string; file: string }> {
 
 /** A SQL function or trigger's name (dc_accept_task), not a path, a prefix (dc_bench_) or a key (dc_not-a-key). */
 const SQL_NAME = /(?<![\w/.-])dc_[a-z]+(?:_[a-z]+)*(?!\w|\.\w|[-*])/g;
-/** A migration's name (0011_task_counts), not one inside a path, which doc-paths.test.ts checks. */
+/** A migration's name (0000_baseline), not one inside a path, which doc-paths.test.ts checks. */
 const MIGRATION = /(?<![\w/.-])\d{4}_[a-z][a-z0-9_]*/g;
 
 /** The names a file declares: functions, classes, types, variables, members, exports. */
