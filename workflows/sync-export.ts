@@ -10,7 +10,7 @@ import { makeContinueAsNewFunc, proxyLocalActivities } from '@temporalio/workflo
 import type { Activities, ProbeOutput } from '../model/activities.js';
 import { endWithError, publishAndComplete } from './export-end.js';
 import type { ExportInput, ExportOutput } from './export-io.js';
-import { type exportWorkflow, renderStep } from './export.js';
+import type { exportWorkflow } from './export.js';
 import { fetchAll } from './fetch-all.js';
 import * as profiles from './profiles.js';
 import { Visibility } from './visibility.js';
@@ -26,9 +26,9 @@ export async function syncExportWorkflow(input: SyncExportInput): Promise<Export
   const ui = new Visibility();
 
   try {
-    const { proceed, status } = await local.startTask({ taskId });
-    if (!proceed) {
-      if (status === 'cancelled' || status === 'paused') ui.setStatus(status);
+    const started = await local.startTask({ taskId });
+    if (!started.proceed) {
+      if (started.status === 'cancelled' || started.status === 'paused') ui.setStatus(started.status);
       return { status: 'skipped' };
     }
     ui.setStatus('running');
@@ -50,9 +50,9 @@ export async function syncExportWorkflow(input: SyncExportInput): Promise<Export
 
 async function exportSmall(input: SyncExportInput, local: Activities, ui: Visibility, probe: ProbeOutput): Promise<ExportOutput> {
   const { taskId } = input;
-  await fetchAll(taskId, { source: local, resume: local, work: local }, input.retry, { progress: ui, probed: probe });
+  await fetchAll(taskId, { source: local, resume: local, work: local, verify: local }, input.retry, { progress: ui, probed: probe });
   ui.setStage('rendering');
-  const { outputs } = await renderStep(local, input.type)({ taskId });
+  const { outputs } = await local.renderFile({ taskId });
   ui.setStage('uploading');
   return publishAndComplete(input, { state: local, work: local }, ui, outputs);
 }
