@@ -20,9 +20,15 @@ export interface SyncExportInput extends ExportInput {
   maxRows: number;
 }
 
+/** Every step of the sync export, as local activities of one profile. */
+type SyncSteps = Pick<
+  Activities,
+  'startTask' | 'probeSource' | 'requeueTask' | 'fetchPages' | 'stagedGaps' | 'verifyStaged' | 'renderFile' | 'publishFiles' | 'discardStaged' | 'setStage' | 'completeTask' | 'failTask' | 'markCancelled'
+>;
+
 export async function syncExportWorkflow(input: SyncExportInput): Promise<ExportOutput> {
   const { taskId } = input;
-  const local = proxyLocalActivities<Activities>(profiles.local(input.retry));
+  const local = proxyLocalActivities<SyncSteps>(profiles.local(input.retry));
   const ui = new Visibility();
 
   try {
@@ -48,7 +54,7 @@ export async function syncExportWorkflow(input: SyncExportInput): Promise<Export
   return makeContinueAsNewFunc<typeof exportWorkflow>({ workflowType: 'exportWorkflow' })(exportInput);
 }
 
-async function exportSmall(input: SyncExportInput, local: Activities, ui: Visibility, probe: ProbeOutput): Promise<ExportOutput> {
+async function exportSmall(input: SyncExportInput, local: SyncSteps, ui: Visibility, probe: ProbeOutput): Promise<ExportOutput> {
   const { taskId } = input;
   await fetchAll(taskId, { source: local, resume: local, work: local, verify: local }, input.retry, { progress: ui, probed: probe });
   ui.setStage('rendering');
