@@ -13,7 +13,7 @@ import { type ActivityDeps, heartbeat } from './deps.js';
 import { atBoundary } from './failure.js';
 import { observeRun } from './observe.js';
 
-export function createCleanupActivities(deps: ActivityDeps): Pick<Activities, 'expireFiles' | 'expireTasks' | 'sweepAdmission'> {
+export function createCleanupActivities(deps: ActivityDeps): Pick<Activities, 'expireTasks' | 'sweepAdmission'> {
   const { db, storage, config } = deps;
   const concurrency = config.CLEANUP_DELETE_CONCURRENCY;
   // A pass deletes at most this many batches of expired operator sessions; the rest wait for the next.
@@ -31,10 +31,6 @@ export function createCleanupActivities(deps: ActivityDeps): Pick<Activities, 'e
         if (task.scheduleId) await noteRunEnded(deps, task);
       }
       return { started, ended: ended.length };
-    },
-
-    async expireFiles({ batch }) {
-      return { expired: await expireDue(db, storage, { batch, concurrency, maxBatches: 1 }) };
     },
 
     // Nothing to resume from the heartbeat: a batch's tasks stay due until their files are gone and

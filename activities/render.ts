@@ -3,13 +3,11 @@ import { Context } from '@temporalio/activity';
 import type { Activities } from '../model/activities.js';
 import { settingsFor } from '../domain/projects/projects.js';
 import { renderTask } from '../domain/staging/render.js';
-import { renderText } from '../domain/staging/render-csv.js';
-import { renderXlsx } from '../domain/staging/render-xlsx.js';
 import { requireTask } from '../domain/tasks/queries.js';
 import { type ActivityDeps, heartbeat } from './deps.js';
 import { atBoundary } from './failure.js';
 
-export function createRenderActivities({ db, storage, config }: ActivityDeps): Pick<Activities, 'renderCsv' | 'renderXlsx' | 'renderFile'> {
+export function createRenderActivities({ db, storage, config }: ActivityDeps): Pick<Activities, 'renderFile'> {
   const job = async (taskId: string) => {
     const ctx = Context.current();
     const task = await requireTask(db, taskId);
@@ -17,12 +15,6 @@ export function createRenderActivities({ db, storage, config }: ActivityDeps): P
   };
   const deps = { storage, dataDir: config.DATA_DIR, maxParts: config.MAX_PARTS };
   return atBoundary({
-    async renderCsv({ taskId }) {
-      return { outputs: await renderText(deps, await job(taskId)) };
-    },
-    async renderXlsx({ taskId }) {
-      return { outputs: await renderXlsx(deps, await job(taskId)) };
-    },
     async renderFile({ taskId }) {
       return { outputs: await renderTask(deps, await job(taskId)) };
     },

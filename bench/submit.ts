@@ -91,7 +91,7 @@ function rawStarter(client: Client, tag: string) {
     await client.workflow.start('exportWorkflow', {
       workflowId: id,
       taskQueue: 'bench-unpolled',
-      args: [{ taskId: id, type: 'csv', retry: { initialMs: 1000, maxAttempts: 5 }, run: 1, callback: false, heartbeatTimeoutMs: 10_000 }],
+      args: [{ taskId: id, type: 'csv', retry: { initialMs: 1000, maxAttempts: 5, maxIntervalMs: 60_000, backoff: 'exponential' }, run: 1, callback: false, heartbeatTimeoutMs: 10_000 }],
       workflowIdConflictPolicy: 'USE_EXISTING',
       priority: { priorityKey: 3, fairnessKey: 'prj_bench' },
       typedSearchAttributes: [

@@ -124,8 +124,8 @@ export const DELIVER_MAX_ATTEMPTS = 10;
 
 export interface Activities {
   // task state (activities/task-state.ts)
-  /** `status`: the task's status when it does not proceed (absent from runs of older workers). */
-  startTask(input: TaskRef): Promise<{ proceed: boolean; status?: TaskStatus }>;
+  /** Not proceeding: the task left the queue before its run began, `status` says how. */
+  startTask(input: TaskRef): Promise<{ proceed: true } | { proceed: false; status: TaskStatus }>;
   setStage(input: TaskRef & { stage: TaskStage }): Promise<Ok>;
   completeTask(input: TaskRef & StageTiming & { files: StoredFile[] }): Promise<Ok>;
   /** `files`: a failed delivery's published files, kept downloadable until they expire. */
@@ -147,19 +147,15 @@ export interface Activities {
   publishFiles(input: TaskRef & { outputs: RenderedFile[] }): Promise<{ files: StoredFile[] }>;
   discardStaged(input: TaskRef & { files?: boolean }): Promise<{ ok: true }>;
   // rendering (activities/render.ts)
-  renderCsv(input: TaskRef): Promise<{ outputs: RenderedFile[] }>;
-  renderXlsx(input: TaskRef): Promise<{ outputs: RenderedFile[] }>;
+  /** Any type's files, the renderer picked by the task's type. */
+  renderFile(input: TaskRef): Promise<{ outputs: RenderedFile[] }>;
   // delivery into the task's destination (activities/deliver.ts): the files with delivered_to
   deliverFiles(input: TaskRef & { files: StoredFile[] }): Promise<{ files: StoredFile[] }>;
-  /** Any type's files, the renderer picked by the task's type (runs after dc-render-by-type). */
-  renderFile(input: TaskRef): Promise<{ outputs: RenderedFile[] }>;
   // expiry and admission's sweep (activities/cleanup.ts)
-  /** One batch of `batch` (cleanup runs started before dc-expiry-batches). */
-  expireFiles(input: { batch: number }): Promise<{ expired: number }>;
   /** Every task past its retention, in batches of CLEANUP_BATCH_SIZE, heartbeating the running total. */
   expireTasks(input: Record<string, never>): Promise<{ expired: number }>;
   /** Admission's sweep and the reconciler: runs started, and tasks ended whose run had ended without saying so. */
-  sweepAdmission(input: Record<string, never>): Promise<{ started: number; ended?: number }>;
+  sweepAdmission(input: Record<string, never>): Promise<{ started: number; ended: number }>;
   // callbacks (activities/notify.ts)
   deliverCallback(input: DeliverInput): Promise<DeliverOutput>;
   // e-mail (activities/email.ts)

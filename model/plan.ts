@@ -4,10 +4,10 @@
 /** The design: ≤ 400 pages → one lane; more → ceil(total / (page_size × 100)) lanes, at most 5. */
 export const LINEAR_MAX_PAGES = 400;
 export const MAX_LANES = 5;
-/** Pages one fetch activity handles in runs started before the dc-lane-chunks patch (workflows/export.ts). */
+/** Pages one fetch activity of the sync export handles (a local activity, bounded to a minute). */
 export const PAGES_PER_ACTIVITY = 100;
 /**
- * …and after it: a retried activity resumes after its last stored piece (heartbeat details), so a
+ * …and of the export: a retried activity resumes after its last stored piece (heartbeat details), so a
  * longer chunk redoes no more after a crash; it costs fewer activity round trips per lane (a lane of
  * up to 200 pages is one activity) and fewer history events. The Temporal UI's current details
  * still move every 200 pages of a lane.

@@ -16,8 +16,8 @@ export interface SubmitRunInput {
   scheduleId: string;
   /** The time the run was due (the schedule's action time), ISO 8601: its date fills the placeholders, and it ends the window. */
   scheduledAt: string;
-  /** The run's run id (its workflow id before the dc-run-id patch): unique per run, the same for every attempt of its activity. */
-  run?: string;
+  /** The run's run id: unique per run, the same for every attempt of its activity. */
+  run: string;
 }
 
 export interface SubmitRunOutput {

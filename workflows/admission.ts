@@ -3,8 +3,8 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../model/activities.js';
 
-const { sweepAdmission } = proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 3 } });
+const { sweepAdmission } = proxyActivities<Pick<Activities, 'sweepAdmission'>>({ startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 3 } });
 
-export async function admissionSweepWorkflow(_input: Record<string, never> = {}): Promise<{ started: number; ended?: number }> {
+export async function admissionSweepWorkflow(_input: Record<string, never> = {}): Promise<{ started: number; ended: number }> {
   return sweepAdmission({});
 }

@@ -5,17 +5,16 @@ import type { RetrySettings } from './profiles.js';
 
 export interface ExportInput {
   taskId: string;
-  /** Picks the renderer; absent in workflows started before Excel existed. */
-  type?: ExportType;
+  type: ExportType;
   retry: RetrySettings;
   /** tasks.runs of this run (a retry is run 2, …): names the callback's webhook-id. */
-  run?: number;
+  run: number;
   /** Whether the task has a callback URL to notify when it ends. */
-  callback?: boolean;
-  /** How many addresses of notify_email to mail when it ends; absent: none (and in runs before e-mail). */
+  callback: boolean;
+  /** How many addresses of notify_email to mail when it ends; absent: none. */
   emails?: number;
-  /** FETCH_HEARTBEAT_TIMEOUT_MS; absent in workflows started before it existed. */
-  heartbeatTimeoutMs?: number;
+  /** FETCH_HEARTBEAT_TIMEOUT_MS. */
+  heartbeatTimeoutMs: number;
   /** A paused export resumed: its pages staged so far are kept, the rest fetched. */
   resume?: boolean;
   /** The task names a destination: its files are delivered there before it succeeds. */
@@ -24,9 +23,9 @@ export interface ExportInput {
 
 export interface ExportOutput {
   /**
-   * `failed`: only where dc-failed-status is unpatched (a history recorded without it) or the task
-   * was cancelled as it failed; otherwise a failed task's run ends Failed. `queued`: a sync export
-   * over the sync limit, back in its project's queue (workflows/sync-export.ts).
+   * A failed task's run ends Failed (its failure type the task's error code); `failed` is returned
+   * only when the task was cancelled as it failed. `queued`: a sync export over the sync limit,
+   * back in its project's queue (workflows/sync-export.ts).
    */
   status: 'succeeded' | 'failed' | 'skipped' | 'cancelled' | 'paused' | 'queued';
   errorCode?: string;

@@ -8,13 +8,12 @@ import { type RetrySettings, retryWait } from './profiles.js';
 
 export interface FetchProxies {
   /** probeSource and the first call of each chunk. */
-  source: Activities;
+  source: Pick<Activities, 'probeSource' | 'fetchPages'>;
   /** A lane continuing after a transient error, one step further along the backoff. */
-  resume: Activities;
-  /** verifyStaged, stagedGaps and discardStaged. */
-  work: Activities;
-  /** verifyStaged, when it runs as a local activity (the export's lean steps). */
-  verify?: Pick<Activities, 'verifyStaged'>;
+  resume: Pick<Activities, 'fetchPages'>;
+  work: Pick<Activities, 'stagedGaps' | 'discardStaged'>;
+  /** verifyStaged, a local activity (the export's short steps). */
+  verify: Pick<Activities, 'verifyStaged'>;
 }
 
 /** Told the export's size and each chunk fetched (workflows/visibility.ts shows it in the UI). */
@@ -31,7 +30,7 @@ export interface FetchOptions {
   progress?: FetchProgress;
   /** The probe the caller already made (the sync export checks its size first). */
   probed?: ProbeOutput;
-  /** Pages per fetch activity (model/plan.ts: PAGES_PER_CHUNK in runs after dc-lane-chunks). */
+  /** Pages per fetch activity (model/plan.ts): PAGES_PER_CHUNK in the export, PAGES_PER_ACTIVITY in the sync export's local ones. */
   chunkPages?: number;
 }
 
@@ -46,7 +45,7 @@ export async function fetchAll(taskId: string, acts: FetchProxies, retry: RetryS
       // sheet's lanes (at most MAX_LANES, or a resumed export's gaps) all start together, as always.
       const limit = lanes.some((l) => l.sheet !== undefined) ? MAX_LANES : lanes.length;
       await allOrNothing(lanes.map((lane) => () => fetchLane(taskId, lane, acts, retry, progress, chunkPages)), limit);
-      await (acts.verify ?? acts.work).verifyStaged({ taskId });
+      await acts.verify.verifyStaged({ taskId });
       return;
     } catch (err) {
       const { code, message } = describe(err);

@@ -7,29 +7,24 @@ import { DESTINATION_ERRORS_PERMANENT, EMAIL_STOP_TYPES, SOURCE_ERRORS_PERMANENT
 export interface RetrySettings {
   initialMs: number;
   maxAttempts: number;
-  /** The project's longest wait between two attempts; absent in runs started before projects set it. */
-  maxIntervalMs?: number;
-  /** `uniform`: every wait is maxIntervalMs; `exponential` (or absent): doubling from initialMs. */
-  backoff?: 'exponential' | 'uniform';
+  /** The project's longest wait between two attempts. */
+  maxIntervalMs: number;
+  /** `uniform`: every wait is maxIntervalMs; `exponential`: doubling from initialMs up to maxIntervalMs. */
+  backoff: 'exponential' | 'uniform';
 }
 
-/**
- * The wait before the retry `stepsAhead` steps along the backoff. Runs started before the project
- * settings carry neither field and keep their recorded schedule exactly (the input decides, so a
- * replay computes the same commands without a patch marker).
- */
+/** The wait before the retry `stepsAhead` steps along the backoff. */
 export function retryWait(retry: RetrySettings, stepsAhead = 0): number {
-  if (retry.backoff === 'uniform' && retry.maxIntervalMs) return retry.maxIntervalMs;
-  const grown = retry.initialMs * 2 ** stepsAhead;
-  return retry.maxIntervalMs ? Math.min(grown, retry.maxIntervalMs) : grown;
+  if (retry.backoff === 'uniform') return retry.maxIntervalMs;
+  return Math.min(retry.initialMs * 2 ** stepsAhead, retry.maxIntervalMs);
 }
 
 /** Temporal's retry schedule for the settings: equal waits (coefficient 1), or doubling up to the longest. */
 function backoff(retry: RetrySettings, stepsAhead: number) {
   return {
     initialInterval: retryWait(retry, stepsAhead),
-    backoffCoefficient: retry.backoff === 'uniform' && retry.maxIntervalMs ? 1 : 2,
-    ...(retry.maxIntervalMs ? { maximumInterval: retry.maxIntervalMs } : {}),
+    backoffCoefficient: retry.backoff === 'uniform' ? 1 : 2,
+    maximumInterval: retry.maxIntervalMs,
   };
 }
 
@@ -54,8 +49,8 @@ export const taskState: ActivityOptions = {
 /**
  * A run's start waiting for its project's slot (startTask answering `waiting_for_slot`, retried
  * every couple of seconds): the one state step retried for as long as it takes, since the wait is
- * its work and its task is `queued` meanwhile (it holds no slot). Only a run started before
- * admission owned the starts, or one whose admission was withdrawn as it started, waits here.
+ * its work and its task is `queued` meanwhile (it holds no slot). Only a run whose admission was
+ * withdrawn as it started waits here.
  */
 export const slotWait: ActivityOptions = {
   startToCloseTimeout: '1 minute',
@@ -63,7 +58,7 @@ export const slotWait: ActivityOptions = {
 };
 
 /**
- * The same task-row updates run as local activities (the export's lean steps, export.ts): a few
+ * The same task-row updates as local activities (the export's short steps, export.ts): a few
  * milliseconds each in the worker holding the workflow task, instead of a task-queue round trip
  * and a workflow task per step. Retried like taskState, locally; but a wait for a slot is not
  * retried here: local retries would sleep in the worker, so the export hands that wait to the
@@ -129,7 +124,7 @@ export const deliver: ActivityOptions = {
 };
 
 /**
- * Publishing as a local activity (the export's lean steps after dc-lean-publish): moving the rendered
+ * Publishing as a local activity (after the render): moving the rendered
  * files is a rename on a local store and a server-side copy on S3, minutes at most for the largest
  * part; retried like `work`.
  */
@@ -149,7 +144,7 @@ const LOCAL_MAX_WAIT_MS = 10_000;
  */
 export function local(retry: RetrySettings): LocalActivityOptions {
   // The project's schedule, its waits held under LOCAL_MAX_WAIT_MS so the caller still gets an answer.
-  const capped = { ...retry, maxIntervalMs: Math.min(retry.maxIntervalMs ?? LOCAL_MAX_WAIT_MS, LOCAL_MAX_WAIT_MS) };
+  const capped = { ...retry, maxIntervalMs: Math.min(retry.maxIntervalMs, LOCAL_MAX_WAIT_MS) };
   return {
     startToCloseTimeout: '1 minute',
     scheduleToCloseTimeout: '2 minutes',

@@ -3,11 +3,11 @@
 // task then runs as an ordinary export. The run's due time fills the body's {{date}} placeholders
 // and ends its window ({{interval_end}}, ADR 0034).
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import { patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../model/activities.js';
 import type { ScheduledRunInput, SubmitRunOutput } from '../model/schedule.js';
 
-const { submitScheduledRun } = proxyActivities<Activities>({
+const { submitScheduledRun } = proxyActivities<Pick<Activities, 'submitScheduledRun'>>({
   startToCloseTimeout: '1 minute',
   // A refused submission is an answer, not an error; what is retried is a full submit quota (the
   // activity asks for its Retry-After) or an unreachable database or Temporal: for about an hour.
@@ -17,16 +17,10 @@ const { submitScheduledRun } = proxyActivities<Activities>({
 /** Set by the server on every workflow a Schedule starts: the time the action was due (a trigger's: now; a backfill's: the time it fills). */
 const SCHEDULED_START = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME);
 
-/**
- * The run's key is its execution, not its workflow id: a backfill of a time that ran before starts
- * a workflow of the same id, and must make a task of its own. When it retires:
- * docs/adr/0024-workflow-patches-and-retirement.md.
- */
-export const RUN_ID_PATCH = 'dc-run-id';
-
 export async function scheduledRunWorkflow(input: ScheduledRunInput): Promise<SubmitRunOutput> {
   const info = workflowInfo();
   const due = info.typedSearchAttributes.get(SCHEDULED_START) ?? info.startTime;
-  const run = patched(RUN_ID_PATCH) ? info.runId : info.workflowId;
-  return submitScheduledRun({ scheduleId: input.scheduleId, scheduledAt: due.toISOString(), run });
+  // The run's key is its execution, not its workflow id: a backfill of a time that ran before
+  // starts a workflow of the same id, and must make a task of its own.
+  return submitScheduledRun({ scheduleId: input.scheduleId, scheduledAt: due.toISOString(), run: info.runId });
 }

@@ -10,7 +10,7 @@ import { makeContinueAsNewFunc, proxyLocalActivities } from '@temporalio/workflo
 import type { Activities, ProbeOutput } from '../model/activities.js';
 import { endWithError, publishAndComplete } from './export-end.js';
 import type { ExportInput, ExportOutput } from './export-io.js';
-import { type exportWorkflow, renderStep } from './export.js';
+import type { exportWorkflow } from './export.js';
 import { fetchAll } from './fetch-all.js';
 import * as profiles from './profiles.js';
 import { Visibility } from './visibility.js';
@@ -20,15 +20,21 @@ export interface SyncExportInput extends ExportInput {
   maxRows: number;
 }
 
+/** Every step of the sync export, as local activities of one profile. */
+type SyncSteps = Pick<
+  Activities,
+  'startTask' | 'probeSource' | 'requeueTask' | 'fetchPages' | 'stagedGaps' | 'verifyStaged' | 'renderFile' | 'publishFiles' | 'discardStaged' | 'setStage' | 'completeTask' | 'failTask' | 'markCancelled'
+>;
+
 export async function syncExportWorkflow(input: SyncExportInput): Promise<ExportOutput> {
   const { taskId } = input;
-  const local = proxyLocalActivities<Activities>(profiles.local(input.retry));
+  const local = proxyLocalActivities<SyncSteps>(profiles.local(input.retry));
   const ui = new Visibility();
 
   try {
-    const { proceed, status } = await local.startTask({ taskId });
-    if (!proceed) {
-      if (status === 'cancelled' || status === 'paused') ui.setStatus(status);
+    const started = await local.startTask({ taskId });
+    if (!started.proceed) {
+      if (started.status === 'cancelled' || started.status === 'paused') ui.setStatus(started.status);
       return { status: 'skipped' };
     }
     ui.setStatus('running');
@@ -48,11 +54,11 @@ export async function syncExportWorkflow(input: SyncExportInput): Promise<Export
   return makeContinueAsNewFunc<typeof exportWorkflow>({ workflowType: 'exportWorkflow' })(exportInput);
 }
 
-async function exportSmall(input: SyncExportInput, local: Activities, ui: Visibility, probe: ProbeOutput): Promise<ExportOutput> {
+async function exportSmall(input: SyncExportInput, local: SyncSteps, ui: Visibility, probe: ProbeOutput): Promise<ExportOutput> {
   const { taskId } = input;
-  await fetchAll(taskId, { source: local, resume: local, work: local }, input.retry, { progress: ui, probed: probe });
+  await fetchAll(taskId, { source: local, resume: local, work: local, verify: local }, input.retry, { progress: ui, probed: probe });
   ui.setStage('rendering');
-  const { outputs } = await renderStep(local, input.type)({ taskId });
+  const { outputs } = await local.renderFile({ taskId });
   ui.setStage('uploading');
   return publishAndComplete(input, { state: local, work: local }, ui, outputs);
 }

@@ -2,12 +2,9 @@
 // search attributes, kept current as the run moves, and the "current details" text with the stage
 // and the pages fetched so far (returned by the SDK's metadata query, so it costs no history); and
 // the time spent in each stage, which the run's last activity turns into dc_stage_duration_seconds.
-import { patched, setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { DC_PROJECT_ID, DC_ROWS, DC_STATUS, type DcStatus } from '../model/search-attributes.js';
 import type { TaskStage } from '../model/task.js';
-
-/** Upserting search attributes is a command: runs recorded before it existed replay without it. */
-export const VISIBILITY_PATCH = 'dc-search-attributes';
 
 export class Visibility {
   private readonly upserts: boolean;
@@ -20,10 +17,8 @@ export class Visibility {
 
   constructor() {
     // Only a run started with our attributes (domain/tasks/admission/run.ts) upserts them: then the server
-    // knows them. Runs started otherwise (old code, the workflow tests) keep the details text only.
-    const started = workflowInfo().typedSearchAttributes.get(DC_PROJECT_ID) !== undefined;
-    // Patch retirement: docs/adr/0024-workflow-patches-and-retirement.md
-    this.upserts = patched(VISIBILITY_PATCH) && started;
+    // knows them. Runs started otherwise (the workflow tests) keep the details text only.
+    this.upserts = workflowInfo().typedSearchAttributes.get(DC_PROJECT_ID) !== undefined;
     this.show();
   }
 

@@ -18,9 +18,8 @@ export type RunDeps = SubmitDeps & ScheduleDeps;
 
 // Per run, not per due time: two runs due in the same millisecond (a trigger meeting a due run) are
 // two runs, one of which the overlap rule skips, and a backfill's run of a time that ran before
-// (the same workflow id, a new execution) makes a task of its own. `run` is the execution's run id
-// (runs started before the dc-run-id patch: the workflow id); runs recorded before `run` existed use the due time.
-const runKey = (scheduleId: string, scheduledAt: string, run?: string) => `schedule:${scheduleId}:${run ?? scheduledAt}`;
+// (the same workflow id, a new execution) makes a task of its own. `run` is the execution's run id.
+const runKey = (scheduleId: string, run: string) => `schedule:${scheduleId}:${run}`;
 
 /** Longer than a submission takes; a run that died holding the lease blocks the next for this long. */
 const LEASE_SECONDS = 30;
@@ -66,9 +65,9 @@ export async function submitRun(deps: RunDeps, { scheduleId, scheduledAt, run }:
   }
 }
 
-async function submitLeased(deps: RunDeps, schedule: ScheduleRow, project: ProjectRow, scheduledAt: string, window: Window | undefined, run?: string): Promise<SubmitRunOutput> {
+async function submitLeased(deps: RunDeps, schedule: ScheduleRow, project: ProjectRow, scheduledAt: string, window: Window | undefined, run: string): Promise<SubmitRunOutput> {
   const scheduleId = schedule.id;
-  const key = runKey(scheduleId, scheduledAt, run);
+  const key = runKey(scheduleId, run);
   const [mine] = await deps.db.select({ id: tasks.id }).from(tasks).where(and(eq(tasks.projectId, project.id), eq(tasks.idempotencyKey, key)));
   if (mine) return { outcome: 'submitted', taskId: mine.id };
   const due = new Date(scheduledAt);

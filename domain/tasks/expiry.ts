@@ -24,8 +24,6 @@ export interface ExpiryOptions {
   onDeleted?: () => void;
   /** Stops between batches when set (the activity's cancellation). */
   signal?: AbortSignal;
-  /** At most this many batches in this call (the old workflow's single batch); unbounded otherwise. */
-  maxBatches?: number;
 }
 
 /** One batch: the tasks it marked expired (fewer than `batch` when the backlog is done). */
@@ -42,10 +40,10 @@ async function expireBatch(db: Db, storage: Storage, { batch, concurrency, onDel
   return { due: due.length, expired: (await markBatchExpired(db, due)).length };
 }
 
-/** Batches until nothing is due (or the signal, or maxBatches): how many tasks were expired. */
+/** Batches until nothing is due (or the signal): how many tasks were expired. */
 export async function expireDue(db: Db, storage: Storage, opts: ExpiryOptions): Promise<number> {
   let expired = 0;
-  for (let i = 0; i < (opts.maxBatches ?? Infinity) && !opts.signal?.aborted; i++) {
+  while (!opts.signal?.aborted) {
     const { due, expired: n } = await expireBatch(db, storage, opts);
     expired += n;
     opts.onBatch?.(expired);

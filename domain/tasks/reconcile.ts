@@ -1,7 +1,7 @@
 // The reconciler (docs/adr/0037-a-task-always-ends.md): a task `running` whose run has ended (or
 // whose run Temporal no longer knows) is ended here, so it leaves neither its status nor its
 // project's slot behind. A run ends without recording its task's end when the database refused
-// that write through all its bounded retries (workflows/profiles.ts, dc-unrecorded-end), or when
+// that write through all its bounded retries (workflows/profiles.ts, workflows/export-end.ts), or when
 // the run was terminated or timed out. Run beside admission's sweep, every minute.
 //
 // Cheap at scale: only tasks unchanged for longer than the grace period are candidates (a run

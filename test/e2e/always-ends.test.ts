@@ -148,7 +148,7 @@ describe('the reconciler', () => {
     return env.temporal.workflow.start(exportWorkflow, {
       taskQueue: `nobody-${randomUUID()}`,
       workflowId: taskId,
-      args: [{ taskId, type: 'csv', retry: { initialMs: 100, maxAttempts: 1 }, run: 1, callback: false }],
+      args: [{ taskId, type: 'csv', retry: { initialMs: 100, maxAttempts: 1, maxIntervalMs: 1000, backoff: 'exponential' }, run: 1, callback: false, heartbeatTimeoutMs: 10_000 }],
     });
   }
 

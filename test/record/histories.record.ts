@@ -1,29 +1,36 @@
 // Records Temporal histories of today's workflow code as replay fixtures (test/fixtures/histories)
-// for test/replay: `npm run record:histories` after a workflow change, then commit the new files.
-// Every scenario is a real export through the API, a worker and the Temporal dev server.
+// for test/replay: `npm run record:histories` after a workflow change, then commit the new files
+// beside the old ones (docs/adr/0040-workflow-versioning-from-1.0.md). Every scenario is a real
+// run through the API, a worker and the Temporal dev server; every workflow type has one.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tasks } from '../../db/schema.js';
-import { startTestEnv, type TestEnv } from '../support/env.js';
+import { ADMIN, startTestEnv, type TestEnv } from '../support/env.js';
 import { toJSON } from '../support/histories.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
+import { type SmtpSink, startSmtpSink } from '../support/smtp.js';
 import { type SourceServer, sourcePool } from '../support/source-server.js';
 
-// New recordings sit beside the old ones (the replay test runs them all): RECORD_PREFIX names them.
+// New recordings sit beside the old ones (the replay test runs them all): RECORD_PREFIX names them
+// (the 1.0 baseline's are `1.0-`).
 const PREFIX = process.env.RECORD_PREFIX ?? `${new Date().toISOString().slice(0, 10)}-`;
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'histories');
 
 let env: TestEnv;
+let smtp: SmtpSink;
 let project: { project_id: string; api_key: string; webhook_secret: string };
 const { source, closeSources } = sourcePool();
 const receivers: Receiver[] = [];
 
 beforeAll(async () => {
-  env = await startTestEnv();
+  smtp = await startSmtpSink();
+  env = await startTestEnv({ SMTP_URL: smtp.url, EMAIL_FROM: 'Exports <exports@example.test>' });
   project = await env.createProject({ source_hosts: ['127.0.0.1'], callback_hosts: ['127.0.0.1'], max_running_tasks: 10 });
+  const mails = await env.api('PATCH', `/v1/projects/${project.project_id}`, { token: ADMIN, body: { email_domains: ['example.test'] } });
+  expect(mails.status).toBe(200);
   mkdirSync(FIXTURES, { recursive: true });
 });
 
@@ -31,6 +38,7 @@ afterAll(async () => {
   await Promise.all(receivers.map((r) => r.close()));
   await closeSources();
   await env?.close();
+  await smtp?.close();
 });
 
 async function submit(body: Record<string, unknown>, key = project.api_key): Promise<string> {
@@ -97,7 +105,7 @@ describe('record histories', () => {
     expect(res.status).toBe(502);
     const taskId = /task (tsk_\w+)/.exec(((await res.json()) as any).error.message)![1]!;
     const f = await record('sync-failed', taskId);
-    // dc-failed-status: the run ends Failed, the task's error code its type
+    // The run ends Failed, the task's error code its type.
     expect(lastEventType(f)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_FAILED');
     expect(failureType(f)).toBe('source_bad_response');
   });
@@ -116,8 +124,7 @@ describe('record histories', () => {
   });
 
   it('excel-lanes-succeeded', async () => {
-    // 1,300 pages → 5 lanes of 260 pages → two fetchPages chunks (200 + 60) per lane (100 + 100 + 60
-    // in runs started before the dc-lane-chunks patch).
+    // 1,300 pages → 5 lanes of 260 pages → two fetchPages chunks (200 + 60) per lane.
     const src = await source({ total: 130_000 });
     const taskId = await submit({ source_url: src.url, page_size: 100, type: 'excel' });
     expect(await env.waitForTask(taskId, project.api_key, undefined, 170_000)).toMatchObject({ status: 'succeeded', type: 'excel' });
@@ -221,7 +228,7 @@ describe('record histories', () => {
       expect(started.activityTaskStartedEventAttributes.attempt).toBeGreaterThan(1);
       expect(started.activityTaskStartedEventAttributes.lastFailure.applicationFailureInfo.type).toBe('waiting_for_slot');
     } else {
-      // Admitted when the slot freed (the lean steps): startTask was a local activity, a marker.
+      // Admitted when the slot freed: startTask was a local activity, a marker.
       expect(h.events.some((e: any) => e.eventType === 'EVENT_TYPE_MARKER_RECORDED')).toBe(true);
     }
   }, 60_000);
@@ -307,6 +314,28 @@ describe('record histories', () => {
     expect(out).toEqual({ expired: 1 });
     const h = await record('cleanup', workflowId);
     expect(typeOf(h)).toBe('cleanupWorkflow');
+    expect(lastEventType(h)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
+  });
+
+  it('email-succeeded and email-delivery', async () => {
+    const src = await source({ total: 150 });
+    const taskId = await submit({ source_url: src.url, page_size: 100, notify_email: ['ops@example.test', 'lead@example.test'] });
+    expect((await env.waitForTask(taskId, project.api_key)).status).toBe('succeeded');
+    await smtp.waitFor(2);
+    await expect.poll(() => workflowStatus(`${taskId}.email.1`), { timeout: 20_000 }).toBe('COMPLETED');
+    const parent = await record('email-succeeded', taskId);
+    expect(parent.events.some((e: any) => e.eventType === 'EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED')).toBe(true);
+    const child = await record('email-delivery', `${taskId}.email.1`);
+    expect(typeOf(child)).toBe('emailWorkflow');
+    expect(child.events.filter((e: any) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'sendTaskEmail')).toHaveLength(2);
+  });
+
+  it('admission-sweep', async () => {
+    const workflowId = `admission-sweep-record-${Date.now()}`;
+    const out = await env.temporal.workflow.execute('admissionSweepWorkflow', { taskQueue: env.config.TEMPORAL_TASK_QUEUE, workflowId, args: [{}] });
+    expect(out).toEqual({ started: expect.any(Number), ended: expect.any(Number) });
+    const h = await record('admission-sweep', workflowId);
+    expect(typeOf(h)).toBe('admissionSweepWorkflow');
     expect(lastEventType(h)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
   });
 });

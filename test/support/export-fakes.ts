@@ -6,8 +6,8 @@ import { inject } from 'vitest';
 import type { Activities, DeliverInput, FetchPagesInput, FetchPagesOutput, ProbeOutput } from '../../model/activities.js';
 import type { ExportInput } from '../../workflows/export.js';
 
-/** The activities the export workflow uses; expireFiles, expireTasks, deliverCallback and the others are not its own. */
-export type ExportActivities = Omit<Activities, 'expireFiles' | 'expireTasks' | 'deliverCallback' | 'sendTaskEmail' | 'sweepAdmission' | 'submitScheduledRun'>;
+/** The activities the export workflow uses; expireTasks, deliverCallback and the others are not its own. */
+export type ExportActivities = Omit<Activities, 'expireTasks' | 'deliverCallback' | 'sendTaskEmail' | 'sweepAdmission' | 'submitScheduledRun'>;
 export type Name = keyof ExportActivities;
 
 export interface Call {
@@ -58,9 +58,7 @@ export function fakes(rec: Recorder, probe: ProbeOutput, over: Partial<ExportAct
     publishFiles: async ({ outputs }) => ({ files: outputs }),
     discardStaged: async () => ({ ok: true }),
     deliverFiles: async ({ files }) => ({ files: files.map((f) => ({ ...f, delivered_to: `s3://bucket/${f.name}` })) }),
-    renderCsv: async ({ taskId }) => ({ outputs: [{ name: 'export.csv', key: `staging/${taskId}/export.csv`, bytes: 10, rows: probe.total, sha256: '0'.repeat(64) }] }),
     renderFile: async ({ taskId }) => ({ outputs: [{ name: 'export.csv', key: `staging/${taskId}/export.csv`, bytes: 10, rows: probe.total, sha256: '0'.repeat(64) }] }),
-    renderXlsx: async ({ taskId }) => ({ outputs: [{ name: 'export.xlsx', key: `staging/${taskId}/export.xlsx`, bytes: 10, rows: probe.total, sha256: '0'.repeat(64) }] }),
   };
   const impl = { ...base, ...over };
   const out = {} as Record<Name, (input: any) => Promise<unknown>>;
@@ -77,7 +75,7 @@ export function fakes(rec: Recorder, probe: ProbeOutput, over: Partial<ExportAct
 export const probeOf = (total: number, pageSize = 100): ProbeOutput => ({ total, pageSize, pagesTotal: Math.ceil(total / pageSize) });
 
 export function input(taskId: string): ExportInput {
-  return { taskId, type: 'csv', retry: { initialMs: 100, maxAttempts: 3 }, run: 1, callback: false, heartbeatTimeoutMs: 2000 };
+  return { taskId, type: 'csv', retry: { initialMs: 100, maxAttempts: 3, maxIntervalMs: 60_000, backoff: 'exponential' }, run: 1, callback: false, heartbeatTimeoutMs: 2000 };
 }
 
 

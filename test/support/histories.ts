@@ -40,3 +40,13 @@ export function fromJSON(json: unknown): History {
     return p.fromJson(p.type, json, { ignoreUnknownFields: true }) as History;
   }
 }
+
+type HistoryEvent = NonNullable<History['events']>[number];
+
+/** The patch ids a run's history records (its `patched()` markers), in order. */
+export function patchIds(events: HistoryEvent[] | null | undefined): string[] {
+  return (events ?? [])
+    .map((e) => e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data)
+    .filter((d): d is Uint8Array => d !== undefined && d !== null)
+    .map((d) => (JSON.parse(Buffer.from(d).toString()) as { id: string }).id);
+}

@@ -139,7 +139,7 @@ describe('lanes are cancelled together', () => {
     await expect(run).rejects.toMatchObject({ cause: { type: 'source_bad_response', nonRetryable: true } });
     // Each lane's first chunk ran once: a permanent error and a cancellation are not retried.
     expect(rec.of('fetchPages').map((c) => c.input.lane).sort()).toEqual([0, 1, 2, 3, 4]);
-    // (A run started after the dc-lane-chunks patch takes up to PAGES_PER_CHUNK pages per activity: a lane of 120 is one.)
+    // (Up to PAGES_PER_CHUNK pages per activity: a lane of 120 is one.)
     expect(rec.of('fetchPages').every((c) => c.input.fromPage === lanes[c.input.lane]!.fromPage && c.input.toPage === Math.min(lanes[c.input.lane]!.toPage, lanes[c.input.lane]!.fromPage + PAGES_PER_CHUNK))).toBe(true);
     expect(rec.stopped.map((s) => s.lane).sort(), 'the lanes that saw the cancellation').toEqual(waiting);
     const discards = rec.of('discardStaged');
@@ -182,7 +182,7 @@ describe('the slot wait', () => {
 
   it('skips the export when startTask says not to proceed', async () => {
     const rec = recorder();
-    const result = await runExport(fakes(rec, probeOf(250), { startTask: async () => ({ proceed: false }) }));
+    const result = await runExport(fakes(rec, probeOf(250), { startTask: async () => ({ proceed: false, status: 'cancelled' }) }));
 
     expect(result).toEqual({ status: 'skipped' });
     expect(rec.names()).toEqual(['startTask']);
@@ -236,7 +236,7 @@ describe('a failure outside the error vocabulary', () => {
       taskId,
     );
 
-    // The run ends Failed with the task's code as its failure type (dc-failed-status).
+    // The run ends Failed with the task's code as its failure type.
     await expect(run).rejects.toMatchObject({ cause: { type: 'internal_error', nonRetryable: true } });
     expect(rec.of('failTask')[0]!.input).toMatchObject({ taskId, code: 'internal_error', message: expect.stringContaining('ENAMETOOLONG') });
   });

@@ -1,7 +1,7 @@
 // The scheduled run on the time-skipping test server (it has no Schedules API, so the runs are
 // started here as a Schedule starts them: with TemporalScheduledStartTime set to the due time).
 // What the workflow owes the window (ADR 0034): the due time Temporal gave it, never its own clock,
-// and a key per execution (the dc-run-id patch), so that a run again of the same due time is a run of its own.
+// and a key per execution, so that a run again of the same due time is a run of its own.
 import { randomUUID } from 'node:crypto';
 import { defineSearchAttributeKey, SearchAttributeType, TypedSearchAttributes } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
@@ -9,7 +9,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import type { SubmitRunInput } from '../../model/schedule.js';
-import { RUN_ID_PATCH, scheduledRunWorkflow } from '../../workflows/scheduled-run.js';
+import { scheduledRunWorkflow } from '../../workflows/scheduled-run.js';
+import { patchIds } from '../support/histories.js';
 import { startTimeSkipping } from '../support/time-skipping.js';
 
 const SCHEDULED_START = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME);
@@ -47,14 +48,12 @@ it('hands each run its due time, not its clock, and keys it by its execution', a
         typedSearchAttributes: new TypedSearchAttributes([{ key: SCHEDULED_START, value: new Date(at) }]),
       });
       expect(await handle.result()).toMatchObject({ outcome: 'submitted' });
-      const history = await handle.fetchHistory();
-      const markers = (history.events ?? []).map((e) => e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data).filter((d) => d != null);
-      out.push({ runId: handle.firstExecutionRunId, patches: markers.map((d) => JSON.parse(Buffer.from(d!).toString()).id) });
+      out.push({ runId: handle.firstExecutionRunId, patches: patchIds((await handle.fetchHistory()).events) });
     }
     return out;
   });
   expect(seen.map((s) => s.scheduledAt)).toEqual(due);
   expect(seen.map((s) => s.run)).toEqual(runs.map((r) => r.runId));
   expect(new Set(seen.map((s) => s.run)).size).toBe(4);
-  for (const r of runs) expect(r.patches).toEqual([RUN_ID_PATCH]);
+  for (const r of runs) expect(r.patches).toEqual([]);
 });

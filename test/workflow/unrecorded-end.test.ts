@@ -1,4 +1,4 @@
-// A run whose task's end cannot be recorded still ends (issue 30, dc-unrecorded-end): failTask or
+// A run whose task's end cannot be recorded still ends (issue 30): failTask or
 // markCancelled refused through all their bounded retries (workflows/profiles.ts) end the run
 // Failed with the task's own code, or Cancelled, instead of retrying for ever with the task
 // `running`; the reconciler then ends the task from that (domain/tasks/reconcile.ts). On the
@@ -8,7 +8,7 @@ import { Context } from '@temporalio/activity';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { expect, it } from 'vitest';
-import { exportWorkflow, UNRECORDED_END_PATCH } from '../../workflows/export.js';
+import { exportWorkflow } from '../../workflows/export.js';
 import { TASK_STATE_MAX_ATTEMPTS } from '../../workflows/profiles.js';
 import { syncExportWorkflow } from '../../workflows/sync-export.js';
 import { type ExportActivities, fakes, input, probeOf, recorder, withCallbackWorker } from '../support/export-fakes.js';
@@ -34,12 +34,7 @@ async function run(activities: ExportActivities, opts: { sync?: boolean; cancel?
       await handle.cancel();
     }
     const outcome = await handle.result().catch((err: unknown) => err);
-    const events = (await handle.fetchHistory()).events ?? [];
-    const patches = events
-      .map((e) => e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data)
-      .filter((d) => d !== undefined && d !== null)
-      .map((d) => JSON.parse(Buffer.from(d).toString()).id as string);
-    return { outcome, status: (await handle.describe()).status.name, patches };
+    return { outcome, status: (await handle.describe()).status.name };
   });
   return { ...result, delivered };
 }
@@ -50,7 +45,7 @@ const badResponse = async (): Promise<never> => {
 
 it('ends a run whose failTask the database refuses through every retry: Failed with the task’s code, no callback', async () => {
   const rec = recorder();
-  const { outcome, status, delivered, patches } = await run(fakes(rec, probeOf(250), { fetchPages: badResponse, failTask: refused }));
+  const { outcome, status, delivered } = await run(fakes(rec, probeOf(250), { fetchPages: badResponse, failTask: refused }));
 
   expect(rec.of('failTask')).toHaveLength(TASK_STATE_MAX_ATTEMPTS);
   expect(outcome).toBeInstanceOf(WorkflowFailedError);
@@ -58,7 +53,6 @@ it('ends a run whose failTask the database refuses through every retry: Failed w
   expect(status).toBe('FAILED');
   // The task row still says running: the reconciler tells of the end, not this run.
   expect(delivered).toEqual([]);
-  expect(patches).toContain(UNRECORDED_END_PATCH);
 });
 
 it('ends a run whose completeTask and failTask are both refused', async () => {
@@ -76,7 +70,7 @@ it('ends a run whose completeTask and failTask are both refused', async () => {
 
 it('ends a cancelled run whose markCancelled is refused: Cancelled', async () => {
   const rec = recorder();
-  const { outcome, status, patches } = await run(
+  const { outcome, status } = await run(
     fakes(rec, probeOf(250), {
       fetchPages: async () => {
         // Heartbeats (the only way a cancellation reaches it) until cancelled.
@@ -94,7 +88,6 @@ it('ends a cancelled run whose markCancelled is refused: Cancelled', async () =>
   expect(rec.of('markCancelled')).toHaveLength(TASK_STATE_MAX_ATTEMPTS);
   expect(outcome).toBeInstanceOf(WorkflowFailedError);
   expect(status).toBe('CANCELLED');
-  expect(patches).toContain(UNRECORDED_END_PATCH);
 });
 
 it('ends a sync export whose failTask is refused (its local retries are bounded too)', async () => {
