@@ -2,7 +2,9 @@
 // through db/client.ts, with transactions and queries in flight, while its Postgres (the test's own)
 // is restarted with `pg_ctl restart -m fast` again and again. Unpatched, the driver's deferred write
 // hits the closed socket and the process exits (porsager/postgres#1154, #1208); with
-// our patch of it (patches/) every lost query rejects, the process lives, queries resume.
+// our patch of it (patches/) every lost query rejects, the process lives, queries resume. Fifteen
+// restarts: a query lost between a socket's error and its close (a transaction's ROLLBACK) left a
+// caller waiting about once in 25 restarts under load; db-driver-reset.test.ts reaches it every time.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../platform/paths.js';
@@ -16,6 +18,8 @@ interface Stats {
   callerOkAt: number[];
   done?: boolean;
 }
+
+const RESTARTS = 15;
 
 let pg: OwnPostgres;
 let child: ChildProcess | undefined;
@@ -52,7 +56,7 @@ describe('the postgres driver while its server restarts', () => {
     await until('first queries', () => (last()?.ok ?? 0) > 50);
 
     const resumeMs: number[] = [];
-    for (let round = 0; round < 5; round++) {
+    for (let round = 0; round < RESTARTS; round++) {
       const before = last()!;
       await pg.restart();
       const backAt = Date.now();
@@ -71,5 +75,5 @@ describe('the postgres driver while its server restarts', () => {
     await new Promise((r) => (child!.exitCode !== null ? r(null) : child!.once('exit', r)));
     expect(child.exitCode).toBe(0);
     expect(out).not.toContain('TypeError');
-  }, 90_000);
+  }, 150_000);
 });

@@ -5,8 +5,11 @@ import { Transform } from 'node:stream';
 
 export interface TcpProxy {
   url: string;
-  /** Destroys every connection through the proxy; new ones are still accepted. */
-  cut(): number;
+  /**
+   * Destroys every connection through the proxy; new ones are still accepted. `reset`: the client
+   * gets a TCP reset (ECONNRESET, a socket error) rather than a plain close.
+   */
+  cut(how?: 'reset'): number;
   /** Cuts every connection and resets new ones until up(): the server unreachable, as a client sees it. */
   down(): void;
   up(): void;
@@ -48,10 +51,11 @@ export async function startTcpProxy(target: string, opts: { upBytesPerSecond?: n
     inbound.on('error', drop).on('close', drop);
     outbound.on('error', drop).on('close', drop);
   });
-  const cutAll = () => {
+  const cutAll = (how?: 'reset') => {
     const n = pairs.size;
     for (const [a, b] of [...pairs]) {
-      a.destroy();
+      if (how === 'reset') a.resetAndDestroy();
+      else a.destroy();
       b.destroy();
     }
     return n;
