@@ -2,18 +2,19 @@
 // so a retried or resumed activity starts after a whole piece, and no row travels through history.
 import { Context } from '@temporalio/activity';
 import type { Activities, FetchPagesInput, FetchPagesOutput } from '../model/activities.js';
-import { pageCount, rowsInPages } from '../model/plan.js';
+import { pageCount } from '../model/plan.js';
 import { DomainError } from '../domain/errors.js';
 import { getProject, settingsOf } from '../domain/projects/projects.js';
-import { sourceLimits, type Permit } from '../domain/source/limiter.js';
-import { type SourcePage, sourceClientOptions } from '../domain/source/client.js';
+import { sourceLimits } from '../domain/source/limiter.js';
+import { sourceClientOptions } from '../domain/source/client.js';
+import { type LaneAnswer, LaneRequests } from '../domain/source/lane-requests.js';
 import { checkPage, PoliteSource } from '../domain/source/polite.js';
-import { stopAfterGrace } from '../domain/source/stop.js';
 import { keys } from '../domain/staging/keys.js';
 import { resolveSplit } from '../domain/formats/split.js';
 import { checkProbed, metaFromProbe, readMeta, type SourceMeta, writeMeta } from '../domain/staging/meta.js';
 import { PageEncoder } from '../domain/staging/page-encoder.js';
-import { encodeStaged, PieceBuffer, stagedExt } from '../domain/staging/pieces.js';
+import { LaneChunk } from '../domain/staging/lane.js';
+import { encodeStaged, stagedExt } from '../domain/staging/pieces.js';
 import { sheetLabel, taskSheets } from '../domain/staging/sheets.js';
 import { requireTask, taskCancelled } from '../domain/tasks/queries.js';
 import { checkTaskSources } from '../domain/tasks/submit.js';
@@ -21,7 +22,6 @@ import { recordProbe, setLaneProgress } from '../domain/tasks/status.js';
 import { type ActivityDeps, heartbeat } from './deps.js';
 import { atBoundary } from './failure.js';
 
-const PROGRESS_EVERY_MS = 500;
 // How long a paused lane lets the page in flight finish before it aborts the request: with the
 // heartbeat that carries the cancel (at most a second), a pause reaches the source within ~1.5 s.
 const PAUSE_GRACE_MS = 500;
@@ -79,113 +79,83 @@ export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps
     },
 
     /**
-     * Fetches pages [fromPage, toPage) and stores them in pieces. Heartbeats the end of the last
-     * stored piece; a retried attempt resumes there. A page whose total or row count differs from
-     * the probe fails with source_changed (the workflow decides whether to start over).
+     * Fetches pages [fromPage, toPage) and stores them in pieces, as a heartbeating activity does:
+     * it starts at the checkpoint an earlier attempt heartbeated, then fetches page after page,
+     * stores each piece when it is due and heartbeats the piece's end. A page whose total or row
+     * count differs from the probe fails with source_changed (the workflow decides whether to start over).
      */
     async fetchPages(input: FetchPagesInput): Promise<FetchPagesOutput> {
       const ctx = Context.current();
       const { task, limits } = await load(input.taskId);
       const sheet = input.sheet ?? 0;
       const sheets = taskSheets(task);
-      const { sourceUrl } = sheets[sheet]!;
       const meta = await readMeta(storage, input.taskId, sheet);
       const ext = stagedExt(task.type);
-      // Without an rps limit a lane keeps one slot for its whole chunk: it has one request in
-      // flight at a time, so the cap holds at two queries per chunk rather than two per page.
-      let lease: Permit | undefined;
-      const resumeAt = (ctx.info.heartbeatDetails as { nextPage?: number } | undefined)?.nextPage;
-      // Pages before `stored` are in stored pieces; [stored, next) wait in `piece`.
-      let next = Math.max(input.fromPage, resumeAt ?? input.fromPage);
-      let stored = next;
-      const attemptFrom = next;
-      const piece = new PieceBuffer();
-      // Heartbeats keep flowing while one slow page is in flight; Temporal throttles them.
-      const beat = setInterval(() => heartbeat(ctx, { nextPage: stored }), 1000);
-      let lastProgress = 0;
-      const progress = async (force: boolean) => {
-        if (!force && Date.now() - lastProgress < PROGRESS_EVERY_MS) return;
-        lastProgress = Date.now();
-        const rows = rowsInPages(input.laneFromPage, stored, meta.total, meta.pageSize);
-        await setLaneProgress(db, input.taskId, input.lane, { pages: stored - input.laneFromPage, rows });
+      const chunk = new LaneChunk(input, meta, ctx.info.heartbeatDetails);
+      const target = { sourceUrl: sheets[sheet]!.sourceUrl, projectId: task.projectId, limits, pageSize: meta.pageSize, bytes: ext !== 'ndjson' };
+      const requests = new LaneRequests(source, target, ctx.cancellationSignal, async () => ((await taskCancelled(db, input.taskId)) ? 0 : PAUSE_GRACE_MS));
+      const ask = (page: number) => (chunk.wants(page) ? requests.ask(page) : undefined);
+      const inThisSheet = (err: unknown): never => {
+        throw inSheet(err, sheetLabel(sheets, sheet));
       };
-      // Only a stored boundary is heartbeated: a retried attempt starts right after a whole piece.
+      // CSV and JSON Lines pages go from their bytes to the staged fragment (the transcoders).
+      const encode = async (got: LaneAnswer, page: number): Promise<Buffer> => {
+        if (Buffer.isBuffer(got)) return encoder.encode(got, page, meta.pageSize, meta, meta.columns, ext === 'jsonl' ? 'jsonl' : 'csv');
+        checkPage(got.total, got.data.length, page, meta);
+        return encodeStaged(ext, got.data, meta.columns);
+      };
       const store = async () => {
-        if (next === stored) return;
-        await storage.putBuffer(keys.piece(input.taskId, stored, next, ext, sheet), piece.take());
-        stored = next;
-        heartbeat(ctx, { nextPage: stored });
+        const piece = chunk.piece();
+        if (!piece) return;
+        await storage.putBuffer(keys.piece(input.taskId, piece.from, piece.to, ext, sheet), piece.body);
+        chunk.stored(piece);
+        heartbeat(ctx, chunk.checkpoint());
       };
-      // The lane asks for page n + 1 as soon as page n's answer is in, and encodes page n meanwhile:
-      // still one request in flight per lane, but the source is never idle while the lane works.
-      const ahead = new AbortController();
-      // At once for a cancelled task (its pages are thrown away); otherwise (a pause, another lane
-      // failed) a page already arriving is kept rather than asked again by the resumed run.
-      const stopping = stopAfterGrace(ctx.cancellationSignal, async () => ((await taskCancelled(db, input.taskId)) ? 0 : PAUSE_GRACE_MS));
-      const signal = AbortSignal.any([stopping.signal, ahead.signal]);
-      const ask = (page: number): Promise<Buffer | SourcePage> | undefined => {
-        // Cancelled or paused: no new request; the one in flight may still finish within the grace.
-        if (page >= input.toPage || ctx.cancellationSignal.aborted) return undefined;
-        const request = { sourceUrl, projectId: task.projectId, limits, page, pageSize: meta.pageSize, signal, lease };
-        // CSV and JSON Lines pages go from their bytes to the staged fragment (the transcoders).
-        const answer = ext !== 'ndjson' ? source.getBytes(request) : source.get(request);
-        answer.catch(() => {}); // awaited below, or abandoned when the lane stops first
-        return answer;
+      const report = async (force: boolean) => {
+        const progress = chunk.progress(force);
+        if (progress) await setLaneProgress(db, input.taskId, input.lane, progress);
       };
+      // Heartbeats keep flowing while the lane waits for its slot or a slow page; Temporal throttles them.
+      const beat = setInterval(() => heartbeat(ctx, chunk.checkpoint()), 1000);
       try {
-        // Acquired inside the try: the heartbeat interval runs while the lane waits for a slot.
-        if (!limits.rps) lease = await source.lease(task.projectId, limits, ctx.cancellationSignal);
-        let answer = ask(next);
-        for (; next < input.toPage && answer; ) {
-          try {
-            const got = await answer!;
-            answer = ask(next + 1);
-            if (Buffer.isBuffer(got)) {
-              piece.add(await encoder.encode(got, next, meta.pageSize, meta, meta.columns, ext === 'jsonl' ? 'jsonl' : 'csv'));
-            } else {
-              checkPage(got.total, got.data.length, next, meta);
-              piece.add(encodeStaged(ext, got.data, meta.columns));
-            }
-          } catch (err) {
-            ahead.abort();
-            throw inSheet(err, sheetLabel(sheets, sheet));
-          }
-          next += 1;
-          if (piece.due()) {
+        await requests.open();
+        // Page n + 1 is asked for as soon as page n's answer is in, and page n encoded meanwhile:
+        // still one request in flight per lane, but the source is never idle while the lane works.
+        for (let answer = ask(chunk.next); answer; ) {
+          const page = chunk.next;
+          const got = await answer.catch(inThisSheet);
+          answer = ask(page + 1);
+          chunk.add(await encode(got, page).catch(inThisSheet));
+          if (chunk.pieceDue()) {
             await store();
-            await progress(false);
+            await report(false);
           }
         }
         await store();
         if (ctx.cancellationSignal.aborted) throw cancelled(ctx, undefined);
-        await progress(true);
+        await report(true);
+        return chunk.done();
       } catch (err) {
+        requests.stopAhead();
         // Cancelled (the task, a pause, another lane failed): the pages that arrived are stored
         // first, so a resumed run asks none of them again; then the CancelledFailure, not the
         // aborted request, is reported.
         if (ctx.cancellationSignal.aborted) {
           // Best effort: a store failing now only means a resumed run asks those pages again; the
           // answer stays the cancellation (a pause must not turn into a failed task).
-          await store().then(() => progress(true)).catch(() => {});
+          await store().then(() => report(true)).catch(() => {});
           throw cancelled(ctx, err);
         }
         if (!(err instanceof DomainError) || !err.retryable) throw err;
         // A transient source error: keep what was fetched, so only the failed page is asked again.
         await store();
-        if (stored === attemptFrom) {
-          const spent = ctx.info.attempt + (input.failedAttempts ?? 0);
-          if (spent >= (input.maxAttempts ?? Infinity)) throw new DomainError(err.code, err.message);
-          throw err;
-        }
-        await progress(true);
-        return { pages: stored - input.fromPage, rows: rowsInPages(input.fromPage, stored, meta.total, meta.pageSize), nextPage: stored, retryAfterMs: err.nextRetryDelayMs };
+        const partial = chunk.afterTransient(err, ctx.info.attempt);
+        await report(true);
+        return partial;
       } finally {
         clearInterval(beat);
-        ahead.abort();
-        stopping.dispose();
-        await lease?.release().catch(() => {});
+        await requests.close();
       }
-      return { pages: input.toPage - input.fromPage, rows: rowsInPages(input.fromPage, input.toPage, meta.total, meta.pageSize) };
     },
   });
 }
