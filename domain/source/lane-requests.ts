@@ -1,5 +1,5 @@
-// A fetch lane's requests to its source (activities/fetch.ts): one page in flight at a time, under
-// the project's politeness limits, stopped when the activity is cancelled or leaves early.
+// A fetch lane's requests to its source (activities/fetch-pages.ts): one page in flight at a time,
+// under the project's politeness limits, stopped when the activity is cancelled or leaves early.
 import type { SourcePage } from './client.js';
 import type { Permit, SourceLimits } from './limiter.js';
 import type { PageRequest, PoliteSource } from './polite.js';

@@ -1,6 +1,6 @@
-// The bookkeeping of one fetchPages call (activities/fetch.ts): pages [fromPage, toPage) of a lane,
-// fetched in order, collected into pieces (pieces.ts) and stored. No I/O here: the activity asks
-// the source, stores each piece this class bounds, and heartbeats the checkpoint it gives.
+// The bookkeeping of one fetchPages call (activities/fetch-pages.ts): pages [fromPage, toPage) of
+// a lane, fetched in order, collected into pieces (pieces.ts) and stored. No I/O here: the activity
+// asks the source, stores each piece this class bounds, and heartbeats the checkpoint it gives.
 import type { FetchPagesInput, FetchPagesOutput } from '../../model/activities.js';
 import { rowsInPages } from '../../model/plan.js';
 import type { LaneProgress } from '../../model/task.js';
