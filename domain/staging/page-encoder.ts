@@ -7,7 +7,9 @@
 import type { Piscina } from 'piscina';
 import { DomainError } from '../errors.js';
 import type { Column } from '../formats/columns.js';
-import { pageWhere } from '../source/client.js';
+import { pageWhere, type SourcePage } from '../source/client.js';
+import { checkPage } from '../source/polite.js';
+import { encodeStaged, type StagedExt } from './pieces.js';
 import encodeHere, { type EncodeResult, type EncodeTask } from './page-encoder.worker.js';
 
 // From the TypeScript sources (tsx, vitest) the thread needs tsx too; dist/ runs plain JavaScript.
@@ -27,6 +29,16 @@ export class PageEncoder {
       throw new DomainError(result.code, result.message, { retryable: result.retryable });
     }
     return Buffer.from(result.staged.buffer, result.staged.byteOffset, result.staged.byteLength);
+  }
+
+  /**
+   * The staged fragment of one fetched page: a CSV or JSON Lines export's page bytes transcoded
+   * (above), another type's parsed page checked against the probe and kept as JSON lines.
+   */
+  async stage(answer: Buffer | SourcePage, page: number, probed: { total: number; pageSize: number; columns: Column[] }, ext: StagedExt): Promise<Buffer> {
+    if (Buffer.isBuffer(answer)) return this.encode(answer, page, probed.pageSize, probed, probed.columns, ext === 'jsonl' ? 'jsonl' : 'csv');
+    checkPage(answer.total, answer.data.length, page, probed);
+    return encodeStaged(ext, answer.data, probed.columns);
   }
 
   private async run(task: EncodeTask): Promise<EncodeResult> {

@@ -68,30 +68,6 @@ export async function listPieces(storage: Storage, taskId: string, sheet = 0): P
   return (await storage.list(keys.pages(taskId, sheet))).map(parsePiece).filter((p): p is Piece => p !== null);
 }
 
-/** Pages fetched but not yet stored, and when the piece is due. */
-export class PieceBuffer {
-  private parts: Buffer[] = [];
-  private bytes = 0;
-  private since = 0;
-
-  add(body: Buffer): void {
-    if (this.parts.length === 0) this.since = Date.now();
-    this.parts.push(body);
-    this.bytes += body.length;
-  }
-
-  due(): boolean {
-    return this.bytes >= PIECE_MAX_BYTES || Date.now() - this.since >= PIECE_MAX_MS;
-  }
-
-  take(): Buffer {
-    const out = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.bytes);
-    this.parts = [];
-    this.bytes = 0;
-    return out;
-  }
-}
-
 /** The staged pieces in page order, covering every page once; storage_failed when pages are missing. */
 export async function orderedPieces(storage: Storage, taskId: string, pages: number, sheet = 0): Promise<Piece[]> {
   const pieces = await listPieces(storage, taskId, sheet);
