@@ -1,7 +1,7 @@
 // Accepting a submission in one call of dc_accept_task (db/functions/dc_accept_task.sql):
 // under the project's admission lock, the duplicate it repeats, or the submit quota taken and the
 // row inserted, admitted with its start claimed when the project has a free slot and nothing else
-// waits. The caller then starts the run (submission.ts). The rules live in the database functions;
+// waits. The caller then starts the run (its Origin, origin.ts). The rules live in the database functions;
 // this module only reads their answer.
 import { sql } from 'drizzle-orm';
 import { type Db, rowsOf } from '../../../db/client.js';

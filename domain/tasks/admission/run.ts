@@ -22,39 +22,34 @@ export interface RunDeps {
   config: Config;
 }
 
-/**
- * Starts a run of the export workflow for an admitted task (a retry or a resume is a new run under
- * the same id). `eager` as in startSyncRun: a submission's run starts on this process's worker.
- */
-export async function startRun(deps: RunDeps, task: TaskRow, project?: RunProject, eager?: Client): Promise<void> {
-  const known = await projectOf(deps, task, project);
-  const handle = await (eager ?? deps.temporal).workflow.start(exportWorkflow, {
-    ...runOptions(deps, task, known.name),
-    args: [exportInput(deps.config, task, known)],
-    // Starting twice (two admitters, a sweep after a crash) attaches to the run already there.
-    workflowIdConflictPolicy: 'USE_EXISTING',
-    ...(eager ? { requestEagerStart: true } : {}),
-  });
-  countStart(handle.eagerlyStarted);
+/** How one run starts: the project the caller holds already, the client, which workflow. */
+export interface StartHow {
+  project?: RunProject | undefined;
+  /**
+   * A client sharing its NativeConnection with a worker of this process (the embedded start): the
+   * server hands the run's first workflow task back in its answer to this very call and the local
+   * worker runs it at once, with no task-queue round trip (docs/adr/0017-lean-sync-exports.md).
+   */
+  eager?: Client | undefined;
+  /** The sync export's run (workflows/sync-export.ts) rather than the export workflow's. */
+  sync?: boolean | undefined;
 }
 
-const countStart = (eagerly: boolean) => metrics.runStarts.inc({ how: eagerly ? 'eager' : 'task_queue' });
-
 /**
- * Starts the sync export's run (workflows/sync-export.ts) for a task inserted admitted. `eager`:
- * the client shares its NativeConnection with a worker of this process (the embedded start), so
- * the server hands the run's first workflow task back in its answer to this very call and the
- * local worker runs it at once, with no task-queue round trip (docs/adr/0017-lean-sync-exports.md).
+ * Starts a run for an admitted task (a retry or a resume is a new run under the same id); whether
+ * it started eagerly. The export workflow's start attaches to a run already there (two admitters, a
+ * sweep after a crash); a sync run is started once, by its request.
  */
-export async function startSyncRun(deps: RunDeps, task: TaskRow, eager?: Client, project?: RunProject): Promise<{ eagerlyStarted: boolean }> {
-  const known = await projectOf(deps, task, project);
-  const handle = await (eager ?? deps.temporal).workflow.start(syncExportWorkflow, {
-    ...runOptions(deps, task, known.name),
-    args: [{ ...exportInput(deps.config, task, known), maxRows: deps.config.SYNC_MAX_ROWS }],
-    ...(eager ? { requestEagerStart: true } : {}),
-  });
-  countStart(handle.eagerlyStarted);
-  return { eagerlyStarted: handle.eagerlyStarted };
+export async function startWorkflowRun(deps: RunDeps, task: TaskRow, how: StartHow = {}): Promise<boolean> {
+  const known = await projectOf(deps, task, how.project);
+  const input = exportInput(deps.config, task, known);
+  const options = { ...runOptions(deps, task, known.name), ...(how.eager ? { requestEagerStart: true } : {}) };
+  const client = how.eager ?? deps.temporal;
+  const handle = how.sync
+    ? await client.workflow.start(syncExportWorkflow, { ...options, args: [{ ...input, maxRows: deps.config.SYNC_MAX_ROWS }] })
+    : await client.workflow.start(exportWorkflow, { ...options, args: [input], workflowIdConflictPolicy: 'USE_EXISTING' });
+  metrics.runStarts.inc({ how: handle.eagerlyStarted ? 'eager' : 'task_queue' });
+  return handle.eagerlyStarted;
 }
 
 /** The task's project as the run starts (a caller may hold it already: one read fewer on the hot path). */
