@@ -19,6 +19,8 @@ export interface SubmitInput {
   type: ExportType;
   /** csv and jsonl: the file is compressed as it is written. */
   compression?: Compression | undefined;
+  /** csv: whether the file starts with a UTF-8 byte order mark (absent: it does). */
+  csv_bom?: boolean | undefined;
   file_name?: string | undefined;
   title?: string | undefined;
   summary?: string | undefined;
@@ -160,6 +162,7 @@ export function newTask(project: ProjectRow, input: SubmitInput, requestHash: st
       notify_email: input.notify_email,
       locale: input.locale,
       compression: input.compression,
+      csv_bom: input.csv_bom,
     },
     idempotencyKey: idempotencyKey ?? null,
     requestHash,

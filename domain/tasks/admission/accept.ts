@@ -6,6 +6,7 @@
 import { sql } from 'drizzle-orm';
 import { type Db, rowsOf } from '../../../db/client.js';
 import type { TaskRow } from '../../../db/schema.js';
+import type { TaskOptions } from '../../../model/task-options.js';
 import { DomainError } from '../../errors.js';
 import { type RateState, refusal, state, WINDOW_MS } from '../rate.js';
 import { noRunYet } from '../status.js';
@@ -22,7 +23,7 @@ export interface NewTaskValues {
   callback: string | null;
   pageSize: number;
   priority: number;
-  options: Record<string, unknown>;
+  options: TaskOptions;
   idempotencyKey: string | null;
   requestHash: string;
   scheduleId: string | null;

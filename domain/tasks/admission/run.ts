@@ -10,7 +10,7 @@ import { markdownText } from '../../../platform/markdown.js';
 import { metrics } from '../../../platform/metrics.js';
 import { exportWorkflow, type ExportInput } from '../../../workflows/export.js';
 import { syncExportWorkflow } from '../../../workflows/sync-export.js';
-import { leafCount, type Template } from '../../formats/template/template.js';
+import { leafCount, parseTemplate } from '../../formats/template/template.js';
 import { getProject, settingsOf } from '../../projects/projects.js';
 
 /** What a run takes from its project: the name operators read, the settings its retries follow. */
@@ -58,7 +58,7 @@ async function projectOf(deps: RunDeps, task: TaskRow, project?: RunProject): Pr
 }
 
 /** How many recipients a task's end mails (its `notify_email`). */
-export const emails = (task: TaskRow): number => (task.options.notify_email as string[] | undefined)?.length ?? 0;
+export const emails = (task: TaskRow): number => task.options.notify_email?.length ?? 0;
 
 /**
  * Source retries follow the project's settings as they are when the run starts (a retry or resume
@@ -79,7 +79,7 @@ function exportInput(config: Config, task: TaskRow, project: RunProject): Export
     run: task.runs,
     callback: task.callback !== null,
     // Delivered into the project's destination after publishing (domain/destinations/).
-    ...(typeof task.options.destination_id === 'string' ? { destination: true } : {}),
+    ...(task.options.destination_id !== undefined ? { destination: true } : {}),
     ...(emails(task) > 0 ? { emails: emails(task) } : {}),
     heartbeatTimeoutMs: config.FETCH_HEARTBEAT_TIMEOUT_MS,
     // A paused task keeps the probe's totals and its staged pieces: its next run continues from them.
@@ -124,9 +124,10 @@ export function runDetails(task: Pick<TaskRow, 'id' | 'sourceUrl' | 'pageSize' |
   } catch {
     // a row from before URL checks: leave it unknown
   }
-  const template = task.options.template as Partial<Template> | undefined;
-  const columns = Array.isArray(template?.ceil)
-    ? `${leafCount(template.ceil)} columns${template.row ? ' with row headers' : ''}, from the request`
+  // Stored as the request's validation left it, so it parses again (as the probe does).
+  const parsed = task.options.template === undefined ? undefined : parseTemplate(task.options.template);
+  const columns = parsed?.ok
+    ? `${leafCount(parsed.template.ceil)} columns${parsed.template.row ? ' with row headers' : ''}, from the request`
     : "none in the request (the source's template, or the first row's keys)";
   return [
     `**Source host:** ${markdownText(host)}`,
