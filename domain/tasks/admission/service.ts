@@ -6,9 +6,8 @@
 //             or pausing, a cancel, a retry, a resume, a setting);
 //   sweep     starts what a crash left: starts whose claim lapsed, queues nobody dispatched.
 // The rules a race needs (the slot count, the admission lock, de-duplication, the submit rate, the
-// start claims) are database functions (db/functions/dc_*.sql); this class
-// calls them and starts runs. How a submission's run starts (the API, a sync request, a schedule)
-// is its Origin's (origin.ts).
+// start claims) are database functions (db/functions/); this class calls them and starts runs.
+// How a submission's run starts (the API, a sync request, a schedule) is its Origin's (origin.ts).
 import type { TaskRow } from '../../../db/schema.js';
 import { type Acceptance, acceptSubmission, findDuplicate, type NewTaskValues } from './accept.js';
 import { admitNext, claimLapsed, projectsWaiting, startsPending, withdraw } from './admit.js';
