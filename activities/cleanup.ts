@@ -4,7 +4,7 @@
 // of runs that ended without recording their task's end (domain/tasks/reconcile.ts).
 import { Context } from '@temporalio/activity';
 import type { Activities } from '../model/activities.js';
-import { sweep } from '../domain/tasks/admission/index.js';
+import { Admission } from '../domain/tasks/admission/index.js';
 import { noteRunEnded } from '../domain/schedules/runs.js';
 import { expireDue } from '../domain/tasks/expiry.js';
 import { purgeEndedSessions } from '../domain/projects/sessions.js';
@@ -24,7 +24,7 @@ export function createCleanupActivities(deps: ActivityDeps): Pick<Activities, 'e
      * it is ended, counted, and counts towards its schedule's failure streak like any end.
      */
     async sweepAdmission() {
-      const { started } = await sweep(deps);
+      const { started } = await new Admission(deps).sweep();
       const ended = await reconcileRuns(deps);
       for (const { task, end } of ended) {
         observeRun(task, end.status, undefined);

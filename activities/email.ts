@@ -38,7 +38,7 @@ export function createEmailActivities({ db, config }: ActivityDeps): Pick<Activi
   }
 
   async function mailOf(task: TaskRow, project: ProjectRow, event: SendEmailInput['event']) {
-    const locale: Locale = task.options.locale === 'zh-CN' ? 'zh-CN' : 'en';
+    const locale: Locale = task.options.locale ?? 'en';
     const opens = await link(task, project, locale);
     return buildTaskMail({
       locale,
@@ -62,7 +62,7 @@ export function createEmailActivities({ db, config }: ActivityDeps): Pick<Activi
       if (!task) return skipped('the task no longer exists');
       // A retry of the task started a new run, whose own end will be mailed.
       if (task.runs !== input.run) return skipped(`superseded by run ${task.runs}`);
-      const to = (task.options.notify_email as string[] | undefined)?.[input.index];
+      const to = task.options.notify_email?.[input.index];
       const project = await getProject(db, task.projectId);
       if (!to || !project) return skipped('no such recipient any more');
       const a: EmailAttempt = { taskId: task.id, event: input.event, messageId: emailMessageId({ ...input, taskId: task.id }, host), recipient: to, attempt };

@@ -6,9 +6,9 @@ import type { Activities, StageTiming } from '../model/activities.js';
 import { taskErrorCode } from '../model/errors.js';
 import { getProject } from '../domain/projects/projects.js';
 import { noteRunEnded } from '../domain/schedules/runs.js';
-import { dispatch } from '../domain/tasks/admission/index.js';
+import { Admission } from '../domain/tasks/admission/index.js';
 import { requireTask } from '../domain/tasks/queries.js';
-import { cancelActive, finishTask, pauseRunning, requeueRunning, setStage, startAdmitted } from '../domain/tasks/status.js';
+import { cancelActive, finishTask, pauseRunning, requeueRunning, setStage, markRunning } from '../domain/tasks/status.js';
 import type { ActivityDeps } from './deps.js';
 import { observeRun } from './observe.js';
 import { atBoundary } from './failure.js';
@@ -17,6 +17,7 @@ type TaskStateActivities = Pick<Activities, 'startTask' | 'setStage' | 'complete
 
 export function createTaskStateActivities(deps: ActivityDeps): TaskStateActivities {
   const { db } = deps;
+  const admission = new Admission(deps);
   /**
    * The run ended (or paused) and this activity made it so: counted in the metrics, and the slot
    * is free, so the project's next task starts now, not at the next sweep. A scheduled task's end
@@ -26,7 +27,7 @@ export function createTaskStateActivities(deps: ActivityDeps): TaskStateActiviti
     const task = await requireTask(db, taskId);
     if (ok) {
       observeRun(task, status, stages);
-      await dispatch(deps, task.projectId);
+      await admission.dispatch(task.projectId);
     }
     if (task.scheduleId) await noteRunEnded(deps, task);
     return { ok };
@@ -45,7 +46,7 @@ export function createTaskStateActivities(deps: ActivityDeps): TaskStateActiviti
      * before admission existed may get here first: it waits (retried) until admission reaches it.
      */
     async startTask({ taskId }) {
-      const outcome = await startAdmitted(db, taskId);
+      const outcome = await markRunning(db, taskId);
       if (outcome === 'not_admitted') {
         throw ApplicationFailure.create({ type: 'waiting_for_slot', message: `task ${taskId} waits for a slot of its project`, nextRetryDelay: 2000 });
       }
@@ -81,7 +82,7 @@ export function createTaskStateActivities(deps: ActivityDeps): TaskStateActiviti
       const task = await requireTask(db, taskId);
       // Counted whether the API or this run cancelled the row: every cancelled run passes here.
       observeRun(task, 'cancelled', stages);
-      if (here) await dispatch(deps, task.projectId);
+      if (here) await admission.dispatch(task.projectId);
       return { ok: here };
     },
 

@@ -5,7 +5,7 @@ import { DomainError } from '../domain/errors.js';
 import { PoliteSource } from '../domain/source/polite.js';
 import { sourceClientOptions } from '../domain/source/client.js';
 import { TaskEvents } from '../domain/tasks/events.js';
-import { RunStarter } from '../domain/tasks/admission/index.js';
+import { Admission, AfterAnswer } from '../domain/tasks/admission/index.js';
 import { linkSigner } from '../domain/tasks/view.js';
 import { onError } from './errors.js';
 import { allowedMethods } from './methods.js';
@@ -40,10 +40,12 @@ export type { ApiDeps } from './types.js';
 
 export function createApp(deps: ApiDeps) {
   const { config } = deps;
+  const admission = new Admission({ db: deps.database.db, temporal: deps.temporal, config });
   const ctx: ApiContext = {
     ...deps,
     hub: new TaskEvents(deps.database, config.WS_PROGRESS_INTERVAL_MS),
-    starter: new RunStarter({ db: deps.database.db, temporal: deps.temporal, config }, deps.eagerTemporal),
+    admission,
+    starter: new AfterAnswer(admission, deps.eagerTemporal),
     signer: linkSigner(config, deps.secrets.linkSecret),
     source: new PoliteSource({
       client: sourceClientOptions(config),

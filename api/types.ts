@@ -4,7 +4,7 @@ import type { Database } from '../db/client.js';
 import type { ProjectRow, TaskRow } from '../db/schema.js';
 import type { LinkSigner } from '../domain/tasks/view.js';
 import type { PoliteSource } from '../domain/source/polite.js';
-import type { RunStarter } from '../domain/tasks/admission/index.js';
+import type { Admission, AfterAnswer } from '../domain/tasks/admission/index.js';
 import type { TaskEvents } from '../domain/tasks/events.js';
 import type { Config } from '../platform/config.js';
 import type { Secrets } from '../platform/secrets.js';
@@ -29,8 +29,10 @@ export interface ApiDeps {
 /** What every route may use: the dependencies plus what the app builds once from them. */
 export interface ApiContext extends ApiDeps {
   hub: TaskEvents;
-  /** Starts the runs of accepted submissions after the answer (domain/tasks/admission/starter.ts). */
-  starter: RunStarter;
+  /** Accepts submissions and starts runs (domain/tasks/admission/service.ts). */
+  admission: Admission;
+  /** The API's origin: the runs of accepted submissions start after the answer (domain/tasks/admission/starter.ts). */
+  starter: AfterAnswer;
   signer: LinkSigner;
   /** Source requests of previews, under the same politeness limits as the exports'. */
   source: PoliteSource;

@@ -11,7 +11,7 @@ import { type Database, openDatabase } from '../db/client.js';
 import { cachedWorkflowBundle } from './bundle.js';
 import { createWorker } from './worker-setup.js';
 import { WorkerSupervisor } from './worker-supervisor.js';
-import { watchQueue } from '../domain/tasks/admission/index.js';
+import { Admission, watchQueue } from '../domain/tasks/admission/index.js';
 import { type Config, loadConfig } from '../platform/config.js';
 import { lifecycle } from '../platform/lifecycle.js';
 import { configureLogging, log, type LogLevel, registerSecrets } from '../platform/logger.js';
@@ -174,7 +174,7 @@ export async function startWorker(core: Core, address: string, temporal: Client,
   };
   // A resume makes a fresh Worker from the same options: the connection and bundle are reused.
   const supervisor = await WorkerSupervisor.start({ create: (report) => createWorker({ ...options, onDatabaseUnavailable: report }), probe: () => core.database.ping(), log: lifecycleLog() });
-  const unwatch = await watchQueue({ db: core.database.db, database: core.database, temporal, config: core.config });
+  const unwatch = await watchQueue(new Admission({ db: core.database.db, temporal, config: core.config }), core.database);
   return { supervisor, running: supervisor.running, connection, unwatch };
 }
 

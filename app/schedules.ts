@@ -25,7 +25,7 @@ export function ensureCleanupSchedule(client: Client, config: Config): Promise<v
   return ensure(client, CLEANUP_SCHEDULE_ID, `${config.CLEANUP_INTERVAL_MINUTES} minutes` as Duration, 'cleanupWorkflow', config);
 }
 
-/** Admission's backstop: what a crash left waiting is started within a minute (domain/tasks/admission/sweep.ts). */
+/** Admission's backstop: what a crash left waiting is started within a minute (domain/tasks/admission/service.ts, Admission.sweep). */
 export function ensureAdmissionSweepSchedule(client: Client, config: Config): Promise<void> {
   return ensure(client, ADMISSION_SWEEP_SCHEDULE_ID, '1 minute', 'admissionSweepWorkflow', config);
 }

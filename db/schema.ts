@@ -1,10 +1,22 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import type { StoredSettingsJson } from '../model/project-settings.js';
 import { OVERLAP_POLICIES } from '../model/schedule.js';
 import { EXPORT_TYPES, type LaneProgress, type StoredFile, TASK_STAGES, TASK_STATUSES } from '../model/task.js';
+import { parseTaskOptions, type TaskOptions } from '../model/task-options.js';
 
 export type { LaneProgress, StoredFile } from '../model/task.js';
+
+/**
+ * A jsonb column like drizzle's own, typed by the task options' schema and parsed by it wherever a
+ * row is read (a select or a returning): readers get TaskOptions, never a cast.
+ */
+const taskOptions = customType<{ data: TaskOptions; driverData: unknown }>({
+  dataType: () => 'jsonb',
+  toDriver: (value) => JSON.stringify(value),
+  // postgres.js hands jsonb over as text (drizzle's driver asks it to), PGlite as a value.
+  fromDriver: (value) => parseTaskOptions(typeof value === 'string' ? JSON.parse(value) : value),
+});
 
 export const projects = pgTable('projects', {
   id: text('id').primaryKey(),
@@ -50,8 +62,8 @@ export const tasks = pgTable(
     callback: text('callback'),
     pageSize: integer('page_size').notNull(),
     priority: integer('priority').notNull(),
-    // title, summary, template and any later per-task options: read by the workflow, never queried.
-    options: jsonb('options').$type<Record<string, unknown>>().notNull(),
+    // What a submission asked beyond these columns (model/task-options.ts): read by the run, never queried.
+    options: taskOptions('options').notNull(),
     status: text('status', { enum: TASK_STATUSES }).notNull().default('queued'),
     stage: text('stage', { enum: TASK_STAGES }),
     totalRows: integer('total_rows'),

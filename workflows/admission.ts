@@ -1,4 +1,4 @@
-// Run by a Temporal Schedule (app/schedules.ts): starts what a crash left waiting (domain/tasks/admission/sweep.ts)
+// Run by a Temporal Schedule (app/schedules.ts): starts what a crash left waiting (domain/tasks/admission/service.ts)
 // and ends the tasks whose run ended without recording it (domain/tasks/reconcile.ts).
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../model/activities.js';

@@ -5,7 +5,7 @@ import { DomainError } from '../../domain/errors.js';
 import { listProjects, rotateApiKey, rotateWebhookSecret } from '../../domain/projects/admin.js';
 import { createProject, projectJson, requireProject } from '../../domain/projects/projects.js';
 import { changeProject } from '../../domain/projects/settings.js';
-import { dispatch } from '../../domain/tasks/admission/index.js';
+import { Admission } from '../../domain/tasks/admission/index.js';
 import { adminOnly } from '../middleware/auth.js';
 import { auth, errors, json, keyed, openApiApp, projectIdParam, type Responses } from '../openapi.js';
 import { keyRotated, projectCreated, projectPage, projectSchema, secretRotated } from '../schemas/responses.js';
@@ -81,7 +81,7 @@ export function projectsApp(deps: ApiDeps) {
     responses: { 200: json(projectSchema, 'The project as changed.'), ...errors(400, ...keyed, 404, 413) } as Responses,
   });
   app.openapi(patch, async (c) => {
-    const row = await changeProject(db, c.req.param('project_id'), c.req.valid('json'), (id) => dispatch({ db, temporal: deps.temporal, config: deps.config }, id));
+    const row = await changeProject(db, c.req.param('project_id'), c.req.valid('json'), (id) => new Admission({ db, temporal: deps.temporal, config: deps.config }).dispatch(id));
     return c.json(projectJson(row));
   });
 

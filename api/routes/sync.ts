@@ -8,6 +8,7 @@ import type { Context } from 'hono';
 import type { TaskRow } from '../../db/schema.js';
 import { DomainError } from '../../domain/errors.js';
 import { getTask } from '../../domain/tasks/queries.js';
+import { startInline, startSync } from '../../domain/tasks/admission/index.js';
 import { submitTask } from '../../domain/tasks/submit.js';
 import { taskJson } from '../../domain/tasks/view.js';
 import { taskErrorCode } from '../../model/errors.js';
@@ -85,7 +86,7 @@ const syncRoute = createRoute({
 
 export function syncApp(ctx: ApiContext) {
   const { config, storage, database } = ctx;
-  const deps = { db: database.db, temporal: ctx.temporal, config };
+  const { admission } = ctx;
   const slots = new Slots(config.SYNC_SLOTS);
   const app = openApiApp<AppEnv>();
 
@@ -103,16 +104,20 @@ export function syncApp(ctx: ApiContext) {
     if (body.destination_id) throw DomainError.invalid('destination_id', 'a sync export answers with the file itself; submit to POST /v1/tasks to deliver into a destination');
     // Without a free slot the task is submitted as an ordinary one, into its project's queue.
     if (!slots.take()) {
-      const { task, created } = await submitTask(deps, c.get('project'), body, key);
+      const { task, created } = await submitTask(admission, c.get('project'), body, key, startInline(admission));
       c.set('submitted', created ? 'accepted' : 'deduplicated');
       return fallback(c, task, 'no_free_slot');
     }
     let running: TaskRow | undefined;
     try {
       const deadline = Date.now() + config.SYNC_TIMEOUT_MS;
-      const { task, created } = await submitTask(deps, c.get('project'), body, key, {
-        sync: { eager: ctx.eagerTemporal, inserted: () => timing.step('submit'), started: (eagerly) => timing.step('start', eagerly ? 'eager' : 'task queue') },
-      });
+      const { task, created } = await submitTask(
+        admission,
+        c.get('project'),
+        body,
+        key,
+        startSync(admission, ctx.eagerTemporal, { inserted: () => timing.step('submit'), started: (eagerly) => timing.step('start', eagerly ? 'eager' : 'task queue') }),
+      );
       c.set('submitted', created ? 'accepted' : 'deduplicated');
       // The project had no free slot: the task waits in its queue like any other.
       if (created && !task.admittedAt) return fallback(c, task, 'no_free_slot');

@@ -47,12 +47,11 @@ export const submitRoute = createRoute({
 
 export function tasksApp(ctx: ApiContext) {
   const { db } = ctx.database;
-  const deps = { db, temporal: ctx.temporal, config: ctx.config };
   const owned = ownedTask(ctx);
   const app = openApiApp<AppEnv>();
 
   app.openapi(submitRoute, async (c) => {
-    const { task, created, rate } = await submitTask(deps, c.get('project'), c.req.valid('json'), c.req.valid('header')['idempotency-key'], { starter: ctx.starter });
+    const { task, created, rate } = await submitTask(ctx.admission, c.get('project'), c.req.valid('json'), c.req.valid('header')['idempotency-key'], ctx.starter);
     c.set('submitted', created ? 'accepted' : 'deduplicated');
     if (created) c.header('Location', `/v1/tasks/${task.id}`);
     for (const [k, v] of Object.entries(rate ? rateLimitHeaders(rate) : {})) c.header(k, v);

@@ -56,6 +56,7 @@ export const submitFields = z.strictObject({
   operator_id: requiredChars(128),
   type: z.enum(['csv', 'excel', 'xlsx', 'jsonl', 'parquet']).default('csv').transform((t) => (t === 'xlsx' ? 'excel' : t)),
   compression: z.enum(COMPRESSIONS).optional().openapi({ description: 'csv and jsonl only: the file is gzip- or zstd-compressed and its name gains .gz / .zst.' }),
+  csv_bom: z.boolean().optional().openapi({ description: 'csv only: whether the file starts with a UTF-8 byte order mark, by which Excel reads it as UTF-8 (default true).' }),
   file_name: maxChars(200)
     .openapi({ pattern: FILE_NAME_USABLE.source, description: 'The download\'s name; needs a character other than dots and spaces.' })
     .transform(sanitizeFileName).pipe(z.string().min(1, 'has no usable characters')).optional(),
@@ -99,6 +100,7 @@ export function withSheets<S extends z.ZodType<Fields & Record<string, unknown>>
       // Its own code: a client can tell "this format is compressed already" from a typo.
       ctx.addIssue({ code: 'custom', path: ['compression'], message: `${t.type} files are compressed already; compression is for csv and jsonl`, params: { code: 'compression_unsupported' } });
     }
+    if (t.csv_bom !== undefined && t.type !== 'csv') ctx.addIssue({ code: 'custom', path: ['csv_bom'], message: `${t.type} files have no byte order mark; csv_bom is for csv` });
     // An empty list is refused by its own min(1); the rules below need a first sheet.
     if (!t.sheets?.[0]) return;
     if (t.type !== 'excel') ctx.addIssue({ code: 'custom', path: ['sheets'], message: 'several sheets need type "excel"' });
@@ -117,7 +119,10 @@ export function withSheets<S extends z.ZodType<Fields & Record<string, unknown>>
   // the one thing it cannot say).
   const sheetRules = {
     ...stated,
-    allOf: [{ anyOf: [{ not: { required: ['compression'] } }, { required: ['compression'], properties: { type: { enum: [...COMPRESSIBLE_TYPES] } } }] }],
+    allOf: [
+      { anyOf: [{ not: { required: ['compression'] } }, { required: ['compression'], properties: { type: { enum: [...COMPRESSIBLE_TYPES] } } }] },
+      { anyOf: [{ not: { required: ['csv_bom'] } }, { required: ['csv_bom'], properties: { type: { enum: ['csv'] } } }] },
+    ],
     anyOf: [
       { not: { required: ['sheets'] } },
       { required: ['sheets', 'type'], properties: { type: { enum: ['excel', 'xlsx'] } }, not: { anyOf: LAYOUT_KEYS.map((k) => ({ required: [k] })) } },

@@ -2414,6 +2414,8 @@ export interface operations {
                      */
                     compression?: "gzip" | "zstd";
                     cron?: string;
+                    /** @description csv only: whether the file starts with a UTF-8 byte order mark, by which Excel reads it as UTF-8 (default true). */
+                    csv_bom?: boolean;
                     destination_id?: string;
                     /** @description Where each file goes under the destination's prefix; default {{task_id}}/{{file_name}}. */
                     destination_path?: string;
@@ -3060,6 +3062,8 @@ export interface operations {
                      * @enum {string}
                      */
                     compression?: "gzip" | "zstd";
+                    /** @description csv only: whether the file starts with a UTF-8 byte order mark, by which Excel reads it as UTF-8 (default true). */
+                    csv_bom?: boolean;
                     destination_id?: string;
                     /** @description Where each file goes under the destination's prefix; default {{task_id}}/{{file_name}}. */
                     destination_path?: string;
@@ -3761,6 +3765,8 @@ export interface operations {
                      * @enum {string}
                      */
                     compression?: "gzip" | "zstd";
+                    /** @description csv only: whether the file starts with a UTF-8 byte order mark, by which Excel reads it as UTF-8 (default true). */
+                    csv_bom?: boolean;
                     destination_id?: string;
                     /** @description Where each file goes under the destination's prefix; default {{task_id}}/{{file_name}}. */
                     destination_path?: string;
@@ -3951,6 +3957,8 @@ export interface operations {
                      * @enum {string}
                      */
                     compression?: "gzip" | "zstd";
+                    /** @description csv only: whether the file starts with a UTF-8 byte order mark, by which Excel reads it as UTF-8 (default true). */
+                    csv_bom?: boolean;
                     destination_id?: string;
                     /** @description Where each file goes under the destination's prefix; default {{task_id}}/{{file_name}}. */
                     destination_path?: string;

@@ -41,8 +41,8 @@ export interface DeliveryReport {
 
 /** Where the task asked its files to go (tasks.options, validated at submission). */
 export const destinationOf = (task: Pick<TaskRow, 'options'>) => ({
-  id: typeof task.options.destination_id === 'string' ? task.options.destination_id : null,
-  path: typeof task.options.destination_path === 'string' ? task.options.destination_path : undefined,
+  id: task.options.destination_id ?? null,
+  path: task.options.destination_path,
 });
 
 export async function deliverTask(deps: DeliveryDeps, task: TaskRow, files: StoredFile[], checkpoint: DeliveryCheckpoint, save: (c: DeliveryCheckpoint) => void): Promise<DeliveryReport> {

@@ -3,14 +3,15 @@
 // Node 22.15). docs/adr/0032-jsonl-parquet-compression.md says why this one.
 import { Transform, type TransformCallback } from 'node:stream';
 import { constants, createGzip } from 'node:zlib';
-import { COMPRESSIBLE_TYPES, COMPRESSIONS, type Compression, type ExportType } from '../../model/task.js';
+import { COMPRESSIBLE_TYPES, type Compression, type ExportType } from '../../model/task.js';
+import type { TaskOptions } from '../../model/task-options.js';
 
 /** What a compressed file's name gains after its own extension. */
 export const COMPRESSED_EXT: Record<Compression, string> = { gzip: 'gz', zstd: 'zst' };
 
 /** The compression a task asked for (only csv and jsonl can have one; the API refuses the rest). */
-export function taskCompression(task: { type: ExportType; options: Record<string, unknown> }): Compression | null {
-  const c = COMPRESSIONS.find((k) => k === task.options.compression);
+export function taskCompression(task: { type: ExportType; options: Pick<TaskOptions, 'compression'> }): Compression | null {
+  const c = task.options.compression;
   return c && (COMPRESSIBLE_TYPES as readonly ExportType[]).includes(task.type) ? c : null;
 }
 

@@ -27,7 +27,7 @@ export function areaOf(which: 'header' | 'footer', fromSource: unknown, fromTask
 }
 
 /** What the probe checks for an Excel task: template, header and footer all usable. */
-export function checkExcelLayout(template: unknown, first: { header?: unknown; footer?: unknown }, options: Record<string, unknown>): void {
+export function checkExcelLayout(template: unknown, first: { header?: unknown; footer?: unknown }, options: { header?: unknown; footer?: unknown }): void {
   templateOf(template);
   areaOf('header', first.header, options.header);
   areaOf('footer', first.footer, options.footer);

@@ -2,6 +2,7 @@
 // Per task (tasks.options, from the submission) over per project (its settings) over defaults.
 import { fileBytes, fileRows, type StoredSettings } from '../../model/project-settings.js';
 import type { ExportType } from '../../model/task.js';
+import type { TaskOptions } from '../../model/task-options.js';
 import { DomainError } from '../errors.js';
 
 export const SPLIT_DEFAULTS = {
@@ -21,17 +22,15 @@ export interface SplitLimits {
   maxParts?: number | undefined;
 }
 
-const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : undefined);
-
 /** JSON Lines and Parquet files are split by the CSV limits (a project sets one pair for its data files). */
 const family = (type: ExportType): 'excel' | 'csv' => (type === 'excel' ? 'excel' : 'csv');
 
-export function resolveSplit(type: ExportType, options: Record<string, unknown>, settings: StoredSettings, maxParts?: number): SplitLimits {
+export function resolveSplit(type: ExportType, options: Pick<TaskOptions, 'max_file_rows' | 'max_file_bytes'>, settings: StoredSettings, maxParts?: number): SplitLimits {
   const f = family(type);
   const d = SPLIT_DEFAULTS[f];
   return {
-    maxRows: num(options.max_file_rows) ?? settings[`${f}_max_file_rows`] ?? d.maxRows,
-    maxBytes: num(options.max_file_bytes) ?? settings[`${f}_max_file_bytes`] ?? d.maxBytes,
+    maxRows: options.max_file_rows ?? settings[`${f}_max_file_rows`] ?? d.maxRows,
+    maxBytes: options.max_file_bytes ?? settings[`${f}_max_file_bytes`] ?? d.maxBytes,
     maxParts,
   };
 }

@@ -6,7 +6,7 @@ import type { Db } from '../../db/client.js';
 import type { ProjectRow } from '../../db/schema.js';
 import { type ProjectPatch, updateProject } from './admin.js';
 
-/** Starts what the project's freed slots now allow (domain/tasks/admission/admit.ts's dispatch). */
+/** Starts what the project's freed slots now allow (domain/tasks/admission/service.ts, Admission.dispatch). */
 export type DispatchProject = (projectId: string) => Promise<unknown>;
 
 export async function changeProject(db: Db, projectId: string, patch: ProjectPatch, dispatch: DispatchProject): Promise<ProjectRow> {

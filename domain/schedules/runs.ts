@@ -9,6 +9,7 @@ import type { RunOutcome, SubmitRunInput, SubmitRunOutput } from '../../model/sc
 import { ACTIVE_STATUSES } from '../../model/task.js';
 import { DomainError } from '../errors.js';
 import { getProject } from '../projects/projects.js';
+import { Admission, startInline } from '../tasks/admission/index.js';
 import { submitTask, type SubmitDeps, type SubmitInput } from '../tasks/submit.js';
 import { fillBody, usesWindow, type Window } from './placeholders.js';
 import { getSchedule, pauseSchedule, type ScheduleDeps } from './schedules.js';
@@ -85,7 +86,8 @@ async function submitLeased(deps: RunDeps, schedule: ScheduleRow, project: Proje
   }
   const body = fillBody(schedule.body as unknown as SubmitInput, due, schedule.timezone, window);
   try {
-    const { task } = await submitTask(deps, project, body, key, { scheduleId });
+    const admission = new Admission(deps);
+    const { task } = await submitTask(admission, project, body, key, startInline(admission, scheduleId));
     await record(deps, scheduleId, 'submitted', task.id);
     return { outcome: 'submitted', taskId: task.id };
   } catch (err) {

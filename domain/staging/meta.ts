@@ -3,6 +3,7 @@
 import { DomainError } from '../errors.js';
 import type { TaskRow } from '../../db/schema.js';
 import type { Storage } from '../../platform/storage/index.js';
+import type { SheetLayout } from '../../model/task-options.js';
 import { rowColumns, templateColumns, type Column } from '../formats/columns.js';
 import { checkExcelLayout, templateOf } from '../formats/excel-layout.js';
 import { checkPartsAhead, type SplitLimits } from '../formats/split.js';
@@ -22,7 +23,7 @@ export interface SourceMeta {
 export interface ProbedSheet {
   type: TaskRow['type'];
   pageSize: number;
-  options: Record<string, unknown>;
+  options: SheetLayout;
 }
 
 /** The meta of the probe's answer (page_size=1), or the failure that ends the task before any fetch. */

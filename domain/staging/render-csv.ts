@@ -37,7 +37,7 @@ export interface RenderJob {
 export async function renderText({ storage, dataDir, maxParts }: RenderDeps, { task, settings, onProgress, signal }: RenderJob): Promise<RenderedFile[]> {
   const meta = await readMeta(storage, task.id);
   const jsonl = task.type === 'jsonl';
-  const head = jsonl ? Buffer.alloc(0) : encodeCsvHead(meta.columns, task.options.csv_bom !== false);
+  const head = jsonl ? Buffer.alloc(0) : encodeCsvHead(meta.columns, task.options.csv_bom ?? true);
   const compression = taskCompression(task);
   const ext = fileExt(jsonl ? 'jsonl' : 'csv', compression);
   const format = { recordEnds: jsonl ? lineEnds : recordEnds, compression };

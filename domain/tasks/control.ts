@@ -7,7 +7,7 @@ import { RETRYABLE_STATUSES } from '../../model/task.js';
 import { logger } from '../../platform/logger.js';
 import { pauseUpdate } from '../../workflows/pause.js';
 import { DomainError } from '../errors.js';
-import { dispatch } from './admission/index.js';
+import { Admission } from './admission/index.js';
 import { getProject } from '../projects/projects.js';
 import { getTask } from './queries.js';
 import { cancelActive, finishTask, pauseQueued, resetForRetry, resumePaused } from './status.js';
@@ -28,7 +28,7 @@ export async function cancelTask(deps: SubmitDeps, task: TaskRow): Promise<TaskR
     // row at its next step and discards what it made (workflows/export.ts).
     if (!(err instanceof WorkflowNotFoundError)) logger('control', { task_id: task.id }).error({ err }, 'cancelling the run failed');
   }
-  await dispatch(deps, task.projectId);
+  await new Admission(deps).dispatch(task.projectId);
   return row;
 }
 
@@ -40,7 +40,7 @@ export async function retryTask(deps: SubmitDeps, task: TaskRow): Promise<TaskRo
   await previousRunClosed(deps, task.id);
   const row = await resetForRetry(deps.db, task.id);
   if (!row) throw new DomainError('task_not_retryable', 'the task changed meanwhile; fetch it and try again');
-  const { failed } = await dispatch(deps, row.projectId);
+  const { failed } = await new Admission(deps).dispatch(row.projectId);
   const err = failed.get(row.id);
   if (err) {
     const message = `the retry could not be scheduled: ${err.message}`;
@@ -54,7 +54,7 @@ export async function retryTask(deps: SubmitDeps, task: TaskRow): Promise<TaskRo
 export async function pauseTask(deps: SubmitDeps, task: TaskRow): Promise<TaskRow> {
   const waiting = await pauseQueued(deps.db, task.id);
   if (waiting) {
-    await dispatch(deps, task.projectId);
+    await new Admission(deps).dispatch(task.projectId);
     return waiting;
   }
   if (task.status !== 'running') throw new DomainError('task_not_pausable', `the task is ${task.status}; only a queued or running task can be paused`);
@@ -78,7 +78,7 @@ export async function resumeTask(deps: SubmitDeps, task: TaskRow): Promise<TaskR
   await previousRunClosed(deps, task.id);
   const row = await resumePaused(deps.db, task.id);
   if (!row) throw new DomainError('task_not_paused', 'the task changed meanwhile; fetch it and try again');
-  await dispatch(deps, row.projectId);
+  await new Admission(deps).dispatch(row.projectId);
   return (await getTask(deps.db, row.id)) ?? row;
 }
 

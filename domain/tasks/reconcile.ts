@@ -20,7 +20,7 @@ import { logger } from '../../platform/logger.js';
 import { callbackWorkflowId, emailWorkflowId, webhookIdOf } from '../../model/task.js';
 import { callbackWorkflow } from '../../workflows/callback.js';
 import { emailWorkflow } from '../../workflows/email.js';
-import { dispatch } from './admission/index.js';
+import { Admission } from './admission/index.js';
 import { emails } from './admission/run.js';
 import { endLostRun, type LostRunEnd } from './status.js';
 
@@ -67,7 +67,7 @@ export async function reconcileRuns(deps: ReconcileDeps, opts: ReconcileOptions 
       ended.push(...done.filter((r): r is Reconciled => r !== undefined));
     }
   }
-  for (const projectId of new Set(ended.map((r) => r.task.projectId))) await dispatch(deps, projectId);
+  for (const projectId of new Set(ended.map((r) => r.task.projectId))) await new Admission(deps).dispatch(projectId);
   return ended;
 }
 

@@ -9,11 +9,9 @@ import { type StoredSheet, taskSheets } from '../staging/sheets.js';
 import { checkOutgoingUrl } from '../source/hosts.js';
 import { endpointRefusal } from '../destinations/connect.js';
 import { findDestination } from '../destinations/store.js';
-import { acceptSubmission, type AdmissionDeps, findDuplicate, startSubmitted, type SubmitOrigin } from './admission/index.js';
+import type { Admission, AdmissionDeps, Origin } from './admission/index.js';
 import { getTask } from './queries.js';
 import type { RateState } from './rate.js';
-
-export type { SubmitOrigin } from './admission/index.js';
 
 export interface SubmitInput {
   source_url: string;
@@ -21,6 +19,8 @@ export interface SubmitInput {
   type: ExportType;
   /** csv and jsonl: the file is compressed as it is written. */
   compression?: Compression | undefined;
+  /** csv: whether the file starts with a UTF-8 byte order mark (absent: it does). */
+  csv_bom?: boolean | undefined;
   file_name?: string | undefined;
   title?: string | undefined;
   summary?: string | undefined;
@@ -111,20 +111,25 @@ export interface Submitted {
   rate?: RateState;
 }
 
-export async function submitTask(deps: SubmitDeps, project: ProjectRow, input: SubmitInput, idempotencyKey: string | undefined, origin: SubmitOrigin = {}): Promise<Submitted> {
+/**
+ * Checks a submission, has admission accept its task (or finds the task it repeats) and has its
+ * origin start the run: how depends on who submits (the API, a sync request, a schedule's run).
+ */
+export async function submitTask(admission: Admission, project: ProjectRow, input: SubmitInput, idempotencyKey: string | undefined, origin: Origin): Promise<Submitted> {
+  const { db } = admission;
   checkHosts(project, input);
-  await checkDestination(deps.db, project, input);
+  await checkDestination(db, project, input);
   const requestHash = sha256Hex(canonical(input));
   // A duplicate that vanishes before it is read (its run could not start) is looked for again.
   for (let attempt = 0; ; attempt++) {
-    const a = await acceptSubmission(deps.db, newTask(project, input, requestHash, idempotencyKey, origin), origin.sync !== undefined);
+    const a = await admission.accept(newTask(project, input, requestHash, idempotencyKey, origin.scheduleId), origin.outsideQueue);
     if (a.kind === 'inserted') {
-      await startSubmitted(deps, project, a.task, a.dispatch, origin);
+      await origin.start({ task: a.task, project, dispatch: a.dispatch });
       return { task: a.task, created: true, rate: a.rate };
     }
-    const dup = a.kind === 'duplicate' ? a : await findDuplicate(deps.db, project.id, requestHash, idempotencyKey ?? null);
+    const dup = a.kind === 'duplicate' ? a : await admission.duplicateOf(project.id, requestHash, idempotencyKey ?? null);
     if (dup && dup.requestHash !== requestHash) throw keyReused();
-    const existing = dup && (await getTask(deps.db, dup.taskId));
+    const existing = dup && (await getTask(db, dup.taskId));
     if (existing) return { task: existing, created: false };
     if (a.kind === 'lost' && idempotencyKey) throw keyReused();
     if (attempt === 2) throw new DomainError('temporal_unavailable', 'the task could not be recorded: an identical one kept appearing and vanishing');
@@ -132,7 +137,7 @@ export async function submitTask(deps: SubmitDeps, project: ProjectRow, input: S
 }
 
 /** The row a submission inserts (a preview renders one it never stores). */
-export function newTask(project: ProjectRow, input: SubmitInput, requestHash: string, idempotencyKey: string | undefined, origin: SubmitOrigin = {}) {
+export function newTask(project: ProjectRow, input: SubmitInput, requestHash: string, idempotencyKey: string | undefined, scheduleId: string | null = null) {
   return {
     id: newId('tsk'),
     projectId: project.id,
@@ -157,10 +162,11 @@ export function newTask(project: ProjectRow, input: SubmitInput, requestHash: st
       notify_email: input.notify_email,
       locale: input.locale,
       compression: input.compression,
+      csv_bom: input.csv_bom,
     },
     idempotencyKey: idempotencyKey ?? null,
     requestHash,
-    scheduleId: origin.scheduleId ?? null,
+    scheduleId,
     // Set here rather than by the database: list cursors compare it at millisecond precision.
     createdAt: new Date(),
   };

@@ -75,9 +75,9 @@ export function taskJson(t: TaskRow, signer: LinkSigner) {
     priority: t.priority,
     callback: t.callback,
     // Where its files are delivered (docs/destinations.md); absent for a task without a destination.
-    ...(typeof t.options.destination_id === 'string' ? { destination_id: t.options.destination_id, destination_path: (t.options.destination_path as string | undefined) ?? null } : {}),
-    notify_email: (t.options.notify_email as string[] | undefined) ?? [],
-    locale: t.options.locale === 'zh-CN' ? ('zh-CN' as const) : ('en' as const),
+    ...(t.options.destination_id !== undefined ? { destination_id: t.options.destination_id, destination_path: t.options.destination_path ?? null } : {}),
+    notify_email: t.options.notify_email ?? [],
+    locale: t.options.locale ?? 'en',
     // The schedule whose run submitted it (null for a task submitted directly).
     schedule_id: t.scheduleId,
     status: t.status,

@@ -71,6 +71,16 @@ describe('CSV export end to end', () => {
     expect(text).toBe('编号,金额(元),formula\r\n0,0,"\'=HYPERLINK(""x"")"\r\n1,-1,-12.5\r\n2,-2,-12.5\r\n');
   });
 
+  it('leaves out the byte order mark when csv_bom is false', async () => {
+    const src = await source({ total: 2 });
+    const res = await submit({ source_url: src.url, csv_bom: false });
+    expect(res.status).toBe(202);
+    const task = await env.waitForTask(res.json.task_id, key);
+    const body = await download(task.files[0].url);
+    expect(body.toString('utf8').split('\r\n')[0]).toBe('id,name,amount,note');
+    expect(task.files[0].bytes).toBe(body.length);
+  });
+
   it('keeps a succeeded task\'s files when its completion step runs again (a local activity re-run after its workflow task was lost)', async () => {
     const src = await source({ total: 30 });
     const res = await submit({ source_url: src.url });

@@ -13,7 +13,7 @@ import type { ActivityDeps } from '../../activities/deps.js';
 import { type Database, rowsOf } from '../../db/client.js';
 import type { ProjectRow } from '../../db/schema.js';
 import { createProject } from '../../domain/projects/projects.js';
-import { acceptSubmission } from '../../domain/tasks/admission/index.js';
+import { acceptSubmission } from '../../domain/tasks/admission/accept.js';
 import { expireDue } from '../../domain/tasks/expiry.js';
 import { newTask } from '../../domain/tasks/submit.js';
 import { loadConfig } from '../../platform/config.js';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../db/client.js';
 import { type ProjectRow, tasks } from '../../db/schema.js';
 import { createProject } from '../../domain/projects/projects.js';
-import { type Acceptance, acceptSubmission } from '../../domain/tasks/admission/index.js';
+import { type Acceptance, acceptSubmission } from '../../domain/tasks/admission/accept.js';
 import { RateLimitedError } from '../../domain/tasks/rate.js';
 import { newTask, type SubmitInput } from '../../domain/tasks/submit.js';
 import { scratchDatabase } from '../support/env.js';

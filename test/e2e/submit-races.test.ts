@@ -7,7 +7,7 @@ import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openDatabase } from '../../db/client.js';
 import { tasks } from '../../db/schema.js';
-import { sweepProject } from '../../domain/tasks/admission/index.js';
+import { Admission } from '../../domain/tasks/admission/index.js';
 import { newId } from '../../platform/crypto.js';
 import { type ApiProcess, startApiProcess } from '../support/api-process.js';
 import { startTestEnv, type TestEnv } from '../support/env.js';
@@ -168,12 +168,12 @@ it('a start claimed by a live starter is left to it; a lapsed one is started onc
   const started: string[] = [];
   const deps = [db, other.db].map((d) => ({ db: d, temporal: countingClient(env.temporal, started), config: env.config }));
   try {
-    const answers = await Promise.all(deps.map((d) => sweepProject(d, project_id)));
+    const answers = await Promise.all(deps.map((d) => new Admission(d).sweepProject(project_id)));
     expect(answers.map((a) => a.started).sort()).toEqual([0, 1]);
     expect(started, 'the lapsed start was made once, the held one not at all').toEqual([lapsed.id]);
     // Once the holder's claim lapses too (it died), the next sweep starts that run.
     await db.update(tasks).set({ startClaimedUntil: new Date(Date.now() - 1) }).where(eq(tasks.id, held.id));
-    expect((await sweepProject(deps[1]!, project_id)).started).toBe(1);
+    expect((await new Admission(deps[1]!).sweepProject(project_id)).started).toBe(1);
     expect(started).toEqual([lapsed.id, held.id]);
   } finally {
     await other.close();

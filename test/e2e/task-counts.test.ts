@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, rowsOf } from '../../db/client.js';
 import type { ProjectRow } from '../../db/schema.js';
 import { createProject } from '../../domain/projects/projects.js';
-import { acceptSubmission } from '../../domain/tasks/admission/index.js';
+import { acceptSubmission } from '../../domain/tasks/admission/accept.js';
 import { countAllTasks, countTasks, taskGauges } from '../../domain/tasks/counts.js';
 import * as status from '../../domain/tasks/status.js';
 import { newTask, type SubmitInput } from '../../domain/tasks/submit.js';
@@ -69,7 +69,7 @@ for (const kind of ['postgres', 'pglite'] as const) {
       await Promise.all(projects.flatMap((p) => Array.from({ length: 80 }, (_, i) => acceptSubmission(database.db, newTask(p, input(i % 40, `op-${i % 3}`), `hash-${i % 40}`, undefined)))));
       for (const p of projects) {
         const admitted = (await q<{ id: string }>(sql`select dc_admit_next(${p.id}, 10000) as id`)).map((r) => r.id);
-        await Promise.all(admitted.map((id) => status.startAdmitted(database.db, id)));
+        await Promise.all(admitted.map((id) => status.markRunning(database.db, id)));
       }
       const truth = await expectNoDrift();
       expect(Object.values(truth).reduce((a, b) => a + b, 0)).toBe(120);
@@ -94,7 +94,7 @@ for (const kind of ['postgres', 'pglite'] as const) {
       await expectNoDrift();
       for (const p of projects) {
         const admitted = (await q<{ id: string }>(sql`select dc_admit_next(${p.id}, 10000) as id`)).map((r) => r.id);
-        await Promise.all(admitted.map((id) => status.startAdmitted(database.db, id)));
+        await Promise.all(admitted.map((id) => status.markRunning(database.db, id)));
       }
       const truth = await expectNoDrift();
       for (const s of ['queued', 'running', 'cancelled', 'succeeded', 'expired']) expect(Object.keys(truth).some((k) => k.endsWith(`/${s}`)), s).toBe(true);

@@ -2,7 +2,7 @@
 // run's part (the file stored and the row finished, or the probe over the limit); the handler's own
 // work is what is tested: waiting on the row, answering the file, the error or the 202 fallback.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { finishTask, recordProbe, startAdmitted } from '../../domain/tasks/status.js';
+import { finishTask, recordProbe, markRunning } from '../../domain/tasks/status.js';
 import { expectError, expectKeyRefusals } from '../support/route-checks.js';
 import { type Project, type RouteApp, startRouteApp, taskBody } from '../support/route-app.js';
 import { itCalledItsRoutes } from './routes.js';
@@ -69,7 +69,7 @@ describe('POST /v1/tasks/sync', () => {
 
   it('degrades to 202 with the task: over the row limit, after the timeout, and with no free slot', async () => {
     runs(async (id) => {
-      await startAdmitted(rt.database.db, id);
+      await markRunning(rt.database.db, id);
       await recordProbe(rt.database.db, id, 11, 1);
     });
     const big = await sync(a.api_key, taskBody({ operator_id: 'sync-big' }));

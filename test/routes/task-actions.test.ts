@@ -3,7 +3,7 @@
 // that the API told Temporal (the e2e tests hold the real runs to it).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordDelivery } from '../../domain/callbacks/deliveries.js';
-import { startAdmitted } from '../../domain/tasks/status.js';
+import { markRunning } from '../../domain/tasks/status.js';
 import { expectError, expectKeyRefusals } from '../support/route-checks.js';
 import { type Project, type RouteApp, startRouteApp, taskBody } from '../support/route-app.js';
 import { itCalledItsRoutes } from './routes.js';
@@ -62,7 +62,7 @@ describe('pause and resume', () => {
     const task = await rt.submit(a.api_key, taskBody({ operator_id: 'pause-running' }));
     await rt.drained();
     // The run's first step, played here: queued → running.
-    expect(await startAdmitted(rt.database.db, task.task_id)).toBe('started');
+    expect(await markRunning(rt.database.db, task.task_id)).toBe('started');
     expect((await act(task, 'pause')).status).toBe(202);
     expect(rt.temporal.of('update')).toContainEqual({ kind: 'update', workflowId: task.task_id, name: 'pause' });
     await act(task, 'cancel');

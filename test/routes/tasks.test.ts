@@ -1,5 +1,6 @@
 // /v1/tasks in process (route-app.ts): submit, list, count and read, with the refusals of each.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getTask } from '../../domain/tasks/queries.js';
 import { expectError, expectKeyRefusals } from '../support/route-checks.js';
 import { type Project, type RouteApp, startRouteApp, taskBody } from '../support/route-app.js';
 import { itCalledItsRoutes } from './routes.js';
@@ -54,6 +55,15 @@ describe('POST /v1/tasks', () => {
     expectError(await post({ notify_email: [] }), 422, 'validation_failed');
     expectError(await post({ notify_email: ['a', 'b', 'c', 'd', 'e', 'f'].map((x) => `${x}@example.com`) }), 422, 'validation_failed');
     expectError(await post({ notify_email: 'a@example.com', locale: 'fr' }), 422, 'validation_failed');
+  });
+
+  it('stores csv_bom for a csv task and refuses it for another type with 422 naming it', async () => {
+    const res = await rt.call('POST', '/v1/tasks', { token: a.api_key, body: taskBody({ operator_id: 'bom', csv_bom: false }) });
+    expect(res.status).toBe(202);
+    expect((await getTask(rt.database.db, res.json.task_id))?.options.csv_bom).toBe(false);
+    const excel = await rt.call('POST', '/v1/tasks', { token: a.api_key, body: taskBody({ type: 'excel', csv_bom: true }) });
+    expectError(excel, 422, 'validation_failed');
+    expect(excel.json.error.details.map((d: { field: string }) => d.field)).toEqual(['csv_bom']);
   });
 
   it('needs a project key', async () => {

@@ -13,7 +13,7 @@ import { type Config, loadConfig } from '../../platform/config.js';
 import { randomToken } from '../../platform/crypto.js';
 import { type Core, installTemporalRuntime, openCore, drainStarts, startApi } from '../../app/runtime.js';
 import { createWorker } from '../../app/worker-setup.js';
-import { watchQueue } from '../../domain/tasks/admission/index.js';
+import { Admission, watchQueue } from '../../domain/tasks/admission/index.js';
 import { configureLogging } from '../../platform/logger.js';
 import { freePort } from './ports.js';
 
@@ -110,7 +110,7 @@ export async function startTestEnv(env: Record<string, string> = {}, opts: { wor
         });
   const running = worker?.run();
   // Like a worker process, the test's worker side starts what an API left queued (domain/tasks/admission/watch.ts).
-  const unwatch = worker ? await watchQueue({ db: core.database.db, database: core.database, temporal, config }) : undefined;
+  const unwatch = worker ? await watchQueue(new Admission({ db: core.database.db, temporal, config }), core.database) : undefined;
   const eagerTemporal = opts.eager && worker ? new Client({ connection: nativeConnection, namespace: config.TEMPORAL_NAMESPACE }) : undefined;
   const server: ServerType = await startApi({ ...core, temporal, eagerTemporal });
   const base = `http://127.0.0.1:${port}`;

@@ -1,11 +1,12 @@
 // Accepting a submission in one call of dc_accept_task (db/functions/dc_accept_task.sql):
 // under the project's admission lock, the duplicate it repeats, or the submit quota taken and the
 // row inserted, admitted with its start claimed when the project has a free slot and nothing else
-// waits. The caller then starts the run (submission.ts). The rules live in the database functions;
+// waits. The caller then starts the run (its Origin, origin.ts). The rules live in the database functions;
 // this module only reads their answer.
 import { sql } from 'drizzle-orm';
 import { type Db, rowsOf } from '../../../db/client.js';
 import type { TaskRow } from '../../../db/schema.js';
+import type { TaskOptions } from '../../../model/task-options.js';
 import { DomainError } from '../../errors.js';
 import { type RateState, refusal, state, WINDOW_MS } from '../rate.js';
 import { noRunYet } from '../status.js';
@@ -22,7 +23,7 @@ export interface NewTaskValues {
   callback: string | null;
   pageSize: number;
   priority: number;
-  options: Record<string, unknown>;
+  options: TaskOptions;
   idempotencyKey: string | null;
   requestHash: string;
   scheduleId: string | null;

@@ -10,7 +10,7 @@ import { markdownText } from '../../../platform/markdown.js';
 import { metrics } from '../../../platform/metrics.js';
 import { exportWorkflow, type ExportInput } from '../../../workflows/export.js';
 import { syncExportWorkflow } from '../../../workflows/sync-export.js';
-import { leafCount, type Template } from '../../formats/template/template.js';
+import { leafCount, parseTemplate } from '../../formats/template/template.js';
 import { getProject, settingsOf } from '../../projects/projects.js';
 
 /** What a run takes from its project: the name operators read, the settings its retries follow. */
@@ -22,39 +22,34 @@ export interface RunDeps {
   config: Config;
 }
 
-/**
- * Starts a run of the export workflow for an admitted task (a retry or a resume is a new run under
- * the same id). `eager` as in startSyncRun: a submission's run starts on this process's worker.
- */
-export async function startRun(deps: RunDeps, task: TaskRow, project?: RunProject, eager?: Client): Promise<void> {
-  const known = await projectOf(deps, task, project);
-  const handle = await (eager ?? deps.temporal).workflow.start(exportWorkflow, {
-    ...runOptions(deps, task, known.name),
-    args: [exportInput(deps.config, task, known)],
-    // Starting twice (two admitters, a sweep after a crash) attaches to the run already there.
-    workflowIdConflictPolicy: 'USE_EXISTING',
-    ...(eager ? { requestEagerStart: true } : {}),
-  });
-  countStart(handle.eagerlyStarted);
+/** How one run starts: the project the caller holds already, the client, which workflow. */
+export interface StartHow {
+  project?: RunProject | undefined;
+  /**
+   * A client sharing its NativeConnection with a worker of this process (the embedded start): the
+   * server hands the run's first workflow task back in its answer to this very call and the local
+   * worker runs it at once, with no task-queue round trip (docs/adr/0017-lean-sync-exports.md).
+   */
+  eager?: Client | undefined;
+  /** The sync export's run (workflows/sync-export.ts) rather than the export workflow's. */
+  sync?: boolean | undefined;
 }
 
-const countStart = (eagerly: boolean) => metrics.runStarts.inc({ how: eagerly ? 'eager' : 'task_queue' });
-
 /**
- * Starts the sync export's run (workflows/sync-export.ts) for a task inserted admitted. `eager`:
- * the client shares its NativeConnection with a worker of this process (the embedded start), so
- * the server hands the run's first workflow task back in its answer to this very call and the
- * local worker runs it at once, with no task-queue round trip (docs/adr/0017-lean-sync-exports.md).
+ * Starts a run for an admitted task (a retry or a resume is a new run under the same id); whether
+ * it started eagerly. The export workflow's start attaches to a run already there (two admitters, a
+ * sweep after a crash); a sync run is started once, by its request.
  */
-export async function startSyncRun(deps: RunDeps, task: TaskRow, eager?: Client, project?: RunProject): Promise<{ eagerlyStarted: boolean }> {
-  const known = await projectOf(deps, task, project);
-  const handle = await (eager ?? deps.temporal).workflow.start(syncExportWorkflow, {
-    ...runOptions(deps, task, known.name),
-    args: [{ ...exportInput(deps.config, task, known), maxRows: deps.config.SYNC_MAX_ROWS }],
-    ...(eager ? { requestEagerStart: true } : {}),
-  });
-  countStart(handle.eagerlyStarted);
-  return { eagerlyStarted: handle.eagerlyStarted };
+export async function startWorkflowRun(deps: RunDeps, task: TaskRow, how: StartHow = {}): Promise<boolean> {
+  const known = await projectOf(deps, task, how.project);
+  const input = exportInput(deps.config, task, known);
+  const options = { ...runOptions(deps, task, known.name), ...(how.eager ? { requestEagerStart: true } : {}) };
+  const client = how.eager ?? deps.temporal;
+  const handle = how.sync
+    ? await client.workflow.start(syncExportWorkflow, { ...options, args: [{ ...input, maxRows: deps.config.SYNC_MAX_ROWS }] })
+    : await client.workflow.start(exportWorkflow, { ...options, args: [input], workflowIdConflictPolicy: 'USE_EXISTING' });
+  metrics.runStarts.inc({ how: handle.eagerlyStarted ? 'eager' : 'task_queue' });
+  return handle.eagerlyStarted;
 }
 
 /** The task's project as the run starts (a caller may hold it already: one read fewer on the hot path). */
@@ -63,7 +58,7 @@ async function projectOf(deps: RunDeps, task: TaskRow, project?: RunProject): Pr
 }
 
 /** How many recipients a task's end mails (its `notify_email`). */
-export const emails = (task: TaskRow): number => (task.options.notify_email as string[] | undefined)?.length ?? 0;
+export const emails = (task: TaskRow): number => task.options.notify_email?.length ?? 0;
 
 /**
  * Source retries follow the project's settings as they are when the run starts (a retry or resume
@@ -84,7 +79,7 @@ function exportInput(config: Config, task: TaskRow, project: RunProject): Export
     run: task.runs,
     callback: task.callback !== null,
     // Delivered into the project's destination after publishing (domain/destinations/).
-    ...(typeof task.options.destination_id === 'string' ? { destination: true } : {}),
+    ...(task.options.destination_id !== undefined ? { destination: true } : {}),
     ...(emails(task) > 0 ? { emails: emails(task) } : {}),
     heartbeatTimeoutMs: config.FETCH_HEARTBEAT_TIMEOUT_MS,
     // A paused task keeps the probe's totals and its staged pieces: its next run continues from them.
@@ -129,9 +124,10 @@ export function runDetails(task: Pick<TaskRow, 'id' | 'sourceUrl' | 'pageSize' |
   } catch {
     // a row from before URL checks: leave it unknown
   }
-  const template = task.options.template as Partial<Template> | undefined;
-  const columns = Array.isArray(template?.ceil)
-    ? `${leafCount(template.ceil)} columns${template.row ? ' with row headers' : ''}, from the request`
+  // Stored as the request's validation left it, so it parses again (as the probe does).
+  const parsed = task.options.template === undefined ? undefined : parseTemplate(task.options.template);
+  const columns = parsed?.ok
+    ? `${leafCount(parsed.template.ceil)} columns${parsed.template.row ? ' with row headers' : ''}, from the request`
     : "none in the request (the source's template, or the first row's keys)";
   return [
     `**Source host:** ${markdownText(host)}`,

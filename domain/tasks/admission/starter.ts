@@ -1,15 +1,16 @@
-// Starting the runs of accepted submissions after the caller has its answer (ADR 0020). A
-// submission is durable once its row is committed (admitted or queued); the run's StartWorkflow
-// follows here, a few at a time, so POST /v1/tasks answers in the time of one statement rather
-// than one statement plus a round trip to Temporal. What could be lost here is not: a start that
-// fails hands the task back to its project's queue (startAll), and a start this process never
-// makes (it died) is swept once its claim lapses (claim.ts, sweep.ts).
+// The API's Origin (origin.ts): the runs of accepted submissions start after the caller has its
+// answer (ADR 0020). A submission is durable once its row is committed (admitted or queued); the
+// run's StartWorkflow follows here, a few at a time, so POST /v1/tasks answers in the time of one
+// statement rather than one statement plus a round trip to Temporal. What could be lost here is
+// not: a start that fails hands the task back to its project's queue (Admission.start), and a
+// start this process never makes (it died) is swept once its claim lapses (claim.ts, watch.ts).
 import type { Client } from '@temporalio/client';
 import type { TaskRow } from '../../../db/schema.js';
 import { logger } from '../../../platform/logger.js';
-import { type AdmissionDeps, dispatch, startAll } from './admit.js';
+import { START_CLAIM_MS } from './claim.js';
+import type { Accepted, Origin } from './origin.js';
 import type { RunProject } from './run.js';
-import { renewClaims, START_CLAIM_MS } from './claim.js';
+import type { Admission } from './service.js';
 
 /** StartWorkflow calls in flight at once: enough to keep up, few enough to leave the thread to the API. */
 const IN_FLIGHT = 8;
@@ -19,7 +20,9 @@ const RENEW_EVERY_MS = START_CLAIM_MS / 3;
 
 type Job = { kind: 'start'; task: TaskRow; project: RunProject } | { kind: 'dispatch'; projectId: string };
 
-export class RunStarter {
+export class AfterAnswer implements Origin {
+  readonly scheduleId = null;
+  readonly outsideQueue = false;
   private readonly jobs: Job[] = [];
   private readonly running = new Set<Promise<void>>();
   /** Projects with a dispatch waiting in `jobs`: one dispatch admits all it can, so a burst asks once. */
@@ -30,12 +33,18 @@ export class RunStarter {
 
   /** `eager`: a client on this process's worker connection (runs start eagerly there, run.ts). */
   constructor(
-    private readonly deps: AdmissionDeps,
+    private readonly admission: Admission,
     private readonly eager?: Client,
   ) {}
 
-  /** The run of a task inserted admitted (its start claimed by the acceptance). */
-  start(task: TaskRow, project: RunProject): void {
+  /** Queues the run of a task accepted admitted (its start claimed), or its project's dispatch. */
+  start({ task, project, dispatch }: Accepted): Promise<void> {
+    if (task.admittedAt) this.startLater(task, project);
+    else if (dispatch) this.dispatchLater(project.id);
+    return Promise.resolve();
+  }
+
+  private startLater(task: TaskRow, project: RunProject): void {
     this.inHand.add(task.id);
     this.renewer ??= setInterval(() => void this.renew(), RENEW_EVERY_MS).unref();
     this.jobs.push({ kind: 'start', task, project });
@@ -43,7 +52,7 @@ export class RunStarter {
   }
 
   /** A project whose waiting tasks have free slots beside them. */
-  dispatch(projectId: string): void {
+  private dispatchLater(projectId: string): void {
     if (this.dispatching.has(projectId)) return;
     this.dispatching.add(projectId);
     this.jobs.push({ kind: 'dispatch', projectId });
@@ -74,15 +83,16 @@ export class RunStarter {
       this.renewer = undefined;
       return;
     }
-    await renewClaims(this.deps.db, [...this.inHand]).catch((err: Error) => logger('admission').warn({ err }, 'renewing start claims failed: the sweep may start some runs twice (harmless)'));
+    await this.admission.hold([...this.inHand]).catch((err: Error) => logger('admission').warn({ err }, 'renewing start claims failed: the sweep may start some runs twice (harmless)'));
   }
 
   private async run(job: Job): Promise<void> {
     // Built only when there is something to say: this runs once per submission.
     const log = () => logger('admission', job.kind === 'start' ? { task_id: job.task.id } : { project_id: job.projectId });
+    const refused = (err: unknown, id: string) => log().warn({ err, task_id: id }, 'the run could not start yet: the task waits in its queue for the next dispatch');
     try {
-      const { failed } = job.kind === 'start' ? await startAll(this.deps, [job.task], job.project, this.eager) : await dispatch(this.deps, job.projectId);
-      for (const [id, err] of failed) log().warn({ err, task_id: id }, 'the run could not start yet: the task waits in its queue for the next dispatch');
+      if (job.kind === 'start') await this.admission.start(job.task, { project: job.project, eager: this.eager }).catch((err: unknown) => refused(err, job.task.id));
+      else for (const [id, err] of (await this.admission.dispatch(job.projectId)).failed) refused(err, id);
     } catch (err) {
       log().error({ err }, 'starting runs failed: admission will start them');
     } finally {

@@ -6,9 +6,8 @@
 import type { Database } from '../../../db/client.js';
 import { logger } from '../../../platform/logger.js';
 import { TASK_EVENTS_CHANNEL } from '../events.js';
-import { type AdmissionDeps, dispatch } from './admit.js';
 import { START_CLAIM_MS } from './claim.js';
-import { sweepProject } from './sweep.js';
+import type { Admission } from './service.js';
 
 /** How long after a queued notice the watcher dispatches the project (a backstop, not the normal path). */
 export const WATCH_DISPATCH_DELAY_MS = 1000;
@@ -18,7 +17,7 @@ const SWEEP_DELAY_MS = START_CLAIM_MS + 1000;
 
 type Kind = 'dispatch' | 'sweep';
 
-export async function watchQueue(deps: AdmissionDeps & { database: Database }): Promise<() => Promise<void>> {
+export async function watchQueue(admission: Admission, database: Database): Promise<() => Promise<void>> {
   // Per project: one job at a time; a job asked for meanwhile (a dispatch, a sweep) runs once
   // afterwards, however often it was asked; and one pending timer of each kind however many
   // notices arrive (a burst of submissions is one timer, not many).
@@ -52,7 +51,7 @@ export async function watchQueue(deps: AdmissionDeps & { database: Database }): 
   // Starts another process still holds are looked at again until they have begun or been swept.
   const sweepSoon = (projectId: string) =>
     later(sweeps, 'sweep', projectId, SWEEP_DELAY_MS, async () => {
-      if ((await sweepProject(deps, projectId)).pending > 0) sweepSoon(projectId);
+      if ((await admission.sweepProject(projectId)).pending > 0) sweepSoon(projectId);
     });
   const onNotice = (payload: string) => {
     let n: { project?: string; status?: string };
@@ -62,10 +61,10 @@ export async function watchQueue(deps: AdmissionDeps & { database: Database }): 
       return;
     }
     if (n.status !== 'queued' || !n.project) return;
-    later(dispatches, 'dispatch', n.project, WATCH_DISPATCH_DELAY_MS, () => dispatch(deps, n.project!));
+    later(dispatches, 'dispatch', n.project, WATCH_DISPATCH_DELAY_MS, () => admission.dispatch(n.project!));
     sweepSoon(n.project);
   };
-  const unlisten = await deps.database.listen(TASK_EVENTS_CHANNEL, onNotice);
+  const unlisten = await database.listen(TASK_EVENTS_CHANNEL, onNotice);
   return async () => {
     stopped = true;
     for (const t of [...sweeps.values(), ...dispatches.values()]) clearTimeout(t);
