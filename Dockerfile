@@ -11,7 +11,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json ./
 COPY scripts/build.mjs scripts/build-console.mjs scripts/
-COPY console/index.html console/operator.html console/tsconfig.json console/
+COPY console/index.html console/tsconfig.json console/
 COPY console/src/ console/src/
 COPY model/ model/
 COPY platform/ platform/

@@ -1,5 +1,6 @@
 // Builds the web console (console/, Preact) into console/dist/ with esbuild: one minified script
-// and one stylesheet, named by their content hash (served as immutable), and index.html and operator.html naming them
+// and one stylesheet, named by their content hash (served as immutable), and index.html and operator.html naming them,
+// both from the one page console/index.html (operator.html keeps its <!--META--> slot for the server to fill)
 // (served with no-store, so a new build is picked up at the next load). Beside it, in
 // console/dist/docs/, the API reference page of GET /docs: Scalar's HTML and its one prebuilt
 // browser script, copied here so the image needs none of Scalar's packages at run time
@@ -48,10 +49,11 @@ export async function buildConsole({ outDir = consoleOut } = {}) {
     return { name: hashed(name, ext, f.contents), body: f.contents };
   };
   const assets = [out('app', 'js'), out('app', 'css'), out('operator', 'js'), out('operator', 'css')];
-  const page = (template, js, css) => readFileSync(join(root, 'console', template), 'utf8').replace('%JS%', `/console/${js.name}`).replace('%CSS%', `/console/${css.name}`);
+  const template = readFileSync(join(root, 'console', 'index.html'), 'utf8');
+  const page = (js, css) => template.replace('%JS%', `/console/${js.name}`).replace('%CSS%', `/console/${css.name}`);
   const pages = [
-    { name: 'index.html', body: page('index.html', assets[0], assets[1]) },
-    { name: 'operator.html', body: page('operator.html', assets[2], assets[3]) },
+    { name: 'index.html', body: page(assets[0], assets[1]).replace('<!--META-->\n', '') },
+    { name: 'operator.html', body: page(assets[2], assets[3]) },
   ];
   // The assets first, then the pages: a server never names assets not yet there. Each file is
   // written beside and renamed into place, and the folder is never emptied, so two builds at once

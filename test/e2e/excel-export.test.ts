@@ -1,6 +1,6 @@
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEnv, type TestEnv } from '../support/env.js';
+import { startWithProject, type TestEnv } from '../support/env.js';
 import { sourcePool } from '../support/source-server.js';
 import { rechargeRow, styledRechargeTemplate } from '../support/templates.js';
 import { fetchListed, merges, readSheet, rowValues, zipEntries } from '../support/xlsx.js';
@@ -20,10 +20,7 @@ async function exportOf(body: Record<string, unknown>) {
   return task;
 }
 
-beforeAll(async () => {
-  env = await startTestEnv();
-  ({ api_key: key } = await env.createProject({ source_hosts: ['127.0.0.1'] }));
-});
+beforeAll(async () => ({ env, key } = await startWithProject({}, { source_hosts: ['127.0.0.1'] })));
 
 afterAll(async () => {
   await closeSources();

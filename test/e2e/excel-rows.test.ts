@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEnv, type TestEnv } from '../support/env.js';
+import { startWithProject, type TestEnv } from '../support/env.js';
 import { sourcePool } from '../support/source-server.js';
 import { rechargeTemplate } from '../support/templates.js';
 import { fetchListed, merges, readSheet, rowValues } from '../support/xlsx.js';
@@ -10,10 +10,7 @@ const { source, closeSources } = sourcePool();
 
 const submit = (body: Record<string, unknown>) => env.api('POST', '/v1/tasks', { token: key, body: { operator_id: 'op-1', type: 'excel', ...body } });
 
-beforeAll(async () => {
-  env = await startTestEnv();
-  ({ api_key: key } = await env.createProject({ source_hosts: ['127.0.0.1'] }));
-});
+beforeAll(async () => ({ env, key } = await startWithProject({}, { source_hosts: ['127.0.0.1'] })));
 
 afterAll(async () => {
   await closeSources();

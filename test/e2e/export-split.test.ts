@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, startTestEnv, type TestEnv } from '../support/env.js';
+import { ADMIN, startWithProject, type TestEnv } from '../support/env.js';
 import { sourcePool } from '../support/source-server.js';
 import { fetchListed, readSheet, rowValues, sha256, zipEntries } from '../support/xlsx.js';
 
@@ -22,10 +22,7 @@ const noisy = (i: number) => ({ id: i + 1, hash: createHash('md5').update(String
 const MiB = 1024 * 1024;
 const template = [{ name: 'id', title: '编号', type: 'integer' }, { title: '内容', children: [{ name: 'hash', title: '摘要' }, { name: 'text', title: '文本' }] }];
 
-beforeAll(async () => {
-  env = await startTestEnv();
-  ({ api_key: key } = await env.createProject({ source_hosts: ['127.0.0.1'] }));
-});
+beforeAll(async () => ({ env, key } = await startWithProject({}, { source_hosts: ['127.0.0.1'] })));
 
 afterAll(async () => {
   await closeSources();

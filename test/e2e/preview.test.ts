@@ -4,7 +4,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEnv, type TestEnv } from '../support/env.js';
+import { startWithProject, type TestEnv } from '../support/env.js';
 import { sourcePool } from '../support/source-server.js';
 import { rechargeRow, styledRechargeTemplate } from '../support/templates.js';
 import { fetchListed, merges, readSheet, readSheets, zipEntries } from '../support/xlsx.js';
@@ -41,10 +41,7 @@ function filesUnder(dir: string): string[] {
   }
 }
 
-beforeAll(async () => {
-  env = await startTestEnv();
-  ({ api_key: key } = await env.createProject({ source_hosts: ['127.0.0.1'] }));
-});
+beforeAll(async () => ({ env, key } = await startWithProject({}, { source_hosts: ['127.0.0.1'] })));
 
 afterAll(async () => {
   await closeSources();

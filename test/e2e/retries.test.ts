@@ -1,32 +1,21 @@
 // Retries against a real source: growing intervals, Retry-After honoured, five attempts per page,
 // permanent errors fail fast, and a failed export leaves nothing staged (compensation).
-import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEnv, type TestEnv } from '../support/env.js';
-import { type SourceServer, sourcePool } from '../support/source-server.js';
+import { startWithProject, type TestEnv } from '../support/env.js';
+import { csvRows, runExport } from '../support/source-runs.js';
+import { pageRequests, type SourceServer, sourcePool } from '../support/source-server.js';
 
 let env: TestEnv;
 let key: string;
 const { source, closeSources } = sourcePool();
 
-async function run(src: SourceServer, pageSize = 100, timeoutMs = 60_000) {
-  const res = await env.api('POST', '/v1/tasks', { token: key, body: { source_url: src.url, operator_id: 'op', page_size: pageSize } });
-  expect(res.status).toBe(202);
-  return env.waitForTask(res.json.task_id, key, undefined, timeoutMs);
-}
+const run = (src: SourceServer, pageSize?: number, timeoutMs?: number) => runExport(env, key, src, pageSize, timeoutMs);
 
-async function rows(task: any): Promise<Record<string, string>[]> {
-  const body = Buffer.from(await (await fetch(task.files[0].url)).arrayBuffer());
-  return parse(body.toString('utf8').slice(1), { columns: true }) as Record<string, string>[];
-}
-
-const pageRequests = (src: SourceServer, page: number) => src.requests.filter((r) => r.pageSize !== 1 && r.page === page);
 const gaps = (reqs: { at: number }[]) => reqs.slice(1).map((r, i) => r.at - reqs[i]!.at);
 
 beforeAll(async () => {
   // 500 ms: the dev server fires timers up to ~1 s late, so shorter intervals would all look alike.
-  env = await startTestEnv({ SOURCE_RETRY_INITIAL_MS: '500' });
-  ({ api_key: key } = await env.createProject({ max_running_tasks: 10 }));
+  ({ env, key } = await startWithProject({ SOURCE_RETRY_INITIAL_MS: '500' }, { max_running_tasks: 10 }));
 });
 
 afterAll(async () => {
@@ -78,7 +67,7 @@ describe('retries', () => {
     const task = await run(src);
     expect(task.status).toBe('succeeded');
     for (const p of flaky) expect(pageRequests(src, p)).toHaveLength(3);
-    expect((await rows(task)).map((r) => Number(r.id))).toEqual(Array.from({ length: 10_000 }, (_, i) => i + 1));
+    expect((await csvRows(task)).map((r) => Number(r.id))).toEqual(Array.from({ length: 10_000 }, (_, i) => i + 1));
   });
 
   it('fails fast on a permanent error (HTTP 400), asking once', async () => {

@@ -12,7 +12,7 @@ import { ADMIN, startTestEnv, type TestEnv } from '../support/env.js';
 import { toJSON } from '../support/histories.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
 import { type SmtpSink, startSmtpSink } from '../support/smtp.js';
-import { type SourceServer, sourcePool } from '../support/source-server.js';
+import { changesTwice, pageRequests, probes, type SourceServer, sourcePool } from '../support/source-server.js';
 
 // New recordings sit beside the old ones (the replay test runs them all): RECORD_PREFIX names them
 // (the 1.0 baseline's are `1.0-`).
@@ -47,8 +47,6 @@ async function submit(body: Record<string, unknown>, key = project.api_key): Pro
   return res.json.task_id as string;
 }
 
-const pageRequests = (src: SourceServer, page: number) => src.requests.filter((r) => r.pageSize !== 1 && r.page === page);
-const probes = (src: SourceServer) => src.requests.filter((r) => r.pageSize === 1);
 const workflowStatus = async (workflowId: string) => (await env.temporal.workflow.getHandle(workflowId).describe()).status.name;
 
 /** Waits until the workflow (latest run) is closed, then writes its history to <name>.json. */
@@ -184,14 +182,7 @@ describe('record histories', () => {
   });
 
   it('source-changed-twice', async () => {
-    const src = await source({
-      total: 3000,
-      intercept: (r) => {
-        if (r.pageSize !== 1 && r.page === 5 && pageRequests(src, 5).length === 1) src.options.total = 3100;
-        if (r.pageSize !== 1 && r.page === 7 && src.options.total === 3100 && probes(src).length === 2) src.options.total = 2950;
-        return undefined;
-      },
-    });
+    const src: SourceServer = await source({ total: 3000, intercept: changesTwice(() => src) });
     const taskId = await submit({ source_url: src.url, page_size: 100 });
     expect(await env.waitForTask(taskId, project.api_key)).toMatchObject({ status: 'failed', error: { code: 'source_changed' } });
     expect(probes(src)).toHaveLength(2);

@@ -1,15 +1,14 @@
 // /v1/admin in process (route-app.ts): tasks across projects, for the admin token only.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, expectKeyRefusals } from '../support/route-checks.js';
-import { ADMIN, type Project, type RouteApp, startRouteApp, taskBody } from '../support/route-app.js';
+import { ADMIN, type Project, type RouteApp, startWithTwoProjects, taskBody } from '../support/route-app.js';
 import { itCalledItsRoutes } from './routes.js';
 
 let rt: RouteApp;
 let a: Project;
 let b: Project;
 beforeAll(async () => {
-  rt = await startRouteApp();
-  [a, b] = [await rt.createProject({ name: 'a' }), await rt.createProject({ name: 'b' })];
+  ({ rt, a, b } = await startWithTwoProjects());
   await rt.submit(a.api_key, taskBody({ operator_id: 'ops' }));
   await rt.submit(b.api_key, taskBody({ operator_id: 'ops' }));
   await rt.submit(b.api_key, taskBody({ operator_id: 'ops', file_name: 'second' }));

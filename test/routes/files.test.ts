@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markBatchExpired } from '../../domain/tasks/status.js';
 import { signLink } from '../../platform/links.js';
 import { expectError, expectKeyRefusals } from '../support/route-checks.js';
-import { LINK_SECRET, type Project, type RouteApp, startRouteApp, taskBody } from '../support/route-app.js';
+import { LINK_SECRET, type Project, type RouteApp, startWithTwoProjects, taskBody } from '../support/route-app.js';
 import { itCalledItsRoutes } from './routes.js';
 
 const CSV = 'id,name\n1,客户 1\n2,客户 2\n';
@@ -15,8 +15,7 @@ let a: Project;
 let b: Project;
 let done: { task_id: string; files: Array<{ name: string; url: string; sha256: string }> };
 beforeAll(async () => {
-  rt = await startRouteApp();
-  [a, b] = [await rt.createProject({ name: 'a' }), await rt.createProject({ name: 'b' })];
+  ({ rt, a, b } = await startWithTwoProjects());
   const task = await rt.submit(a.api_key, taskBody({ file_name: 'customers' }));
   await rt.succeed(task.task_id, CSV);
   done = (await rt.call('GET', `/v1/tasks/${task.task_id}`, { token: a.api_key })).json;

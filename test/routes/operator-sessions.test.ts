@@ -10,16 +10,13 @@ import { createOperatorSession, MAX_OPERATOR_SESSIONS, operatorSessionUrl, purge
 import { sha256Hex } from '../../platform/crypto.js';
 import { runActivity } from '../support/activity-env.js';
 import { expectError, expectKeyRefusals } from '../support/route-checks.js';
-import { ADMIN, type Project, type RouteApp, startRouteApp, taskBody } from '../support/route-app.js';
+import { ADMIN, type Project, type RouteApp, startWithTwoProjects, taskBody } from '../support/route-app.js';
 import { itCalledItsRoutes, ROUTE_TESTS } from './routes.js';
 
 let rt: RouteApp;
 let a: Project;
 let b: Project;
-beforeAll(async () => {
-  rt = await startRouteApp();
-  [a, b] = [await rt.createProject({ name: 'a' }), await rt.createProject({ name: 'b' })];
-});
+beforeAll(async () => ({ rt, a, b } = await startWithTwoProjects()));
 afterAll(() => rt?.close());
 
 const mint = async (body: Record<string, unknown>, key = a.api_key) => {

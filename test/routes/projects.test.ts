@@ -2,16 +2,13 @@
 // reads only itself.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, expectKeyRefusals } from '../support/route-checks.js';
-import { ADMIN, type Project, type RouteApp, startRouteApp } from '../support/route-app.js';
+import { ADMIN, type Project, type RouteApp, startWithTwoProjects } from '../support/route-app.js';
 import { itCalledItsRoutes } from './routes.js';
 
 let rt: RouteApp;
 let a: Project;
 let b: Project;
-beforeAll(async () => {
-  rt = await startRouteApp({ MAX_BODY_BYTES: '4096' });
-  [a, b] = [await rt.createProject({ name: 'a' }), await rt.createProject({ name: 'b' })];
-});
+beforeAll(async () => ({ rt, a, b } = await startWithTwoProjects({ MAX_BODY_BYTES: '4096' })));
 afterAll(() => rt?.close());
 
 const admin = { token: ADMIN };

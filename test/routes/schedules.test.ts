@@ -4,16 +4,13 @@
 import { ScheduleOverlapPolicy } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, expectKeyRefusals } from '../support/route-checks.js';
-import { type Project, type RouteApp, startRouteApp, taskBody } from '../support/route-app.js';
+import { type Project, type RouteApp, startWithTwoProjects, taskBody } from '../support/route-app.js';
 import { itCalledItsRoutes } from './routes.js';
 
 let rt: RouteApp;
 let a: Project;
 let b: Project;
-beforeAll(async () => {
-  rt = await startRouteApp();
-  [a, b] = [await rt.createProject({ name: 'a' }), await rt.createProject({ name: 'b', max_schedules: 1 })];
-});
+beforeAll(async () => ({ rt, a, b } = await startWithTwoProjects({}, { max_schedules: 1 })));
 afterAll(() => rt?.close());
 
 const create = (key: string, extra: Record<string, unknown> = { every: '1h' }) => rt.call('POST', '/v1/schedules', { token: key, body: { ...taskBody(), ...extra } });

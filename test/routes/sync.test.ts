@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finishTask, recordProbe, markRunning } from '../../domain/tasks/status.js';
 import { expectError, expectKeyRefusals } from '../support/route-checks.js';
-import { type Project, type RouteApp, startRouteApp, taskBody } from '../support/route-app.js';
+import { type Project, type RouteApp, startWithTwoProjects, taskBody } from '../support/route-app.js';
 import { itCalledItsRoutes } from './routes.js';
 
 const CSV = 'id\n1\n2\n3\n';
@@ -15,8 +15,7 @@ let b: Project;
 beforeAll(async () => {
   // The timeout is the fallback test's wait, and the bound on every other test's run: short, but
   // long enough for a loaded machine to finish a played run inside it.
-  rt = await startRouteApp({ SYNC_TIMEOUT_MS: '2500', SYNC_SLOTS: '1', SYNC_MAX_ROWS: '10' });
-  [a, b] = [await rt.createProject({ name: 'a' }), await rt.createProject({ name: 'b' })];
+  ({ rt, a, b } = await startWithTwoProjects({ SYNC_TIMEOUT_MS: '2500', SYNC_SLOTS: '1', SYNC_MAX_ROWS: '10' }));
 });
 afterAll(() => rt?.close());
 

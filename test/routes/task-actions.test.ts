@@ -5,16 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordDelivery } from '../../domain/callbacks/deliveries.js';
 import { markRunning } from '../../domain/tasks/status.js';
 import { expectError, expectKeyRefusals } from '../support/route-checks.js';
-import { type Project, type RouteApp, startRouteApp, taskBody } from '../support/route-app.js';
+import { type Project, type RouteApp, startWithTwoProjects, taskBody } from '../support/route-app.js';
 import { itCalledItsRoutes } from './routes.js';
 
 let rt: RouteApp;
 let a: Project;
 let b: Project;
-beforeAll(async () => {
-  rt = await startRouteApp();
-  [a, b] = [await rt.createProject({ name: 'a' }), await rt.createProject({ name: 'b' })];
-});
+beforeAll(async () => ({ rt, a, b } = await startWithTwoProjects()));
 afterAll(() => rt?.close());
 
 const act = (task: { task_id: string }, action: string, key = a.api_key) => rt.call('POST', `/v1/tasks/${task.task_id}/${action}`, { token: key });

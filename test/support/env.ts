@@ -71,6 +71,12 @@ export function s3Env(): Record<string, string> {
   return { S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY: s3.accessKey, S3_SECRET_KEY: s3.secretKey, S3_BUCKET: `dc-${randomToken(8).toLowerCase().replace(/[^a-z0-9]/g, '0')}` };
 }
 
+/** startTestEnv and the api key of one project of it: how most e2e files start. */
+export async function startWithProject(env: Record<string, string> = {}, project: Record<string, unknown> = {}) {
+  const started = await startTestEnv(env);
+  return { env: started, key: (await started.createProject(project)).api_key };
+}
+
 /**
  * `eager`: the API starts sync exports over the worker's NativeConnection, so their runs start
  * eagerly on this worker, as on the embedded start (app/start.ts); by default it goes through the

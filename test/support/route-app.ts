@@ -140,6 +140,12 @@ export async function startRouteApp(env: Record<string, string> = {}, extra: Pic
   };
 }
 
+/** A route app and two projects of it, a and b (b with `bOverrides`): how most route files start. */
+export async function startWithTwoProjects(env: Record<string, string> = {}, bOverrides: Record<string, unknown> = {}) {
+  const rt = await startRouteApp(env);
+  return { rt, a: await rt.createProject({ name: 'a' }), b: await rt.createProject({ name: 'b', ...bOverrides }) };
+}
+
 /** "METHOD /path/{param}" of the documented route a concrete request hits, the most literal first. */
 function documentedRoutes(doc: { paths?: Record<string, object> }) {
   const routes = Object.entries(doc.paths ?? {})

@@ -134,3 +134,19 @@ export function sourcePool() {
     closeSources: () => Promise.all(started.map((s) => s.close())),
   };
 }
+
+/** The data requests (page_size > 1) a source had for one page. */
+export const pageRequests = (src: SourceServer, page: number) => src.requests.filter((r) => r.pageSize !== 1 && r.page === page);
+/** The one-row requests an export sends to learn the total (first, and again on a restart). */
+export const probes = (src: SourceServer) => src.requests.filter((r) => r.pageSize === 1);
+
+/**
+ * For a 3000-row source: its total becomes 3100 at page 5 and, after the export restarted, 2950 at
+ * page 7, so the run must fail with source_changed. `src` is the server it is given to.
+ */
+export const changesTwice = (src: () => SourceServer): SourceOptions['intercept'] => (r) => {
+  const s = src();
+  if (r.pageSize !== 1 && r.page === 5 && pageRequests(s, 5).length === 1) s.options.total = 3100;
+  if (r.pageSize !== 1 && r.page === 7 && s.options.total === 3100 && probes(s).length === 2) s.options.total = 2950;
+  return undefined;
+};
