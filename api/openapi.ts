@@ -2,11 +2,11 @@
 // 422 through validationHook), the security requirements, and the documented answers (JSON, files,
 // the error envelope). The document itself is put together in openapi-document.ts.
 import { type RouteConfig, OpenAPIHono, z } from '@hono/zod-openapi';
-import type { Env } from 'hono';
+import type { Env, MiddlewareHandler } from 'hono';
 import { API_ERROR_CODES, type ApiErrorCode } from '../model/errors.js';
 import { STATUS } from './errors.js';
 import { errorEnvelope } from './schemas/responses.js';
-import { validationHook } from './validate.js';
+import { jsonBody, textGuard, validationHook } from './validate.js';
 
 /** An OpenAPIHono whose schema refusals go through api/errors.ts like any DomainError. */
 export function openApiApp<E extends Env>(): OpenAPIHono<E> {
@@ -121,3 +121,16 @@ export const projectIdParam = z.object({ project_id: z.string().openapi({ descri
 export const operatorSessionIdParam = z.object({ session_id: z.string().openapi({ description: 'ops_…' }) });
 export const destinationIdParam = z.object({ destination_id: z.string().openapi({ description: 'dst_…' }) });
 export const scheduleIdParam = z.object({ schedule_id: z.string().openapi({ description: 'sch_…' }) });
+
+/**
+ * What a route reading a query string declares: the guard that refuses text no field may hold
+ * (before zod, so the answer names the field) and the schema. `before` runs first (adminOnly).
+ */
+export function queryOf<S extends z.ZodObject>(schema: S, ...before: MiddlewareHandler[]) {
+  return { middleware: [...before, textGuard('query', schema)], request: { query: schema } };
+}
+
+/** What a route taking one JSON object declares: the body reader (size, UTF-8) and the schema. */
+export function jsonBodyOf<S extends z.ZodType>(schema: S, ...before: MiddlewareHandler[]) {
+  return { middleware: [...before, jsonBody], request: { body: { content: { 'application/json': { schema } }, required: true } } };
+}

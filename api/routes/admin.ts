@@ -3,11 +3,10 @@ import { createRoute } from '@hono/zod-openapi';
 import { countAllTasks } from '../../domain/tasks/counts.js';
 import { listAllTasks } from '../../domain/tasks/queries.js';
 import { taskJson } from '../../domain/tasks/view.js';
-import { auth, errors, json, keyed, openApiApp, type Responses } from '../openapi.js';
+import { auth, queryOf, errors, json, keyed, openApiApp, type Responses } from '../openapi.js';
 import { taskCounts, taskPage } from '../schemas/responses.js';
 import { adminFilterSchema, adminListSchema } from '../schemas/tasks.js';
 import type { ApiContext, AppEnv } from '../types.js';
-import { textGuard } from '../validate.js';
 
 const list = createRoute({
   method: 'get',
@@ -16,8 +15,7 @@ const list = createRoute({
   tags: ['admin'],
   summary: 'Tasks across projects (admin), newest first',
   security: auth.admin,
-  middleware: [textGuard('query', adminListSchema)],
-  request: { query: adminListSchema },
+  ...queryOf(adminListSchema),
   responses: { 200: json(taskPage, 'One page of tasks.'), ...errors(...keyed) } as Responses,
 });
 
@@ -28,8 +26,7 @@ const counts = createRoute({
   tags: ['admin'],
   summary: 'Tasks across projects counted by status (admin)',
   security: auth.admin,
-  middleware: [textGuard('query', adminFilterSchema)],
-  request: { query: adminFilterSchema },
+  ...queryOf(adminFilterSchema),
   responses: { 200: json(taskCounts, 'Counts by status.'), ...errors(...keyed) } as Responses,
 });
 

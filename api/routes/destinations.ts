@@ -5,10 +5,9 @@ import { createMiddleware } from 'hono/factory';
 import type { DestinationRow } from '../../db/schema.js';
 import { probeDestination } from '../../domain/destinations/probe.js';
 import { createDestination, deleteDestination, destinationJson, listDestinations, ownedDestination } from '../../domain/destinations/store.js';
-import { auth, destinationIdParam, errors, json, keyed, openApiApp, type Responses } from '../openapi.js';
+import { auth, jsonBodyOf, queryOf, destinationIdParam, errors, json, keyed, openApiApp, type Responses } from '../openapi.js';
 import { createDestinationSchema, destinationListSchema, destinationObject, destinationPage, probeResult } from '../schemas/destinations.js';
 import type { ApiContext, AppEnv } from '../types.js';
-import { jsonBody, textGuard } from '../validate.js';
 
 type Env = AppEnv & { Variables: { destination: DestinationRow } };
 
@@ -31,8 +30,7 @@ export function destinationsApp(ctx: ApiContext) {
     tags,
     summary: "A bucket to deliver into; its endpoint's host must be on the project's destination_hosts",
     security,
-    middleware: [jsonBody],
-    request: { body: { content: { 'application/json': { schema: createDestinationSchema } }, required: true } },
+    ...jsonBodyOf(createDestinationSchema),
     responses: {
       201: json(destinationObject, 'The destination (its secret is never shown).', { Location: { description: '/v1/destinations/<destination_id>', schema: { type: 'string' } } }),
       ...errors(400, ...keyed, 409, 413),
@@ -51,8 +49,7 @@ export function destinationsApp(ctx: ApiContext) {
     tags,
     summary: "The project's destinations, newest first",
     security,
-    middleware: [textGuard('query', destinationListSchema)],
-    request: { query: destinationListSchema },
+    ...queryOf(destinationListSchema),
     responses: { 200: json(destinationPage, 'One page of destinations.'), ...errors(...keyed) } as Responses,
   });
   app.openapi(list, async (c) => {

@@ -2,10 +2,9 @@
 // operators use to see and act on their own tasks (docs/adr/0027-operator-sessions.md).
 import { createRoute } from '@hono/zod-openapi';
 import { createOperatorSession, MAX_OPERATOR_SESSIONS, operatorSessionJson, operatorSessionUrl, revokeOperatorSession } from '../../domain/projects/sessions.js';
-import { auth, errorAnswer, errors, json, keyed, openApiApp, operatorSessionIdParam, type Responses } from '../openapi.js';
+import { auth, jsonBodyOf, errorAnswer, errors, json, keyed, openApiApp, operatorSessionIdParam, type Responses } from '../openapi.js';
 import { createOperatorSessionSchema, operatorSessionSchema } from '../schemas/operator-sessions.js';
 import type { ApiDeps, AppEnv } from '../types.js';
-import { jsonBody } from '../validate.js';
 
 const tags = ['operator-sessions'];
 
@@ -21,8 +20,7 @@ export function operatorSessionsApp(deps: ApiDeps) {
     summary: "A token for one operator of the project: its tasks only, with the permissions named",
     description: 'The url carries the token in its fragment (#token=…), which browsers never send to a server or put in a Referer.',
     security: auth.project,
-    middleware: [jsonBody],
-    request: { body: { content: { 'application/json': { schema: createOperatorSessionSchema } }, required: true } },
+    ...jsonBodyOf(createOperatorSessionSchema),
     responses: { 201: json(operatorSessionSchema, 'The session; the token is shown this once.'), ...errors(400, ...keyed, 413), 409: errorAnswer(409, `The project holds ${MAX_OPERATOR_SESSIONS} sessions that have not expired (limit_reached).`) } as Responses,
   });
   app.openapi(create, async (c) => {

@@ -4,10 +4,9 @@ import { createRoute } from '@hono/zod-openapi';
 import { previewTask } from '../../domain/tasks/preview.js';
 import { contentDisposition, contentTypeOf } from '../../platform/http.js';
 import { rateLimitHeaders } from '../errors.js';
-import { auth, exportErrors, file, openApiApp, rateHeaders, type Responses } from '../openapi.js';
+import { auth, jsonBodyOf, exportErrors, file, openApiApp, rateHeaders, type Responses } from '../openapi.js';
 import { previewSchema } from '../schemas/tasks.js';
 import type { ApiContext, AppEnv } from '../types.js';
-import { jsonBody } from '../validate.js';
 import { bodyOf } from '../download.js';
 
 const previewRoute = createRoute({
@@ -18,8 +17,7 @@ const previewRoute = createRoute({
   summary: 'The first rows of an export, laid out as the export would be',
   description: 'The body of POST /v1/tasks plus `rows` (of each sheet). Only what is needed is fetched from the source; no task is created.',
   security: auth.project,
-  middleware: [jsonBody],
-  request: { body: { content: { 'application/json': { schema: previewSchema } }, required: true } },
+  ...jsonBodyOf(previewSchema),
   responses: {
     200: file('The rendered file of those rows.', {
       ...rateHeaders,

@@ -7,11 +7,11 @@ import { createProject, projectJson, requireProject } from '../../domain/project
 import { changeProject } from '../../domain/projects/settings.js';
 import { Admission } from '../../domain/tasks/admission/index.js';
 import { adminOnly } from '../middleware/auth.js';
-import { auth, errors, json, keyed, openApiApp, projectIdParam, type Responses } from '../openapi.js';
+import { auth, jsonBodyOf, queryOf, errors, json, keyed, openApiApp, projectIdParam, type Responses } from '../openapi.js';
 import { keyRotated, projectCreated, projectPage, projectSchema, secretRotated } from '../schemas/responses.js';
 import { createProjectSchema, patchProjectSchema, projectListSchema } from '../schemas/projects.js';
 import type { ApiDeps, AppEnv } from '../types.js';
-import { jsonBody, textGuard } from '../validate.js';
+import { jsonBody } from '../validate.js';
 
 const tags = ['projects'];
 
@@ -27,8 +27,7 @@ export function projectsApp(deps: ApiDeps) {
     tags,
     summary: 'Register a project (admin)',
     security: auth.admin,
-    middleware: [adminOnly, jsonBody],
-    request: { body: { content: { 'application/json': { schema: createProjectSchema } }, required: true } },
+    ...jsonBodyOf(createProjectSchema, adminOnly),
     responses: { 201: json(projectCreated, 'The project, with api_key and webhook_secret shown once.'), ...errors(400, ...keyed, 413) } as Responses,
   });
   app.openapi(create, async (c) => {
@@ -43,8 +42,7 @@ export function projectsApp(deps: ApiDeps) {
     tags,
     summary: 'List projects (admin), cursor paging',
     security: auth.admin,
-    middleware: [adminOnly, textGuard('query', projectListSchema)],
-    request: { query: projectListSchema },
+    ...queryOf(projectListSchema, adminOnly),
     responses: { 200: json(projectPage, 'One page of projects.'), ...errors(...keyed) } as Responses,
   });
   app.openapi(list, async (c) => {

@@ -15,11 +15,11 @@ import {
 } from '../../domain/schedules/schedules.js';
 import { backfillSchedule } from '../../domain/schedules/backfill.js';
 import { scheduleJson } from '../../domain/schedules/view.js';
-import { auth, errors, json, keyed, openApiApp, type Responses, scheduleIdParam } from '../openapi.js';
+import { auth, jsonBodyOf, queryOf, errors, json, keyed, openApiApp, type Responses, scheduleIdParam } from '../openapi.js';
 import { backfillObject, scheduleObject, schedulePage } from '../schemas/responses.js';
 import { backfillSchema, noteSchema, scheduleListSchema, scheduleSchema } from '../schemas/schedules.js';
 import type { ApiContext, AppEnv } from '../types.js';
-import { jsonBody, textGuard } from '../validate.js';
+import { jsonBody } from '../validate.js';
 
 type Env = AppEnv & { Variables: { schedule: ScheduleRow } };
 
@@ -49,8 +49,7 @@ export function schedulesApp(ctx: ApiContext) {
     tags,
     summary: 'A recurring export: a task body plus cron + timezone, or every',
     security,
-    middleware: [jsonBody],
-    request: { body: { content: { 'application/json': { schema: scheduleSchema } }, required: true } },
+    ...jsonBodyOf(scheduleSchema),
     responses: {
       201: json(scheduleObject, 'The schedule.', { Location: { description: '/v1/schedules/<schedule_id>', schema: { type: 'string' } } }),
       ...errors(400, ...keyed, 409, 413),
@@ -69,8 +68,7 @@ export function schedulesApp(ctx: ApiContext) {
     tags,
     summary: "The project's schedules",
     security,
-    middleware: [textGuard('query', scheduleListSchema)],
-    request: { query: scheduleListSchema },
+    ...queryOf(scheduleListSchema),
     responses: { 200: json(schedulePage, 'One page of schedules.'), ...errors(...keyed) } as Responses,
   });
   app.openapi(list, async (c) => {

@@ -10,7 +10,7 @@ import { rateLimitHeaders } from '../errors.js';
 import { scopedFilter, taskView } from '../middleware/operator.js';
 import { ownedTask } from '../middleware/owned-task.js';
 import { countSubmission } from '../middleware/submissions.js';
-import { auth, errors, file, json, keyed, openApiApp, rateHeaders, type Responses, taskIdParam } from '../openapi.js';
+import { auth, queryOf, errors, file, json, keyed, openApiApp, rateHeaders, type Responses, taskIdParam } from '../openapi.js';
 import { OPERATOR_ANSWER } from '../schemas/operator-view.js';
 import { taskCounts, taskPage, taskSchema } from '../schemas/responses.js';
 import { filterSchema, idempotencyHeader, listSchema, submitSchema } from '../schemas/tasks.js';
@@ -66,8 +66,7 @@ export function tasksApp(ctx: ApiContext) {
     summary: "The project's tasks, newest first",
     description: 'Cursor paging: pass next_cursor back as cursor until it is null.',
     security: auth.projectOrOperator,
-    middleware: [textGuard('query', listSchema)],
-    request: { query: listSchema },
+    ...queryOf(listSchema),
     responses: { 200: json(taskPage, `One page of tasks. ${OPERATOR_ANSWER}`), ...errors(...keyed) } as Responses,
   });
   app.openapi(list, async (c) => {
@@ -82,8 +81,7 @@ export function tasksApp(ctx: ApiContext) {
     tags: ['tasks'],
     summary: "The project's tasks counted by status",
     security: auth.projectOrOperator,
-    middleware: [textGuard('query', filterSchema)],
-    request: { query: filterSchema },
+    ...queryOf(filterSchema),
     responses: { 200: json(taskCounts, 'Counts by status.'), ...errors(...keyed) } as Responses,
   });
   app.openapi(counts, async (c) => c.json({ counts: await countTasks(db, c.get('project').id, scopedFilter(c, c.req.valid('query'))) }));
