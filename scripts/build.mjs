@@ -61,7 +61,8 @@ const { code } = await bundleWorkflowCode({
 writeFileSync(join(out, 'workflow-bundle.js'), code);
 const { buildConsole } = await import('./build-console.mjs');
 await buildConsole();
-if (!process.argv.includes('--if-changed')) {
+// The image's build (Dockerfile) copies no client/, so it has none to pack.
+if (!process.argv.includes('--if-changed') && existsSync(join(root, 'client', 'package.json'))) {
   const [{ filename }] = JSON.parse(execFileSync('npm', ['pack', '--pack-destination', out, '--json', '--loglevel=error'], { cwd: join(root, 'client'), encoding: 'utf8' }));
   console.log(`packed the client as dist/${filename}`);
 }
