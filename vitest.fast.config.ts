@@ -13,10 +13,13 @@ export const serverTests = [
   'test/unit/worker-supervisor.test.ts',
 ];
 
+/** The differential format test: half a minute of outside readers in Python; `npm test` runs it. */
+const slowTests = ['test/unit/format-differential.test.ts'];
+
 export default defineConfig({
   test: {
     include: ['test/unit/**/*.test.ts', 'test/routes/**/*.test.ts'],
-    exclude: serverTests,
+    exclude: [...serverTests, ...slowTests],
     reporters: ['default', './test/support/summary-reporter.ts'],
     // The Python readers and zstandard of the format tests, installed on the first run.
     globalSetup: ['test/support/tools-setup.ts'],
