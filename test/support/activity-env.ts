@@ -1,6 +1,7 @@
 // Activities run outside a worker: MockActivityEnvironment over real components (a fresh migrated
-// PGlite database in memory, local storage in a temp dir, a real source server), with a project and tasks inserted
-// directly. For unit tests of one activity's own behaviour: heartbeats, resume, error mapping.
+// PGlite database in memory, so no database server is needed; local storage in a temp dir; a real
+// source server), with a project and tasks inserted directly. For unit tests of one activity's own
+// behaviour: heartbeats, resume, error mapping.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
