@@ -7,7 +7,7 @@ ARG NODE_IMAGE=node:20-bookworm-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# --ignore-scripts: the postinstall fetches the developers' tools (Temporal CLI, SeaweedFS, linters).
+# --ignore-scripts: the postinstall fetches the Temporal CLI of the embedded start, which the image has no use for.
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json ./
 COPY scripts/build.mjs scripts/build-console.mjs scripts/

@@ -1,13 +1,28 @@
-// The inner loop, `npm run test:fast`: the unit tests and the in-process route tests, without the
-// global setup of vitest.config.ts (no Temporal dev server, no SeaweedFS, no workflow bundle; none
-// of these files injects what it provides). `npm test` runs these files too, with everything else.
-// The unit tests that read a database (fetch-pages, source-request) use the local Postgres.
+// The inner loop, `npm run test:fast`: the unit tests and the in-process route tests, with no
+// database server (PGlite where a test needs a database) and none of the Temporal dev server,
+// SeaweedFS or workflow bundle of vitest.config.ts (none of these files injects what it provides).
+// `npm test` runs these files too, with everything else.
 import { defineConfig } from 'vitest/config';
+
+/** The unit tests that need a real Postgres server (the full suite's): run by `npm test` only. */
+export const serverTests = [
+  'test/unit/email-activity.test.ts',
+  'test/unit/platform-faults.test.ts',
+  'test/unit/source-limiter.test.ts',
+  'test/unit/storable-text.test.ts',
+  'test/unit/worker-supervisor.test.ts',
+];
+
+/** The differential format test: half a minute of outside readers in Python; `npm test` runs it. */
+const slowTests = ['test/unit/format-differential.test.ts'];
 
 export default defineConfig({
   test: {
     include: ['test/unit/**/*.test.ts', 'test/routes/**/*.test.ts'],
+    exclude: [...serverTests, ...slowTests],
     reporters: ['default', './test/support/summary-reporter.ts'],
+    // The Python readers and zstandard of the format tests, installed on the first run.
+    globalSetup: ['test/support/tools-setup.ts'],
     pool: 'forks',
     maxWorkers: 2,
     // The files of a worker share its loaded modules: importing the API's graph (Temporal's client,

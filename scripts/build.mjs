@@ -5,10 +5,14 @@
 //   2. the SQL migrations and functions beside the compiled db client (db/migrate.ts finds them next to itself);
 //   3. the workflow bundle, built from the compiled workflows (dist/workflow-bundle.js), so a
 //      worker started with plain `node dist/app/worker.js` never runs webpack or tsx;
-//   4. the web console (scripts/build-console.mjs) into console/dist/, which the API serves at GET /.
+//   4. the web console (scripts/build-console.mjs) into console/dist/, which the API serves at GET /;
+//   5. the client package packed as an installable tarball, dist/download-center-client-<version>.tgz
+//      (`npm pack` in client/, whose prepack compiles it), for integrators to `npm install`. The
+//      build of `npm start` (--if-changed) leaves it out: running the service needs no client.
 // The last file written is dist/.build-stamp, a hash of everything the build reads: with
 // `--if-changed` an up-to-date dist/ is kept (the scale-out test builds this way), and a build cut
 // short leaves no stamp, so it is redone.
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -57,5 +61,10 @@ const { code } = await bundleWorkflowCode({
 writeFileSync(join(out, 'workflow-bundle.js'), code);
 const { buildConsole } = await import('./build-console.mjs');
 await buildConsole();
+// The image's build (Dockerfile) copies no client/, so it has none to pack.
+if (!process.argv.includes('--if-changed') && existsSync(join(root, 'client', 'package.json'))) {
+  const [{ filename }] = JSON.parse(execFileSync('npm', ['pack', '--pack-destination', out, '--json', '--loglevel=error'], { cwd: join(root, 'client'), encoding: 'utf8' }));
+  console.log(`packed the client as dist/${filename}`);
+}
 writeFileSync(stampFile, stamp);
 console.log(`built dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s`);

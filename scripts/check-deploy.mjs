@@ -1,7 +1,8 @@
 // `npm run check:deploy`: static checks of the deployment files, run by .ci/run. No container
 // engine runs on our build machines, so the image is never built and the stack never started here
 // (docs/deploy.md says what is and is not proven). The linters are installed into .tools/ by
-// scripts/ensure-tools.mjs (npm install); PATH copies are used when those are missing.
+// scripts/test-tools.mjs (which `npm run check:deploy` runs first); PATH copies are used when those
+// are missing.
 //   1. docker-compose.yml is a valid compose file (the compose-spec JSON schema check-jsonschema ships);
 //   2. it keeps our rules (deploy/compose-policy.schema.json): persistence, health checks, start-up
 //      order, pinned images, a scalable worker;
@@ -22,7 +23,7 @@ function tool(name, dir) {
   if (existsSync(bundled)) return bundled;
   const onPath = (process.env.PATH ?? '').split(delimiter).find((d) => d && existsSync(join(d, name)));
   if (onPath) return join(onPath, name);
-  failures.push(`${name} is missing: run npm install (scripts/ensure-tools.mjs puts it in .tools/${dir})`);
+  failures.push(`${name} is missing: run node scripts/test-tools.mjs (it puts it in .tools/${dir})`);
   return null;
 }
 

@@ -1,5 +1,5 @@
 // The API fuzzed against its own document: Schemathesis (installed by `npm ci` into
-// .tools/schemathesis, scripts/ensure-tools.mjs) reads /openapi.json of the real service and sends
+// .tools/schemathesis, scripts/test-tools.mjs) reads /openapi.json of the real service and sends
 // schema-valid and schema-invalid requests to every operation, as a project and as the admin, with
 // every check: no 5xx, only documented statuses, headers and bodies, valid requests accepted,
 // invalid ones refused, 405 with Allow for undeclared methods. Any finding fails the test, with
@@ -79,8 +79,8 @@ function schemathesis(token: string, how: string[]): Promise<{ code: number | nu
   });
 }
 
-it('Schemathesis is installed (npm ci: scripts/ensure-tools.mjs)', () => {
-  expect(existsSync(join(TOOL_DIR, 'schemathesis')), `no Schemathesis in ${TOOL_DIR}: run npm ci (or node scripts/ensure-tools.mjs)`).toBe(true);
+it('Schemathesis is installed (scripts/test-tools.mjs)', () => {
+  expect(existsSync(join(TOOL_DIR, 'schemathesis')), `no Schemathesis in ${TOOL_DIR}: run node scripts/test-tools.mjs`).toBe(true);
 });
 
 /** The run found nothing, and tested every operation of the document. */

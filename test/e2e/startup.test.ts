@@ -11,6 +11,7 @@ import { loadConfig } from '../../platform/config.js';
 import { openCore } from '../../app/runtime.js';
 import { projectRoot } from '../../platform/paths.js';
 import { createDatabase, dropDatabase } from '../support/env.js';
+import { databaseUrl } from '../support/pg.js';
 import { freePort } from '../support/ports.js';
 
 function run(script: string, env: Record<string, string>): Promise<{ code: number | null; out: string }> {
@@ -46,7 +47,7 @@ describe('start-up', () => {
 
   it('says which dependency it cannot reach', async () => {
     const dead = `127.0.0.1:${await freePort()}`;
-    const noDb = await run('app/worker.ts', { TEMPORAL_ADDRESS: dead, DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/dc_missing_db', DATA_DIR: mkdtempSync(join(tmpdir(), 'dc-')) });
+    const noDb = await run('app/worker.ts', { TEMPORAL_ADDRESS: dead, DATABASE_URL: databaseUrl('dc_missing_db'), DATA_DIR: mkdtempSync(join(tmpdir(), 'dc-')) });
     expect(noDb.code).toBe(1);
     expect(noDb.out).toMatch(/cannot reach the database \(DATABASE_URL\)/);
     const url = await createDatabase();

@@ -1,6 +1,7 @@
-// Activities run outside a worker: MockActivityEnvironment over real components (a fresh Postgres
-// database, local storage in a temp dir, a real source server), with a project and tasks inserted
-// directly. For unit tests of one activity's own behaviour: heartbeats, resume, error mapping.
+// Activities run outside a worker: MockActivityEnvironment over real components (a fresh migrated
+// PGlite database in memory, so no database server is needed; local storage in a temp dir; a real
+// source server), with a project and tasks inserted directly. For unit tests of one activity's own
+// behaviour: heartbeats, resume, error mapping.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +15,7 @@ import { listPieces, type Piece, pieceChain } from '../../domain/staging/pieces.
 import { type Config, loadConfig } from '../../platform/config.js';
 import { newId, randomToken } from '../../platform/crypto.js';
 import { LocalStorage } from '../../platform/storage/local.js';
-import { createDatabase, dropDatabase } from './env.js';
+import { migratedTemplate } from './pglite-template.js';
 
 export interface Run<T> {
   env: MockActivityEnvironment;
@@ -47,10 +48,8 @@ export interface FetchHarness {
 
 export async function startFetchHarness(env: Record<string, string> = {}): Promise<FetchHarness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'dc-activity-'));
-  const url = await createDatabase();
-  const config = loadConfig({ DATABASE_URL: url, DATA_DIR: dataDir, SOURCE_TIMEOUT_MS: '10000', SOURCE_RETRY_INITIAL_MS: '50', SOURCE_RETRY_MAX_ATTEMPTS: '3', ...env });
-  const database = await openDatabase({ url, dataDir });
-  await database.migrate();
+  const config = loadConfig({ DATA_DIR: dataDir, SOURCE_TIMEOUT_MS: '10000', SOURCE_RETRY_INITIAL_MS: '50', SOURCE_RETRY_MAX_ATTEMPTS: '3', ...env });
+  const database = await openDatabase({ dataDir, memory: { loadDataDir: await migratedTemplate() } });
   const storage = new LocalStorage(join(dataDir, 'store'));
   const projectId = newId('prj');
   await database.db.insert(projects).values({
@@ -93,7 +92,6 @@ export async function startFetchHarness(env: Record<string, string> = {}): Promi
     },
     async close() {
       await database.close();
-      await dropDatabase(url);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,17 +1,20 @@
-// Headless Chromium for the console's browser test: Debian's /usr/bin/chromium (`.ci/run` installs
-// it) driven by playwright-core. Missing, it is a failure that says how to install it, never a skip.
+// Headless Chromium for the console's browser tests, driven by playwright-core: Debian's
+// /usr/bin/chromium when installed, else the one scripts/test-tools.mjs unpacked from the npm
+// package @sparticuz/chromium into .tools/chromium. Missing both, a failure that says what to run.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
-
-export const CHROMIUM = '/usr/bin/chromium';
+import { bundledChromium, systemChromium } from '../../scripts/test-tools.mjs';
 
 export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`the console test needs Chromium at ${CHROMIUM}: install it with \`apt-get update && apt-get install -y chromium\` (.ci/run does this on a fresh machine)`);
+  const executablePath = systemChromium ?? bundledChromium;
+  if (!existsSync(executablePath)) {
+    throw new Error(`the browser tests need Chromium: run \`node scripts/test-tools.mjs\` (unpacks @sparticuz/chromium into .tools/) or \`apt-get install -y chromium\``);
   }
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+  // The bundled one reads the fonts it ships (it has no system fontconfig of its own).
+  const env = systemChromium ? undefined : { ...process.env, FONTCONFIG_PATH: join(executablePath, '..', 'fonts') };
+  return chromium.launch({ executablePath, env, headless: true, args: ['--no-sandbox'] });
 }
 
 /** Builds the console from its sources (console/dist/), so the test runs what the sources say. */

@@ -15,10 +15,10 @@ import { type Core, installTemporalRuntime, openCore, drainStarts, startApi } fr
 import { createWorker } from '../../app/worker-setup.js';
 import { Admission, watchQueue } from '../../domain/tasks/admission/index.js';
 import { configureLogging } from '../../platform/logger.js';
+import { databaseUrl, pgAdminUrl } from './pg.js';
 import { freePort } from './ports.js';
 
 export const ADMIN = 'test-admin-token-0123456789';
-const PG_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export interface TestEnv {
   base: string;
@@ -36,15 +36,15 @@ export interface TestEnv {
 
 export async function createDatabase(): Promise<string> {
   const name = `dc_test_${randomToken(6).toLowerCase().replace(/[^a-z0-9]/g, '')}`;
-  const admin = postgres(PG_ADMIN_URL, { max: 1, onnotice: () => {} });
+  const admin = postgres(pgAdminUrl(), { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database ${name}`);
   await admin.end();
-  return `postgres://postgres@127.0.0.1:5432/${name}`;
+  return databaseUrl(name);
 }
 
 export async function dropDatabase(url: string): Promise<void> {
   const name = new URL(url).pathname.slice(1);
-  const admin = postgres(PG_ADMIN_URL, { max: 1, onnotice: () => {} });
+  const admin = postgres(pgAdminUrl(), { max: 1, onnotice: () => {} });
   await admin.unsafe(`drop database if exists ${name} with (force)`);
   await admin.end();
 }

@@ -15,9 +15,9 @@ import type { RenderedFile } from '../../model/activities.js';
 import { type FetchHarness, runActivity, startFetchHarness } from './activity-env.js';
 import { csvCell, DUCKDB_TYPE, parquetType, PYARROW_TYPE, sameParquet, sameTagged, sameXlsx, shown, type Source, type Tagged, utf8, csvText, xlsxText } from './format-expected.js';
 import { pageText, type World } from './format-world.js';
+import { pyreadersDir } from './pyreaders.js';
 import { type SourceServer, startSource } from './source-server.js';
 
-const tools = join(process.cwd(), '.tools', 'pyreaders');
 
 type Kind = 'csv' | 'jsonl' | 'xlsx' | 'parquet';
 interface Variant {
@@ -58,7 +58,7 @@ export interface Differential {
 }
 
 export async function startDifferential(): Promise<Differential> {
-  if (!existsSync(join(tools, 'openpyxl'))) throw new Error('openpyxl is missing from .tools/pyreaders: run `node scripts/ensure-tools.mjs`');
+  if (!existsSync(join(pyreadersDir, 'openpyxl'))) throw new Error('openpyxl is missing from .tools/pyreaders: run `node scripts/test-tools.mjs`');
   const harness = await startFetchHarness({ MAX_EXPORT_ROWS: '1000' });
   const render = createRenderActivities({ db: harness.database.db, storage: harness.storage, config: harness.config } as unknown as ActivityDeps);
   let world: World = { rows: [], pageSize: 1 };
@@ -131,7 +131,7 @@ export async function startDifferential(): Promise<Differential> {
 
 function readAll(jobs: Array<Variant & { paths: string[] }>): Promise<Record<string, Read>> {
   return new Promise((resolve, reject) => {
-    const child = execFile('python3', [join(import.meta.dirname, 'format-readers.py')], { env: { ...process.env, PYTHONPATH: tools }, maxBuffer: 256 << 20 }, (err, stdout, stderr) =>
+    const child = execFile('python3', [join(import.meta.dirname, 'format-readers.py')], { env: { ...process.env, PYTHONPATH: pyreadersDir }, maxBuffer: 256 << 20 }, (err, stdout, stderr) =>
       err ? reject(new Error(`format-readers.py: ${err.message}\n${stderr}`)) : resolve(JSON.parse(stdout) as Record<string, Read>),
     );
     child.stdin!.end(JSON.stringify(jobs.map(({ id, kind, compression, paths }) => ({ id, kind, compression, paths }))));

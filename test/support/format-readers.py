@@ -1,8 +1,8 @@
 # The independent readers of the differential format test (test/support/format-differential.ts):
 # every part of every output read back by software that shares no code with ours, and printed as
 # JSON. Python's csv module reads CSV, Python's json JSON Lines, openpyxl xlsx, pyarrow AND DuckDB
-# Parquet; gzip is undone by Python's gzip module, zstd by the `zstd` command. Every value is tagged
-# with its Python type, numbers as their exact spelling (an int of 2^53 + 1 survives the trip).
+# Parquet; gzip is undone by Python's gzip module, zstd by zstd_frames.py (PyPI zstandard). Every
+# value is tagged with its Python type, numbers as their exact spelling (an int of 2^53 + 1 survives the trip).
 # Input (stdin): [{"id", "kind": csv|jsonl|xlsx|parquet, "compression": null|gzip|zstd, "paths": [...]}]
 # Output (stdout): {id: {"parts": [<per part>]} or {"error": text}}.
 import csv
@@ -10,8 +10,9 @@ import datetime
 import gzip
 import io
 import json
-import subprocess
 import sys
+
+from zstd_frames import unzstd
 
 
 def tag(v):
@@ -39,7 +40,7 @@ def plain(data, compression):
     if compression == "gzip":
         return gzip.decompress(data)
     if compression == "zstd":
-        return subprocess.run(["zstd", "-d", "-q", "-c"], input=data, stdout=subprocess.PIPE, check=True).stdout
+        return unzstd(data)
     return data
 
 

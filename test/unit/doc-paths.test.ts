@@ -15,7 +15,7 @@ const RETIRED = ['bin', 'lib', 'worker'];
  */
 const GENERATED = [
   'dist/', // npm run build, the console's and the client's builds
-  '.tools/', // scripts/ensure-tools.mjs
+  '.tools/', // scripts/ensure-tools.mjs and scripts/test-tools.mjs
   'node_modules/',
   'data/', // DATA_DIR of npm start
   '.bench/', // the profiles of npm run bench

@@ -1,5 +1,4 @@
 // JSON Lines encoding, the text parts' line cutting and compression, and Parquet's column types and field names.
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +8,7 @@ import { CsvParts, lineEnds } from '../../domain/formats/csv/parts.js';
 import { encodeJsonLines } from '../../domain/formats/jsonl.js';
 import { ParquetParts } from '../../domain/formats/parquet/parts.js';
 import { columnKinds, converter } from '../../domain/formats/parquet/types.js';
-import { readOutside } from '../support/pyreaders.js';
+import { readOutside, unzstd } from '../support/pyreaders.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'dc-formats-unit-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -39,7 +38,7 @@ describe('text parts', () => {
         const raw = readFileSync(p.path);
         expect(raw.length).toBe(p.bytes);
         if (compression === 'gzip') return gunzipSync(raw).toString('utf8');
-        if (compression === 'zstd') return execFileSync('zstd', ['-dc', p.path]).toString('utf8');
+        if (compression === 'zstd') return unzstd(p.path).toString('utf8');
         return raw.toString('utf8');
       });
       expect(text.join('')).toBe(lines.join(''));
@@ -53,10 +52,7 @@ describe('text parts', () => {
       const raw = readFileSync(file!.path);
       expect(raw.length, compression).toBeGreaterThan(0);
       if (compression === 'gzip') expect(gunzipSync(raw).length).toBe(0);
-      else {
-        execFileSync('zstd', ['-tq', file!.path]);
-        expect(execFileSync('zstd', ['-dc', file!.path]).length).toBe(0);
-      }
+      else expect(unzstd(file!.path).length).toBe(0);
     }
   });
 });

@@ -1,4 +1,4 @@
-// The worker supervisor's states (app/worker-supervisor.ts) against the local Postgres reached through
+// The worker supervisor's states (app/worker-supervisor.ts) against the run's Postgres reached through
 // a proxy the test makes unreachable; the Temporal Worker is a fake (it is the SDK's, not ours):
 // running until shut down, or failing on its own.
 import { Writable } from 'node:stream';
@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../db/client.js';
 import { WorkerSupervisor } from '../../app/worker-supervisor.js';
 import { metrics } from '../../platform/metrics.js';
+import { pgAdminUrl } from '../support/pg.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 class FakeWorker {
@@ -34,8 +35,10 @@ let proxy: TcpProxy;
 let database: Database;
 
 beforeAll(async () => {
-  proxy = await startTcpProxy('http://127.0.0.1:5432');
-  database = await openDatabase({ url: `postgres://postgres@${new URL(proxy.url).host}/postgres`, dataDir: '/nonexistent' });
+  const pg = new URL(pgAdminUrl());
+  proxy = await startTcpProxy(`http://${pg.host}`);
+  pg.host = new URL(proxy.url).host;
+  database = await openDatabase({ url: pg.href, dataDir: '/nonexistent' });
 });
 afterAll(async () => {
   await database?.close();

