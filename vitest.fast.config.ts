@@ -13,8 +13,12 @@ export const serverTests = [
   'test/unit/worker-supervisor.test.ts',
 ];
 
-/** The differential format test: half a minute of outside readers in Python; `npm test` runs it. */
-const slowTests = ['test/unit/format-differential.test.ts'];
+/**
+ * Slow files the inner loop leaves to `npm test`: the differential format test (half a minute of
+ * outside readers in Python), the open-files bounds (thousands of parts written and zipped, ~11 s)
+ * and the import-layering check (dependency-cruiser over the tree, ~10 s; `npm run lint` runs it too).
+ */
+const slowTests = ['test/unit/format-differential.test.ts', 'test/unit/render-bounds.test.ts', 'test/unit/layering.test.ts'];
 
 export default defineConfig({
   test: {
