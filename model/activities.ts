@@ -138,7 +138,7 @@ export interface Activities {
    * nothing fetched), admitted at once if its project has a free slot (workflows/sync-export.ts).
    */
   requeueTask(input: TaskRef): Promise<{ admitted: boolean }>;
-  // the source (activities/fetch.ts)
+  // the source (activities/fetch.ts, activities/fetch-pages.ts)
   probeSource(input: TaskRef): Promise<ProbeOutput>;
   fetchPages(input: FetchPagesInput): Promise<FetchPagesOutput>;
   // staged data (activities/staging.ts)

@@ -27,13 +27,22 @@ let pg: OwnPostgres | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
   ensureTestTools();
-  let pgAdminUrl: string;
-  [server, s3, { url: pgAdminUrl, own: pg }] = await Promise.all([startDevServer({ port: await freePort() }), startS3Server(), suitePostgres()]);
+  // Settled, not raced: when one fails, the others that started are stopped (an own Postgres is a
+  // daemon that would outlive the run).
+  const [dev, bucket, postgres] = await Promise.allSettled([startDevServer({ port: await freePort() }), startS3Server(), suitePostgres()]);
+  server = dev.status === 'fulfilled' ? dev.value : undefined;
+  s3 = bucket.status === 'fulfilled' ? bucket.value : undefined;
+  pg = postgres.status === 'fulfilled' ? postgres.value.own : undefined;
+  if (dev.status === 'rejected' || bucket.status === 'rejected' || postgres.status === 'rejected') {
+    await teardown();
+    throw [dev, bucket, postgres].find((r) => r.status === 'rejected')!.reason;
+  }
+  const pgAdminUrl = postgres.value.url;
   const bundle = await bundleWorkflowCode({ workflowsPath, logger: { log() {}, trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error } });
-  project.provide('temporalAddress', server.address);
+  project.provide('temporalAddress', dev.value.address);
   project.provide('workflowBundleCode', bundle.code);
   // One SeaweedFS for the run; each test file that uses it gets its own bucket.
-  project.provide('s3', { endpoint: s3.endpoint, accessKey: s3.accessKey, secretKey: s3.secretKey });
+  project.provide('s3', { endpoint: bucket.value.endpoint, accessKey: bucket.value.accessKey, secretKey: bucket.value.secretKey });
   project.provide('pgAdminUrl', pgAdminUrl);
 }
 

@@ -4,8 +4,6 @@
 // start Temporal refuses removes the task, so the run is retried with nothing left behind.
 import type { Client } from '@temporalio/client';
 import type { ProjectRow, TaskRow } from '../../../db/schema.js';
-import { DomainError } from '../../errors.js';
-import { deleteUnstarted } from '../status.js';
 import type { Admission } from './service.js';
 
 /** A task Admission.accept recorded just now. */
@@ -26,12 +24,6 @@ export interface Origin {
   start(accepted: Accepted): Promise<void>;
 }
 
-/** The task is removed and the caller told: nothing ran, nothing was stored. */
-async function removeUnstarted(admission: Admission, task: TaskRow, err: unknown): Promise<never> {
-  await deleteUnstarted(admission.db, task.id);
-  throw new DomainError('temporal_unavailable', `the task could not be scheduled: ${(err as Error).message}`);
-}
-
 /**
  * Starts the run before the caller is answered (a schedule's run; a sync request without a sync
  * slot). A crash here leaves the task queued, or admitted with a claim that lapses, and the
@@ -42,12 +34,9 @@ export function startInline(admission: Admission, scheduleId: string | null = nu
     scheduleId,
     outsideQueue: false,
     async start({ task, project, dispatch }) {
-      const err = task.admittedAt
-        ? await admission.start(task, { project }).then(() => undefined, (e: unknown) => e)
-        : dispatch
-          ? (await admission.dispatch(project.id)).failed.get(task.id)
-          : undefined;
-      if (err) await removeUnstarted(admission, task, err);
+      if (task.admittedAt) return void (await admission.start(task, { project }, 'remove'));
+      const err = dispatch ? (await admission.dispatch(project.id)).failed.get(task.id) : undefined;
+      if (err) await admission.remove(task, err);
     },
   };
 }
@@ -72,7 +61,7 @@ export function startSync(admission: Admission, eager: Client | undefined, steps
       const { task, project } = accepted;
       if (!task.admittedAt) return inline.start(accepted);
       steps.inserted();
-      const eagerly = await admission.start(task, { project, eager, sync: true }).catch((err: unknown) => removeUnstarted(admission, task, err));
+      const eagerly = await admission.start(task, { project, eager, sync: true }, 'remove');
       steps.started(eagerly);
     },
   };

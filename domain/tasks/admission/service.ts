@@ -9,6 +9,8 @@
 // start claims) are database functions (db/functions/); this class calls them and starts runs.
 // How a submission's run starts (the API, a sync request, a schedule) is its Origin's (origin.ts).
 import type { TaskRow } from '../../../db/schema.js';
+import { DomainError } from '../../errors.js';
+import { deleteUnstarted } from '../status.js';
 import { type Acceptance, acceptSubmission, findDuplicate, type NewTaskValues } from './accept.js';
 import { admitNext, claimLapsed, projectsWaiting, startsPending, withdraw } from './admit.js';
 import { renewClaims } from './claim.js';
@@ -44,15 +46,24 @@ export class Admission {
 
   /**
    * Starts the run of an admitted task whose start the caller claimed; whether it started eagerly.
-   * A start Temporal refuses gives the slot back (the task waits in its queue again) and throws.
+   * A start Temporal refuses throws, and `refused` says what becomes of the task: `withdraw` gives
+   * the slot back (it waits in its queue again); `remove` deletes it while it still holds its slot,
+   * so no dispatch can admit it in between, and the caller is told nothing ran (temporal_unavailable).
    */
-  async start(task: TaskRow, how: StartHow = {}): Promise<boolean> {
+  async start(task: TaskRow, how: StartHow = {}, refused: 'withdraw' | 'remove' = 'withdraw'): Promise<boolean> {
     try {
       return await startWorkflowRun(this.deps, task, how);
     } catch (err) {
+      if (refused === 'remove') return this.remove(task, err);
       await withdraw(this.db, task.id);
       throw err;
     }
+  }
+
+  /** The task is removed and the caller told: nothing ran, nothing was stored. */
+  async remove(task: TaskRow, err: unknown): Promise<never> {
+    await deleteUnstarted(this.db, task.id);
+    throw new DomainError('temporal_unavailable', `the task could not be scheduled: ${(err as Error).message}`);
   }
 
   /** Admits and starts as many of the project's waiting tasks as it has free slots (dc_admit_next). */
