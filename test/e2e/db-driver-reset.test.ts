@@ -9,10 +9,11 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase, rowsOf } from '../../db/client.js';
 import { isDatabaseUnavailable } from '../../db/unavailable.js';
+import { pgAdminUrl } from '../support/pg.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
-// Constant queries only: the shared server's own database is never written.
-const SERVER = 'postgres://postgres@127.0.0.1:5432/postgres';
+// Constant queries only: the run's server's own database is never written.
+const SERVER = pgAdminUrl();
 const SLEEP = 'select pg_sleep(4.5)';
 
 let proxy: TcpProxy;
@@ -38,7 +39,9 @@ const sleeping = async () =>
 
 beforeAll(async () => {
   proxy = await startTcpProxy(SERVER);
-  database = await openDatabase({ url: `postgres://postgres@127.0.0.1:${new URL(proxy.url).port}/postgres`, dataDir: '/nonexistent' });
+  const through = new URL(SERVER);
+  through.port = new URL(proxy.url).port;
+  database = await openDatabase({ url: through.toString(), dataDir: '/nonexistent' });
   admin = postgres(SERVER, { max: 1, onnotice: () => {} });
 });
 afterAll(async () => {
