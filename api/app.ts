@@ -79,7 +79,7 @@ export function createApp(deps: ApiDeps) {
   app.route('/metrics', metricsApp(deps));
   app.route('/v1/admin', adminApp(ctx));
   app.route('/v1/admin', adminMailsApp(deps.mailbox));
-  app.route('/v1/projects', projectsApp(deps));
+  app.route('/v1/projects', projectsApp(ctx));
   app.route('/v1/tasks', tasksApp(ctx));
   app.route('/v1/tasks', syncApp(ctx));
   app.route('/v1/tasks', previewApp(ctx));

@@ -5,17 +5,16 @@ import { DomainError } from '../../domain/errors.js';
 import { listProjects, rotateApiKey, rotateWebhookSecret } from '../../domain/projects/admin.js';
 import { createProject, projectJson, requireProject } from '../../domain/projects/projects.js';
 import { changeProject } from '../../domain/projects/settings.js';
-import { Admission } from '../../domain/tasks/admission/index.js';
 import { adminOnly } from '../middleware/auth.js';
 import { auth, jsonBodyOf, queryOf, errors, json, keyed, openApiApp, projectIdParam, type Responses } from '../openapi.js';
 import { keyRotated, projectCreated, projectPage, projectSchema, secretRotated } from '../schemas/responses.js';
 import { createProjectSchema, patchProjectSchema, projectListSchema } from '../schemas/projects.js';
-import type { ApiDeps, AppEnv } from '../types.js';
+import type { ApiContext, AppEnv } from '../types.js';
 import { jsonBody } from '../validate.js';
 
 const tags = ['projects'];
 
-export function projectsApp(deps: ApiDeps) {
+export function projectsApp(deps: ApiContext) {
   const { db } = deps.database;
   const grace = deps.config.KEY_ROTATION_GRACE_SECONDS;
   const app = openApiApp<AppEnv>();
@@ -79,7 +78,7 @@ export function projectsApp(deps: ApiDeps) {
     responses: { 200: json(projectSchema, 'The project as changed.'), ...errors(400, ...keyed, 404, 413) } as Responses,
   });
   app.openapi(patch, async (c) => {
-    const row = await changeProject(db, c.req.param('project_id'), c.req.valid('json'), (id) => new Admission({ db, temporal: deps.temporal, config: deps.config }).dispatch(id));
+    const row = await changeProject(db, c.req.param('project_id'), c.req.valid('json'), (id) => deps.admission.dispatch(id));
     return c.json(projectJson(row));
   });
 
