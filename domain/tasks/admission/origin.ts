@@ -35,8 +35,8 @@ export function startInline(admission: Admission, scheduleId: string | null = nu
     outsideQueue: false,
     async start({ task, project, dispatch }) {
       if (task.admittedAt) return void (await admission.start(task, { project }, 'remove'));
-      const err = dispatch ? (await admission.dispatch(project.id)).failed.get(task.id) : undefined;
-      if (err) await admission.remove(task, err);
+      const err = dispatch ? (await admission.dispatch(project.id, task.id)).failed.get(task.id) : undefined;
+      if (err) throw err; // removed already, while it held its slot
     },
   };
 }

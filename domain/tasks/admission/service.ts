@@ -66,9 +66,13 @@ export class Admission {
     throw new DomainError('temporal_unavailable', `the task could not be scheduled: ${(err as Error).message}`);
   }
 
-  /** Admits and starts as many of the project's waiting tasks as it has free slots (dc_admit_next). */
-  async dispatch(projectId: string): Promise<Started> {
-    return this.startEach(await admitNext(this.db, projectId));
+  /**
+   * Admits and starts as many of the project's waiting tasks as it has free slots (dc_admit_next).
+   * `removeIfRefused`: a task just accepted whose caller is told when its start is refused; it is
+   * removed, not queued again (start's `remove`).
+   */
+  async dispatch(projectId: string, removeIfRefused?: string): Promise<Started> {
+    return this.startEach(await admitNext(this.db, projectId), removeIfRefused);
   }
 
   /** Keeps the claims of starts still in hand (queued in a starter, or being made). */
@@ -91,12 +95,12 @@ export class Admission {
   }
 
   /** Starts admitted tasks in order; one refused start does not stop the others. */
-  private async startEach(admitted: TaskRow[]): Promise<Started> {
+  private async startEach(admitted: TaskRow[], removeIfRefused?: string): Promise<Started> {
     const started: string[] = [];
     const failed = new Map<string, Error>();
     for (const task of admitted) {
       try {
-        await this.start(task);
+        await this.start(task, {}, task.id === removeIfRefused ? 'remove' : 'withdraw');
         started.push(task.id);
       } catch (err) {
         failed.set(task.id, err as Error);
