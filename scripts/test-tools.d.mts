@@ -2,3 +2,5 @@
 export const systemChromium: string | undefined;
 export const bundledChromium: string;
 export function ensureTestTools(): void;
+/** The inner loop's share: the Python readers only. */
+export function ensureReaderTools(): void;

@@ -9,7 +9,7 @@
 //   chromium — only when Debian's /usr/bin/chromium is absent: the Chromium that the npm package
 //     @sparticuz/chromium ships, unpacked into .tools/chromium (test/support/browser.ts)
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureTools, runtimeTools, toolsDir } from './tools.mjs';
 
@@ -55,4 +55,10 @@ export function ensureTestTools() {
   ensureChromium();
 }
 
-if (process.argv[1] === import.meta.filename) ensureTestTools();
+/** The inner loop's share (npm run test:fast): only the Python readers its unit tests call. */
+export function ensureReaderTools() {
+  ensureTools(testTools.filter((t) => t.dir === 'pyreaders'));
+}
+
+// Run as a command (`node scripts/test-tools.mjs`, .ci/run), also through a linked path.
+if (process.argv[1] && realpathSync(process.argv[1]) === realpathSync(import.meta.filename)) ensureTestTools();

@@ -24,10 +24,11 @@ function pipInstall(target, specs, deps) {
   for (const py of ['python3', 'python']) {
     const r = spawnSync(py, args, { encoding: 'utf8', env: { ...process.env, PIP_NO_WARN_SCRIPT_LOCATION: '1' } });
     if (r.error) continue; // no such interpreter: try the next
-    const said = `${r.stdout}${r.stderr}`.split('\n').filter((l) => l.trim() && !NOISE.test(l));
     if (r.status === 0) return true;
+    const said = `${r.stdout}${r.stderr}`.split('\n').filter((l) => l.trim() && !NOISE.test(l));
     console.warn(said.join('\n'));
-    return false;
+    // An interpreter without pip is not the end: the next one may have it.
+    if (!/No module named pip/.test(said.join('\n'))) return false;
   }
   return false;
 }

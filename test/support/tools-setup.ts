@@ -1,3 +1,3 @@
 // Global setup of `npm run test:fast`: the outside tools the unit tests use (the Python readers,
 // zstandard), installed into .tools/ on the first run; a few file checks on every later one.
-export { ensureTestTools as setup } from '../../scripts/test-tools.mjs';
+export { ensureReaderTools as setup } from '../../scripts/test-tools.mjs';
