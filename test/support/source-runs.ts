@@ -15,5 +15,5 @@ export async function runExport(env: TestEnv, key: string, src: SourceServer, pa
 /** The rows of a finished task's first file, past its byte order mark. */
 export async function csvRows(task: any): Promise<Record<string, string>[]> {
   const body = Buffer.from(await (await fetch(task.files[0].url)).arrayBuffer());
-  return parse(body.toString('utf8').slice(1), { columns: true }) as Record<string, string>[];
+  return parse(body.toString('utf8'), { columns: true, bom: true }) as Record<string, string>[];
 }
