@@ -42,8 +42,8 @@ export function createTaskStateActivities(deps: ActivityDeps): TaskStateActiviti
 
   return atBoundary({
     /**
-     * queued → running; the slot was reserved by admission before the run started. A run started
-     * before admission existed may get here first: it waits (retried) until admission reaches it.
+     * queued → running; the slot was reserved by admission before the run started. A run whose
+     * admission was withdrawn as it started may get here first: it waits (retried) until admitted again.
      */
     async startTask({ taskId }) {
       const outcome = await markRunning(db, taskId);

@@ -19,7 +19,7 @@ export type StartOutcome = 'started' | 'not_queued' | 'not_admitted';
 
 /**
  * queued → running, once admission has reserved a slot for the task (admission/). A task not
- * admitted yet is left queued: only a run started before admission existed can ask that early.
+ * admitted yet is left queued: only a run whose admission was withdrawn as it started asks that early.
  */
 export async function markRunning(db: Db, taskId: string): Promise<StartOutcome> {
   // dc_start_task (db/functions/dc_start_task.sql): the conditional update, and the status
