@@ -29,10 +29,20 @@ export const sources = files.filter((f) => /\.(ts|tsx|mjs|cjs)$/.test(f) && !f.e
 export const scripts = files.filter((f) => f.endsWith('.sh'));
 export const docs = files.filter((f) => f === 'README.md' || (f.startsWith('docs/') && f.endsWith('.md')));
 
+// Parsed once per test worker: doc-paths and doc-names both read every source's comments, and the
+// inner loop's workers share modules (isolate: false).
+const parsedFiles = new Map<string, ts.SourceFile>();
+let texts: Array<{ file: string; text: string }> | undefined;
+
 /** A JavaScript or TypeScript file as the compiler reads it. */
 export function parsed(file: string): ts.SourceFile {
-  const kind = file.endsWith('.tsx') ? ts.ScriptKind.TSX : /\.[cm]?js$/.test(file) ? ts.ScriptKind.JS : ts.ScriptKind.TS;
-  return ts.createSourceFile(file, read(file), ts.ScriptTarget.Latest, true, kind);
+  let source = parsedFiles.get(file);
+  if (!source) {
+    const kind = file.endsWith('.tsx') ? ts.ScriptKind.TSX : /\.[cm]?js$/.test(file) ? ts.ScriptKind.JS : ts.ScriptKind.TS;
+    source = ts.createSourceFile(file, read(file), ts.ScriptTarget.Latest, true, kind);
+    parsedFiles.set(file, source);
+  }
+  return source;
 }
 
 /** The comments of a JavaScript or TypeScript file, as the compiler sees them (not strings, not regexes). */
@@ -63,9 +73,10 @@ export function shellComments(file: string): string[] {
 
 /** Every text a reader is told something in: each code comment, each shell comment, each doc whole. */
 export function explainingTexts(): Array<{ file: string; text: string }> {
-  return [
+  texts ??= [
     ...sources.flatMap((file) => comments(file).map((text) => ({ file, text }))),
     ...scripts.flatMap((file) => shellComments(file).map((text) => ({ file, text }))),
     ...docs.map((file) => ({ file, text: read(file) })),
   ];
+  return texts;
 }
