@@ -47,6 +47,8 @@ export interface PartsFormat {
 
 export class CsvParts {
   private out: WriteStream | Writable | null = null;
+  /** The file under `out` (itself, or the end of the compression pipeline): discard waits for its close. */
+  private file: WriteStream | null = null;
   /** A compressed part: the compressor → meter → file pipeline, and its meter. */
   private piped: { done: Promise<void>; meter: Meter } | null = null;
   /** The file's write error (a full disk): raised by the next write or close, never left unhandled. */
@@ -83,6 +85,7 @@ export class CsvParts {
     checkPartNumber(this.parts.length + 1, this.limits);
     this.path = this.pathFor(this.parts.length + 1);
     const file = createWriteStream(this.path, { highWaterMark: 1 << 20 });
+    this.file = file;
     if (this.format.compression) {
       const meter = new Meter();
       const squeeze = compressor(this.format.compression);
@@ -157,6 +160,13 @@ export class CsvParts {
 
   async discard(): Promise<void> {
     this.out?.destroy();
+    // A stream destroyed while its file is still being opened creates the file once the open
+    // completes: remove the paths only after it has closed, or a part outlives the discard.
+    const file = this.file;
+    if (file && !file.closed) {
+      file.destroy();
+      await once(file, 'close');
+    }
     await Promise.all([...this.parts.map((p) => p.path), this.path].filter(Boolean).map((p) => rm(p, { force: true })));
   }
 }
