@@ -28,7 +28,8 @@ export default defineConfig({
     // The Python readers and zstandard of the format tests, installed on the first run.
     globalSetup: ['test/support/tools-setup.ts'],
     pool: 'forks',
-    maxWorkers: 2,
+    // Three, on 2 cores: several files mostly wait on timers and sockets (source-request, sync).
+    maxWorkers: 3,
     // The files of a worker share its loaded modules: importing the API's graph (Temporal's client,
     // Hono, zod, drizzle) in every file was half the CPU of this run. The files therefore keep no
     // state of their own in modules (each route file builds its own app and database).
