@@ -18,6 +18,7 @@ export const TASK_ERRORS_ZH: Record<TaskErrorCode, string> = {
   destination_host_not_allowed: '该投递目标已不在项目允许的地址列表中。',
   destination_not_found: '投递目标已被删除。',
   destination_unreachable: '多次重试后仍无法连接目标存储桶。',
+  destination_host_key_mismatch: 'SFTP 服务器的主机密钥与登记的指纹不符。',
   internal_error: '服务内部出错。',
   too_many_parts: '按所设的单个文件行数或大小，导出的文件数超过了上限。',
 };

@@ -45,6 +45,7 @@ const en: MailWords = {
     destination_host_not_allowed: 'the destination is no longer allowed for this project.',
     destination_not_found: 'the destination was deleted.',
     destination_unreachable: 'the destination bucket could not be reached.',
+    destination_host_key_mismatch: "the SFTP server's host key is not the one registered for the destination.",
     internal_error: 'an internal error stopped it.',
     too_many_parts: 'split by its file size or row limit, it would make more files than the service allows.',
   },
