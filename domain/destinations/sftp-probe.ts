@@ -27,6 +27,8 @@ export async function probeSftp(row: SftpRow, project: ProjectRow, keys: readonl
     await writeProbe(session, handle, temp, probe);
     return { ok: true, key: probe, latency_ms: Date.now() - started, ...seen(progress), steps: SFTP_STEPS.map((step) => ({ step, ok: true })) };
   } catch (err) {
+    // Whatever the failed step left (the file under either name) goes; a refusal to remove it is the failure already named.
+    if (session) for (const path of [`${probe}.part`, probe]) await session.unlink(path).catch(() => {});
     const code = classifySftp(err);
     const upTo = SFTP_STEPS.slice(0, SFTP_STEPS.indexOf(progress.step) + 1);
     return {
