@@ -104,3 +104,25 @@ it('a worker killed mid-upload: the next one writes on from the temporary file, 
   expect(upBeforeKill).toBeGreaterThan(KILL_AFTER);
   expect(proxy.bytesUp() - upBeforeKill).toBeLessThan(file.bytes - KILL_AFTER + 1024 * 1024);
 }, 300_000);
+
+it('a task cancelled mid-upload: the temporary file is removed, nothing stays on the server', async () => {
+  const { api_key } = await env.createProject({ destination_hosts: ['127.0.0.1'] });
+  const body = { name: 'cancelled', kind: 'sftp', host: '127.0.0.1', port: Number(new URL(proxy.url).port), username: server.user, private_key: server.privateKey, host_key_sha256: server.hostKeySha256, path: server.incoming };
+  const dest = await env.api('POST', '/v1/destinations', { token: api_key, body });
+  expect(dest.status).toBe(201);
+  if (workers.every((w) => w.child.exitCode !== null)) await worker();
+  const res = await env.api('POST', '/v1/tasks', { token: api_key, body: { source_url: src.url, operator_id: 'op', page_size: 1000, file_name: 'big', destination_id: dest.json.destination_id } });
+  expect(res.status).toBe(202);
+  const taskId = res.json.task_id;
+  const dir = join(server.incoming, taskId);
+
+  await waitForTemporary(dir, 2 * 1024 * 1024);
+  const cancel = await env.api('POST', `/v1/tasks/${taskId}/cancel`, { token: api_key, body: {} });
+  expect(cancel.status, JSON.stringify(cancel.json)).toBe(202);
+  const task = await env.waitForTask(taskId, api_key, undefined, 60_000);
+  expect(task.status).toBe('cancelled');
+  // The activity learns of the cancel at its next heartbeat or checkpoint, then removes the temporary file.
+  const deadline = Date.now() + 30_000;
+  while (list(dir).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+  expect(list(dir)).toEqual([]);
+}, 180_000);
