@@ -44,8 +44,8 @@ const s3Destination = z.strictObject({
   path_style: z.boolean().default(true),
 });
 
-// A DNS name (letters, digits, hyphens, dots) or an IP address; IPv6 without brackets.
-const HOST = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$|^[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*$/;
+// A DNS name (letters, digits, hyphens, dots) or an IP address; IPv6 without brackets (253 at most: the field's max).
+const HOST = /^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$|^[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*$/;
 // Printable text without control characters: what goes over the wire as a user name or password.
 const PRINTABLE = /^[^\u0000-\u001f\u007f]+$/;
 
