@@ -205,6 +205,24 @@ describe('delivery onto the SFTP server', () => {
     expect(task.files[0].delivered_to).toBeUndefined();
   });
 
+  it('checks the host again at delivery: the admin removed it meanwhile (destination_host_not_allowed), nothing written', async () => {
+    const other = await env.createProject({ name: 'moved-sftp', destination_hosts: ['127.0.0.1'] });
+    const dir = freshDir('moved');
+    const id = (await create({ path: dir }, other.api_key)).json.destination_id;
+    const slow = await startSource({ total: 3000, delayMs: (r) => (r.pageSize === 1 ? 0 : 1500) });
+    try {
+      const res = await env.api('POST', '/v1/tasks', { token: other.api_key, body: { source_url: slow.url, operator_id: 'op', page_size: 1000, destination_id: id } });
+      expect(res.status).toBe(202);
+      expect((await env.api('PATCH', `/v1/projects/${other.project_id}`, { token: ADMIN, body: { destination_hosts: ['sftp.example.com'] } })).status).toBe(200);
+      const task = await env.waitForTask(res.json.task_id, other.api_key, undefined, 120_000);
+      expect(task.status).toBe('failed');
+      expect(task.error.code).toBe('destination_host_not_allowed');
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('checks the host at submission: one the admin removed from destination_hosts is refused (422)', async () => {
     const other = await env.createProject({ name: 'moving-sftp', destination_hosts: ['127.0.0.1'] });
     const id = (await create({}, other.api_key)).json.destination_id;
