@@ -1,7 +1,8 @@
 // /v1/destinations in process (route-app.ts): creation against the project's destination_hosts and
 // every refused address form, the secret never answered, tenant isolation, the list, deletion, and
-// the probe's answer for a bucket that cannot be reached; the same for an SFTP server's. What a real bucket answers (auth, bucket,
-// permission, tls, dns) is test/e2e/destinations.test.ts's, on SeaweedFS.
+// the probe's answer for a bucket (or an SFTP server) that cannot be reached. What a real bucket
+// answers (auth, bucket, permission, tls, dns) is test/e2e/destinations.test.ts's, on SeaweedFS;
+// what a real sshd answers, test/e2e/sftp-destinations.test.ts's.
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { destinations } from '../../db/schema.js';
