@@ -29,6 +29,8 @@ export interface DeliveryDeps {
 export interface DeliveryReport {
   files: StoredFile[];
   bytes: number;
+  /** SFTP: bytes an earlier attempt had already written to temporary files, which this one wrote on from. */
+  resumedBytes?: number;
 }
 
 /** Where the task asked its files to go (tasks.options, validated at submission). */

@@ -31,12 +31,14 @@ export async function deliverSftp(
     session = await openSession(row, hosts, deps.keys, deps.timeoutMs);
     await requireDirectory(session, row.prefix);
     let bytes = 0;
+    let resumedBytes = 0;
     for (const file of files) {
       if (checkpoint.delivered.some((d) => d.name === file.name)) continue;
       const target = where(file.name);
       await makeParents(session, row.prefix, target);
       temp = tempPathOf(target, task.id, file.sha256);
-      await putFile(session, { path: target, bytes: file.bytes, sha256: file.sha256 }, temp, () => fromStore(deps.storage, file.key), () => save(checkpoint));
+      const put = await putFile(session, { path: target, bytes: file.bytes, sha256: file.sha256 }, temp, () => fromStore(deps.storage, file.key), () => save(checkpoint));
+      resumedBytes += put.resumedFrom;
       temp = undefined;
       bytes += file.bytes;
       checkpoint = { delivered: [...checkpoint.delivered, { name: file.name, at: new Date().toISOString() }] };
@@ -49,7 +51,7 @@ export async function deliverSftp(
     temp = tempPathOf(manifestPath, task.id, sha);
     await putFile(session, { path: manifestPath, bytes: manifest.length, sha256: sha }, temp, async () => Readable.from([manifest]), () => {});
     temp = undefined;
-    return { files: files.map((f) => ({ ...f, delivered_to: sftpUrl(row, where(f.name)) })), bytes };
+    return { files: files.map((f) => ({ ...f, delivered_to: sftpUrl(row, where(f.name)) })), bytes, resumedBytes };
   } catch (err) {
     const failure = sftpDeliveryError(err, row.id);
     const permanent = failure instanceof DomainError && !failure.retryable;

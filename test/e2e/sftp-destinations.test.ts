@@ -165,7 +165,10 @@ describe('POST /v1/destinations/:id/test (kind sftp)', () => {
 describe('delivery onto the SFTP server', () => {
   it('delivers every part of a split export byte for byte, then the manifest last; no temporary file stays', async () => {
     const dir = freshDir('orders');
-    const id = await destination({ path: dir });
+    // Logged in with the password where the server has one for its user (as root: the dedicated
+    // user's), else with a key; the crash tests deliver with a key.
+    const login = server.password ? { private_key: undefined, password: server.password } : {};
+    const id = await destination({ path: dir, ...login });
     const taskId = await submit({ file_name: 'orders', max_file_rows: 4000, destination_id: id, destination_path: 'daily/{{date}}/{{task_id}}-{{file_name}}' });
     const task = await env.waitForTask(taskId, project.api_key, undefined, 120_000);
     expect(task.status, JSON.stringify(task.error)).toBe('succeeded');
@@ -264,6 +267,7 @@ describe('after a crash (deliverTask against the server, our store faked)', () =
     asUser(temp);
     const report = await deliverTask(deps(), task, [file], { delivered: [] }, () => {}).finally(() => proxy.close());
     expect(report.files[0]!.delivered_to).toContain(`/${task.id}/big.csv`);
+    expect(report.resumedBytes).toBe(1_500_000);
     expect(server.files(join(dir, task.id)).get('big.csv')!.equals(bytes)).toBe(true);
     expect(existsSync(temp)).toBe(false);
     // Wrote on: what went up is the rest of the file (and SSH's own bytes), not the whole file again.
@@ -283,7 +287,8 @@ describe('after a crash (deliverTask against the server, our store faked)', () =
     asUser(temp);
     // Before the delivery: only the temporary file, nothing under the final name.
     expect(existsSync(finalOf(dir, task.id))).toBe(false);
-    await deliverTask(deps(), task, [file], { delivered: [] }, () => {}).finally(() => proxy.close());
+    const report = await deliverTask(deps(), task, [file], { delivered: [] }, () => {}).finally(() => proxy.close());
+    expect(report.resumedBytes).toBe(0);
     expect(server.files(join(dir, task.id)).get('big.csv')!.equals(bytes)).toBe(true);
     expect(readdirSync(join(dir, task.id)).sort()).toEqual(['big.csv', 'manifest.json']);
     // Started over: the whole file went up.
