@@ -51,10 +51,21 @@ function newKey(dir: string, name: string, extra: string[] = ['-t', 'ed25519']):
 function loginUser(): { name: string; uid: number; gid: number; password: string | undefined } {
   const me = userInfo();
   if (me.uid !== 0) return { name: me.username, uid: me.uid, gid: me.gid, password: undefined };
-  try {
-    execFileSync('id', ['-u', SYSTEM_USER], { stdio: 'ignore' });
-  } catch {
-    execFileSync('useradd', ['--system', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', SYSTEM_USER], { stdio: 'ignore' });
+  const exists = () => {
+    try {
+      execFileSync('id', ['-u', SYSTEM_USER], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!exists()) {
+    try {
+      execFileSync('useradd', ['--system', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', SYSTEM_USER], { stdio: 'pipe' });
+    } catch (err) {
+      // Another test file, starting its server at the same moment, made it first.
+      if (!exists()) throw err;
+    }
   }
   execFileSync('chpasswd', { input: `${SYSTEM_USER}:${PASSWORD}\n` });
   const uid = Number(execFileSync('id', ['-u', SYSTEM_USER]).toString().trim());
