@@ -48,7 +48,9 @@ export async function deliverSftp(
     const sha = createHash('sha256').update(manifest).digest('hex');
     const manifestPath = where('manifest.json');
     await makeParents(session, row.prefix, manifestPath);
-    temp = tempPathOf(manifestPath, task.id, sha);
+    // Named by the task alone: its text (its created_at) differs on each attempt, and a temporary
+    // file an attempt killed mid-write left is then overwritten, not left beside it.
+    temp = tempPathOf(manifestPath, task.id, 'manifest');
     await putFile(session, { path: manifestPath, bytes: manifest.length, sha256: sha }, temp, async () => Readable.from([manifest]), () => {});
     temp = undefined;
     return { files: files.map((f) => ({ ...f, delivered_to: sftpUrl(row, where(f.name)) })), bytes, resumedBytes };
