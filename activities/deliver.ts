@@ -43,7 +43,9 @@ export function createDeliverActivities({ db, storage, config, destinationKeys }
         metrics.destinationDeliveries.inc({ ...labels, outcome: 'delivered', code: '' });
         metrics.destinationBytes.inc(labels, report.bytes);
         metrics.deliveryDuration.observe({ outcome: 'delivered' }, (Date.now() - started) / 1000);
-        log.info({ taskId, ...labels, files: files.length, bytes: report.bytes, attempt: ctx.info.attempt, resumed }, 'delivered');
+        // An SFTP upload finds its temporary file by name, not in the checkpoint: it says itself what it wrote on from.
+        const resumedAny = resumed || (report.resumedBytes ?? 0) > 0;
+        log.info({ taskId, ...labels, files: files.length, bytes: report.bytes, attempt: ctx.info.attempt, resumed: resumedAny, ...(report.resumedBytes ? { resumed_bytes: report.resumedBytes } : {}) }, 'delivered');
         return { files: report.files };
       } catch (err) {
         // Cancelled (the task, a worker shutting down, a heartbeat timeout): Temporal's cancellation,

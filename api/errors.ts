@@ -69,6 +69,8 @@ export const STATUS: Record<ApiErrorCode, ContentfulStatusCode> = {
   destination_bucket_missing: 502,
   destination_permission_denied: 502,
   destination_unreachable: 502,
+  // The SFTP server showed another host key than the pinned one (a moved server, or someone in between).
+  destination_host_key_mismatch: 502,
   // Ours: the store refused, or something nobody expected (its text stays in the log, never in the answer).
   storage_failed: 500,
   internal_error: 500,

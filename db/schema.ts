@@ -168,9 +168,22 @@ export const schedules = pgTable(
   (t) => [index('schedules_project_created_idx').on(t.projectId, t.createdAt.desc(), t.id.desc())],
 );
 
+/** Where an SFTP destination connects, and how it logs in (its password or private key is sealed in secret_sealed). */
+export interface SftpTarget {
+  host: string;
+  port: number;
+  username: string;
+  /** The server's host key as OpenSSH prints it: `SHA256:` and the unpadded base64 of the key blob's SHA-256. */
+  host_key_sha256: string;
+  auth: 'password' | 'private_key';
+}
+
 /**
- * A project's delivery targets (domain/destinations/): a customer's S3-compatible bucket. The secret
- * key is kept sealed (AES-256-GCM under a server key, platform/sealed.ts) and never shown again.
+ * A project's delivery targets (domain/destinations/): a customer's S3-compatible bucket, or an
+ * SFTP server's directory. The secret (S3's secret key, SFTP's password or private key) is kept
+ * sealed (AES-256-GCM under a server key, platform/sealed.ts) and never shown again. The S3 columns
+ * are null on an SFTP row and `sftp` null on an S3 one; `prefix` is the S3 key prefix or the SFTP
+ * directory (absolute, ending in `/`).
  */
 export const destinations = pgTable(
   'destinations',
@@ -180,14 +193,15 @@ export const destinations = pgTable(
       .notNull()
       .references(() => projects.id),
     name: text('name').notNull(),
-    kind: text('kind', { enum: ['s3'] }).notNull(),
-    endpoint: text('endpoint').notNull(),
-    region: text('region').notNull(),
-    bucket: text('bucket').notNull(),
+    kind: text('kind', { enum: ['s3', 'sftp'] }).notNull(),
+    endpoint: text('endpoint'),
+    region: text('region'),
+    bucket: text('bucket'),
     prefix: text('prefix').notNull(),
-    accessKeyId: text('access_key_id').notNull(),
+    accessKeyId: text('access_key_id'),
     secretSealed: text('secret_sealed').notNull(),
-    pathStyle: boolean('path_style').notNull(),
+    pathStyle: boolean('path_style'),
+    sftp: jsonb('sftp').$type<SftpTarget>(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (d) => [index('destinations_project_created_idx').on(d.projectId, d.createdAt.desc(), d.id.desc())],

@@ -18,6 +18,7 @@ export const TASK_ERROR_CODES = [
   'destination_host_not_allowed',
   'destination_not_found',
   'destination_unreachable',
+  'destination_host_key_mismatch',
   'internal_error',
   'too_many_parts',
 ] as const;

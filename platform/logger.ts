@@ -10,7 +10,7 @@ export type { Logger } from 'pino';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 /** Fields whose values are secrets wherever they appear (one or two levels deep). */
-export const REDACT_PATHS = ['authorization', 'api_key', 'apiKey', 'webhook_secret', 'webhookSecret', 'admin_token', 'adminToken', 'link_secret', 'linkSecret', 'secret', 'token', 'access_token', 'sig', 'password', 'taskToken']
+export const REDACT_PATHS = ['authorization', 'api_key', 'apiKey', 'webhook_secret', 'webhookSecret', 'admin_token', 'adminToken', 'link_secret', 'linkSecret', 'secret', 'token', 'access_token', 'sig', 'password', 'taskToken', 'secret_access_key', 'private_key', 'privateKey', 'passphrase']
   .flatMap((k) => [k, `*.${k}`, `*.*.${k}`])
   .concat(['headers.authorization', 'req.headers.authorization', 'req.headers.cookie']);
 
@@ -21,6 +21,8 @@ const SECRET_SHAPES: Array<[RegExp, string]> = [
   // Signed links and WebSocket upgrades carry secrets in their query strings.
   [/([?&](?:sig|access_token)=)[^&\s"\\]+/g, '$1[Redacted]'],
   [/(Bearer\s+)[^\s"\\]+/gi, '$1[Redacted]'],
+  // An SFTP destination's private key, in any PEM or OpenSSH armour (JSON-escaped newlines included).
+  [/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----/g, '[Redacted private key]'],
 ];
 
 let extraSecrets: string[] = [];

@@ -8,6 +8,8 @@
 //   duckdb, pyarrow, openpyxl, zstandard (pyreaders) — the outside readers of the format tests
 //   chromium — only when Debian's /usr/bin/chromium is absent: the Chromium that the npm package
 //     @sparticuz/chromium ships, unpacked into .tools/chromium (test/support/browser.ts)
+//   sshd — Debian's openssh-server, the SFTP server of the SFTP destination tests
+//     (test/support/sftp-server.ts): installed with apt-get when missing and running as root
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
@@ -50,9 +52,28 @@ function ensureChromium() {
   else console.warn('download-center: could not unpack @sparticuz/chromium (npm install brings it): the browser tests need it or /usr/bin/chromium.');
 }
 
+export const SSHD = '/usr/sbin/sshd';
+
+// OpenSSH's server is a system package (it needs its users and privilege separation set up by the
+// package), so it comes from Debian's archive, not .tools/. Never started here: each test starts
+// its own with its own configuration.
+function ensureSshd() {
+  if (existsSync(SSHD)) return;
+  if (process.getuid?.() !== 0) {
+    console.warn(`download-center: ${SSHD} is missing: install openssh-server (apt-get install openssh-server) for the SFTP destination tests.`);
+    return;
+  }
+  const apt = (args) => spawnSync('apt-get', args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  if (apt(['install', '-y', '-q', '--no-install-recommends', 'openssh-server']).status !== 0) apt(['update', '-q']);
+  if (!existsSync(SSHD)) apt(['install', '-y', '-q', '--no-install-recommends', 'openssh-server']);
+  if (existsSync(SSHD)) console.log('download-center: installed openssh-server (apt-get)');
+  else console.warn('download-center: could not install openssh-server with apt-get: the SFTP destination tests need /usr/sbin/sshd.');
+}
+
 export function ensureTestTools() {
   ensureTools(testTools);
   ensureChromium();
+  ensureSshd();
 }
 
 /** The inner loop's share (npm run test:fast): only the Python readers its unit tests call. */

@@ -1,5 +1,6 @@
-// /v1/destinations (docs/destinations.md): the project's buckets its tasks deliver into. The secret
-// key goes in once and never comes back out; another project's destination is not found.
+// /v1/destinations (docs/destinations.md): the project's buckets and SFTP directories its tasks
+// deliver into. The secret (key, password, private key) goes in once and never comes back out;
+// another project's destination is not found.
 import { createRoute } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
 import type { DestinationRow } from '../../db/schema.js';
@@ -28,7 +29,7 @@ export function destinationsApp(ctx: ApiContext) {
     path: '/',
     operationId: 'createDestination',
     tags,
-    summary: "A bucket to deliver into; its endpoint's host must be on the project's destination_hosts",
+    summary: "A bucket or SFTP directory to deliver into; its endpoint's (or SFTP host's) host must be on the project's destination_hosts",
     security,
     ...jsonBodyOf(createDestinationSchema),
     responses: {
@@ -81,8 +82,11 @@ export function destinationsApp(ctx: ApiContext) {
     createRoute({
       ...at('post', '/test'),
       operationId: 'testDestination',
-      summary: 'Write and remove a small object, start and abort a multipart upload; answers which step failed and why',
-      responses: { 200: json(probeResult, 'ok, or the failed step with a code: host_not_allowed, blocked, dns, connect, timeout, tls, auth, bucket, permission, unknown.'), ...errors(...keyed, 404) } as Responses,
+      summary: 'Write and remove a small object (S3: and start and abort a multipart upload; SFTP: a probe file written, renamed and removed); answers which step failed and why',
+      responses: {
+        200: json(probeResult, 'ok, or the failed step with a code: host_not_allowed, blocked, dns, connect, timeout, tls, host_key, auth, bucket, directory, permission, unknown. SFTP adds the host key seen and each step.'),
+        ...errors(...keyed, 404),
+      } as Responses,
     }),
     async (c) => c.json(await probeDestination(c.get('destination'), c.get('project'), keys, ctx.config.DELIVERY_TIMEOUT_MS)),
   );

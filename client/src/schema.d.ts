@@ -131,7 +131,7 @@ export interface paths {
         /** The project's destinations, newest first */
         get: operations["listDestinations"];
         put?: never;
-        /** A bucket to deliver into; its endpoint's host must be on the project's destination_hosts */
+        /** A bucket or SFTP directory to deliver into; its endpoint's (or SFTP host's) host must be on the project's destination_hosts */
         post: operations["createDestination"];
         delete?: never;
         options?: never;
@@ -166,7 +166,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Write and remove a small object, start and abort a multipart upload; answers which step failed and why */
+        /** Write and remove a small object (S3: and start and abort a multipart upload; SFTP: a probe file written, renamed and removed); answers which step failed and why */
         post: operations["testDestination"];
         delete?: never;
         options?: never;
@@ -745,20 +745,7 @@ export interface components {
                 webhook_id: string;
             }[];
         };
-        Destination: {
-            access_key_id: string;
-            bucket: string;
-            /** Format: date-time */
-            created_at: string;
-            destination_id: string;
-            endpoint: string;
-            /** @enum {string} */
-            kind: "s3";
-            name: string;
-            path_style: boolean;
-            prefix: string;
-            region: string;
-        };
+        Destination: components["schemas"]["S3Destination"] | components["schemas"]["SftpDestination"];
         DestinationPage: {
             items: components["schemas"]["Destination"][];
             next_cursor: string | null;
@@ -766,9 +753,11 @@ export interface components {
         DestinationTest: {
             error?: {
                 /** @enum {string} */
-                code: "host_not_allowed" | "blocked" | "dns" | "connect" | "timeout" | "tls" | "auth" | "bucket" | "permission" | "unknown";
+                code: "host_not_allowed" | "blocked" | "dns" | "connect" | "timeout" | "tls" | "host_key" | "auth" | "bucket" | "directory" | "permission" | "unknown";
                 message: string;
             };
+            /** @description SFTP: the host key fingerprint the server showed (whether or not it is the pinned one). */
+            host_key_sha256?: string;
             /** @description The probe object written and removed. */
             key?: string;
             latency_ms?: number;
@@ -777,7 +766,13 @@ export interface components {
              * @description The step that failed.
              * @enum {string}
              */
-            step?: "connect" | "write" | "remove" | "multipart";
+            step?: "connect" | "write" | "remove" | "multipart" | "dns" | "host_key" | "auth" | "permission";
+            /** @description SFTP: each step in order (dns, connect, host_key, auth, permission, write) up to the one that failed. */
+            steps?: {
+                ok: boolean;
+                /** @enum {string} */
+                step: "dns" | "connect" | "host_key" | "auth" | "permission" | "write";
+            }[];
         };
         Error: {
             error: {
@@ -898,6 +893,23 @@ export interface components {
             items: components["schemas"]["Project"][];
             next_cursor: string | null;
         };
+        S3Destination: {
+            access_key_id: string;
+            bucket: string;
+            /** Format: date-time */
+            created_at: string;
+            destination_id: string;
+            endpoint: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "s3";
+            name: string;
+            path_style: boolean;
+            prefix: string;
+            region: string;
+        };
         Schedule: {
             /** Format: date-time */
             created_at: string;
@@ -927,6 +939,28 @@ export interface components {
         SchedulePage: {
             items: components["schemas"]["Schedule"][];
             next_cursor: string | null;
+        };
+        SftpDestination: {
+            /**
+             * @description Which secret was given (it is never shown).
+             * @enum {string}
+             */
+            auth: "password" | "private_key";
+            /** Format: date-time */
+            created_at: string;
+            destination_id: string;
+            host: string;
+            host_key_sha256: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "sftp";
+            name: string;
+            /** @description The directory, ending in /. */
+            path: string;
+            port: number;
+            username: string;
         };
         Task: {
             callback: string | null;
@@ -1436,6 +1470,31 @@ export interface operations {
                     /** @default us-east-1 */
                     region?: string;
                     secret_access_key: string;
+                } | {
+                    /** @example sftp.example.com */
+                    host: string;
+                    /**
+                     * @description The server's host key fingerprint (`ssh-keyscan -t ed25519 host | ssh-keygen -lf -`); a server showing another key is refused before any credential is sent.
+                     * @example SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s
+                     */
+                    host_key_sha256: string;
+                    /** @enum {string} */
+                    kind: "sftp";
+                    name: string;
+                    /** @description The private key's passphrase, if it has one. */
+                    passphrase?: string;
+                    /** @description The password; give it or private_key. Never shown again. */
+                    password?: string;
+                    /**
+                     * @description The directory files are delivered into; it must exist (the directories of destination_path below it are made as needed).
+                     * @example /incoming
+                     */
+                    path: string;
+                    /** @default 22 */
+                    port?: number;
+                    /** @description A private key in PEM or OpenSSH format (RSA, ECDSA, Ed25519); give it or password. Never shown again. */
+                    private_key?: string;
+                    username: string;
                 };
             };
         };
@@ -1635,7 +1694,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description ok, or the failed step with a code: host_not_allowed, blocked, dns, connect, timeout, tls, auth, bucket, permission, unknown. */
+            /** @description ok, or the failed step with a code: host_not_allowed, blocked, dns, connect, timeout, tls, host_key, auth, bucket, directory, permission, unknown. SFTP adds the host key seen and each step. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3927,7 +3986,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The source failed or answered badly (template_invalid: the source's own template). Codes answered with 502: source_unreachable, source_bad_response, source_changed, template_invalid, destination_auth_failed, destination_bucket_missing, destination_permission_denied, destination_unreachable. */
+            /** @description The source failed or answered badly (template_invalid: the source's own template). Codes answered with 502: source_unreachable, source_bad_response, source_changed, template_invalid, destination_auth_failed, destination_bucket_missing, destination_permission_denied, destination_unreachable, destination_host_key_mismatch. */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -4142,7 +4201,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The source failed or answered badly (template_invalid: the source's own template). Codes answered with 502: source_unreachable, source_bad_response, source_changed, template_invalid, destination_auth_failed, destination_bucket_missing, destination_permission_denied, destination_unreachable. */
+            /** @description The source failed or answered badly (template_invalid: the source's own template). Codes answered with 502: source_unreachable, source_bad_response, source_changed, template_invalid, destination_auth_failed, destination_bucket_missing, destination_permission_denied, destination_unreachable, destination_host_key_mismatch. */
             502: {
                 headers: {
                     [name: string]: unknown;

@@ -9,10 +9,10 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { createRequire } from 'node:module';
 import type { Client } from 'minio';
-import type { DestinationRow } from '../../db/schema.js';
 import { open } from '../../platform/sealed.js';
 import { DomainError } from '../errors.js';
 import { checkOutgoingUrl, guardedLookup, type LookupCallback, nameAllowed } from '../source/hosts.js';
+import type { S3Row } from './kinds.js';
 
 // Loaded on first use: the embedded start never pays for minio unless it delivers (docs/performance.md).
 const loadMinio = () => createRequire(import.meta.url)('minio') as typeof import('minio');
@@ -37,7 +37,7 @@ export function endpointRefusal(endpoint: string, hosts: readonly string[]): str
 }
 
 /** A client for one destination, or destination_host_not_allowed when the project's list says no. */
-export function connect(row: DestinationRow, hosts: readonly string[], keys: readonly string[]): Bucket {
+export function connect(row: S3Row, hosts: readonly string[], keys: readonly string[]): Bucket {
   const refusal = endpointRefusal(row.endpoint, hosts);
   if (refusal) throw new DomainError('destination_host_not_allowed', refusal);
   return openBucket(row, keys, hosts);
@@ -48,7 +48,7 @@ export function connect(row: DestinationRow, hosts: readonly string[], keys: rea
  * path_style false (and for AWS's global endpoint, which minio also swaps for the region's host)
  * it connects to `<bucket>.<host>`. connect() checks the endpoint first.
  */
-export function openBucket(row: DestinationRow, keys: readonly string[], hosts: readonly string[]): Bucket {
+export function openBucket(row: S3Row, keys: readonly string[], hosts: readonly string[]): Bucket {
   const url = new URL(row.endpoint);
   const useSSL = url.protocol === 'https:';
   const port = url.port || (useSSL ? '443' : '80');

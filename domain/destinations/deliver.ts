@@ -1,49 +1,22 @@
 // A task's delivery: every file into its destination, then manifest.json last, the completion
 // marker a reader waits for (it lists each file with its bytes, rows and sha256). What was done
 // is a checkpoint the activity heartbeats, so an attempt after a crash picks up where it stopped.
-import { Readable } from 'node:stream';
-import type { Db } from '../../db/client.js';
+// An S3 bucket's delivery is here; an SFTP server's is sftp-deliver.ts.
 import type { StoredFile, TaskRow } from '../../db/schema.js';
 import { contentTypeOf } from '../../platform/http.js';
-import type { Storage } from '../../platform/storage/index.js';
 import { requireProject } from '../projects/projects.js';
 import { type Bucket, connect } from './connect.js';
 import { withDeadline } from './deadline.js';
+import { type DeliveryCheckpoint, type DeliveryDeps, type DeliveryReport, destinationOf, fromStore, manifestOf } from './delivery.js';
 import { deliveryError } from './failures.js';
+import { isS3, isSftp, malformed } from './kinds.js';
 import { objectKey } from './path.js';
+import { deliverSftp } from './sftp-deliver.js';
 import { findDestination } from './store.js';
-import { uploadFile, type UploadState } from './upload.js';
+import { uploadFile } from './upload.js';
 import { DomainError } from '../errors.js';
 
-export interface DeliveryCheckpoint {
-  /** The files already in the bucket, whole, and when each got there. */
-  delivered: { name: string; at: string }[];
-  /** The multipart upload of the file being sent. */
-  current?: { name: string } & UploadState;
-}
-
-export interface DeliveryDeps {
-  db: Db;
-  storage: Storage;
-  keys: readonly string[];
-  partBytes: number;
-  timeoutMs: number;
-  /** True once the task was cancelled: an open upload is then aborted, not kept for a next attempt. */
-  abandoned?: () => boolean;
-  /** The retry policy's last attempt: an upload open when it fails has no next attempt either. */
-  lastAttempt?: boolean;
-}
-
-export interface DeliveryReport {
-  files: StoredFile[];
-  bytes: number;
-}
-
-/** Where the task asked its files to go (tasks.options, validated at submission). */
-export const destinationOf = (task: Pick<TaskRow, 'options'>) => ({
-  id: task.options.destination_id ?? null,
-  path: task.options.destination_path,
-});
+export { type DeliveryCheckpoint, type DeliveryDeps, type DeliveryReport, destinationOf } from './delivery.js';
 
 export async function deliverTask(deps: DeliveryDeps, task: TaskRow, files: StoredFile[], checkpoint: DeliveryCheckpoint, save: (c: DeliveryCheckpoint) => void): Promise<DeliveryReport> {
   const { id, path } = destinationOf(task);
@@ -51,6 +24,8 @@ export async function deliverTask(deps: DeliveryDeps, task: TaskRow, files: Stor
   const project = await requireProject(deps.db, task.projectId);
   const row = await findDestination(deps.db, project.id, id);
   if (!row) throw new DomainError('destination_not_found', `destination ${id} was deleted before the task's files were delivered`);
+  if (isSftp(row)) return deliverSftp(deps, task, row, project.destinationHosts, files, checkpoint, save);
+  if (!isS3(row)) throw malformed(row);
   let bucket: Bucket | undefined;
   // The multipart upload in flight, if any: what to abort when no attempt will come back for it.
   let open: { key: string; uploadId: string } | undefined;
@@ -94,34 +69,4 @@ export async function deliverTask(deps: DeliveryDeps, task: TaskRow, files: Stor
   } finally {
     bucket?.close();
   }
-}
-
-/**
- * A stored file's bytes. Our own store failing (opening or in the middle of the stream) is
- * storage_failed, retried like any store that blinked: never the customer's bucket's fault.
- */
-async function fromStore(storage: Storage, key: string): Promise<Readable> {
-  const failed = (err: unknown) => DomainError.transient('storage_failed', `reading ${key} from the file store: ${(err as Error)?.message ?? String(err)}`);
-  const stream = await storage.getStream(key).catch((err: unknown) => {
-    throw failed(err);
-  });
-  return Readable.from(
-    (async function* () {
-      try {
-        yield* stream;
-      } catch (err) {
-        throw failed(err);
-      }
-    })(),
-  );
-}
-
-function manifestOf(task: TaskRow, files: StoredFile[], where: (name: string) => string, done: DeliveryCheckpoint) {
-  const now = new Date().toISOString();
-  const at = (name: string) => done.delivered.find((d) => d.name === name)?.at ?? now;
-  return {
-    task: { task_id: task.id, project_id: task.projectId, type: task.type, file_name: task.fileName, created_at: task.createdAt.toISOString() },
-    created_at: now,
-    files: files.map((f) => ({ name: f.name, key: where(f.name), bytes: f.bytes, rows: f.rows, sha256: f.sha256, created_at: at(f.name) })),
-  };
 }

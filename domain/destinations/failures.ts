@@ -1,12 +1,13 @@
 // What went wrong talking to a customer's bucket, named: the /test answer's code, and the task error
-// code a delivery fails with (permanent ones at once, the rest after retries with backoff).
+// code a delivery fails with (permanent ones at once, the rest after retries with backoff). An SFTP
+// server's failures have their own reading (sftp-failures.ts) into the same codes, and two of its own.
 import { CancelledFailure } from '@temporalio/common';
 import type { TaskErrorCode } from '../../model/errors.js';
 import { SealError } from '../../platform/sealed.js';
 import { DomainError } from '../errors.js';
 import { withDeadline } from './deadline.js';
 
-export const PROBE_FAILURES = ['host_not_allowed', 'blocked', 'dns', 'connect', 'timeout', 'tls', 'auth', 'bucket', 'permission', 'unknown'] as const;
+export const PROBE_FAILURES = ['host_not_allowed', 'blocked', 'dns', 'connect', 'timeout', 'tls', 'host_key', 'auth', 'bucket', 'directory', 'permission', 'unknown'] as const;
 export type ProbeFailure = (typeof PROBE_FAILURES)[number];
 
 // S3 error codes (AWS's list; MinIO, R2 and SeaweedFS answer the same ones).
@@ -24,7 +25,7 @@ const NET_DNS = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME']);
 const NET_CONNECT = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE']);
 const NET_TIMEOUT = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'delivery_timeout']);
 
-const codeOf = (err: unknown): string => String((err as { code?: unknown })?.code ?? '');
+export const codeOf = (err: unknown): string => String((err as { code?: unknown })?.code ?? '');
 
 export function classify(err: unknown): ProbeFailure {
   const code = codeOf(err);
@@ -53,7 +54,7 @@ export async function explain(err: unknown, bucket: { client: { bucketExists(b: 
   return exists ? kind : 'bucket';
 }
 
-const TASK_CODE: Record<ProbeFailure, TaskErrorCode> = {
+export const TASK_CODE: Record<ProbeFailure, TaskErrorCode> = {
   host_not_allowed: 'destination_host_not_allowed',
   blocked: 'destination_host_not_allowed',
   auth: 'destination_auth_failed',
@@ -63,6 +64,8 @@ const TASK_CODE: Record<ProbeFailure, TaskErrorCode> = {
   connect: 'destination_unreachable',
   timeout: 'destination_unreachable',
   tls: 'destination_unreachable',
+  host_key: 'destination_host_key_mismatch',
+  directory: 'destination_bucket_missing',
   unknown: 'destination_unreachable',
 };
 
@@ -73,6 +76,8 @@ const SENTENCE: Record<ProbeFailure, string> = {
   connect: 'the endpoint refused or dropped the connection',
   timeout: 'the endpoint did not answer in time',
   tls: 'the TLS handshake with the endpoint failed',
+  host_key: "the SFTP server's host key is not the pinned one",
+  directory: "the SFTP server's directory does not exist",
   auth: 'the bucket refused the access key or secret',
   bucket: 'the bucket does not exist',
   permission: 'the access key may not do there what a delivery needs (write or delete objects, or list, start or abort multipart uploads)',
@@ -85,7 +90,7 @@ export function describeFailure(kind: ProbeFailure, err: unknown): string {
   return detail ? `${SENTENCE[kind]} (${detail})` : SENTENCE[kind];
 }
 
-const detailOf = (err: unknown): string => (err instanceof Error ? (err.message.split('\n')[0]?.slice(0, 200) ?? '') : '');
+export const detailOf = (err: unknown): string => (err instanceof Error ? (err.message.split('\n')[0]?.slice(0, 200) ?? '') : '');
 
 /**
  * The failure as a delivery's error. What is named already passes as it is: a DomainError (a host no

@@ -1,21 +1,22 @@
 // POST /v1/destinations/:id/test: write a small object where deliveries go, remove it, start and
 // abort a multipart upload there (what a file over DELIVERY_PART_BYTES needs), and say which step
 // failed and why (dns, tls, auth, bucket, permission …), so a wrong setting shows before a task.
+// An SFTP server's test is sftp-probe.ts.
 import type { DestinationRow, ProjectRow } from '../../db/schema.js';
 import { randomToken } from '../../platform/crypto.js';
 import { type Bucket, connect } from './connect.js';
-import { describeFailure, explain, type ProbeFailure } from './failures.js';
+import { describeFailure, explain } from './failures.js';
 import { withDeadline } from './deadline.js';
+import { isS3, isSftp, malformed } from './kinds.js';
+import type { ProbeResult, ProbeStep } from './probe-result.js';
+import { probeSftp } from './sftp-probe.js';
 import type { Minio } from './upload.js';
 
-export type ProbeResult =
-  | { ok: true; key: string; latency_ms: number }
-  | { ok: false; step: ProbeStep; error: { code: ProbeFailure; message: string } };
-
-export const PROBE_STEPS = ['connect', 'write', 'remove', 'multipart'] as const;
-type ProbeStep = (typeof PROBE_STEPS)[number];
+export { PROBE_STEPS, type ProbeResult } from './probe-result.js';
 
 export async function probeDestination(row: DestinationRow, project: ProjectRow, keys: readonly string[], timeoutMs: number): Promise<ProbeResult> {
+  if (isSftp(row)) return probeSftp(row, project, keys, timeoutMs);
+  if (!isS3(row)) throw malformed(row);
   const started = Date.now();
   const key = `${row.prefix}.download-center-probe-${randomToken(8)}`;
   let step: ProbeStep = 'connect';

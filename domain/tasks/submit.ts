@@ -7,7 +7,7 @@ import { newId, randomToken, sha256Hex } from '../../platform/crypto.js';
 import { DomainError } from '../errors.js';
 import { type StoredSheet, taskSheets } from '../staging/sheets.js';
 import { checkOutgoingUrl } from '../source/hosts.js';
-import { endpointRefusal } from '../destinations/connect.js';
+import { destinationRefusal } from '../destinations/refusal.js';
 import { findDestination } from '../destinations/store.js';
 import type { Admission, AdmissionDeps, Origin } from './admission/index.js';
 import { getTask } from './queries.js';
@@ -92,7 +92,7 @@ export function checkRecipient(project: Pick<ProjectRow, 'settings'>, address: s
   throw DomainError.invalid(field, message, message, 'email_domain_not_allowed');
 }
 
-/** The destination is the project's and its endpoint still allowed; a path needs a destination. */
+/** The destination is the project's and its endpoint (or SFTP host) still allowed; a path needs a destination. */
 export async function checkDestination(db: SubmitDeps['db'], project: ProjectRow, input: Pick<SubmitInput, 'destination_id' | 'destination_path'>): Promise<void> {
   if (!input.destination_id) {
     if (input.destination_path !== undefined) throw DomainError.invalid('destination_path', 'needs a destination_id');
@@ -100,7 +100,7 @@ export async function checkDestination(db: SubmitDeps['db'], project: ProjectRow
   }
   const row = await findDestination(db, project.id, input.destination_id);
   if (!row) throw DomainError.invalid('destination_id', 'no such destination in this project');
-  const refusal = endpointRefusal(row.endpoint, project.destinationHosts);
+  const refusal = destinationRefusal(row, project.destinationHosts);
   if (refusal) throw DomainError.invalid('destination_id', refusal, `destination_id: ${refusal}`, 'destination_host_not_allowed');
 }
 

@@ -85,7 +85,7 @@ describe('POST /v1/destinations/:id/test', () => {
   it('refuses at connect time a name that resolves to a metadata address (the guarded agent)', async () => {
     const keys = ['a-test-key-for-sealing-0123456789abcdef'];
     const SEALED = seal('secret', keys, 'dst_x');
-    const bucket = openBucket({ id: 'dst_x', projectId: 'p', name: 'n', kind: 's3', endpoint: 'http://metadata.google.internal', region: 'us-east-1', bucket: BUCKET, prefix: '', accessKeyId: 'a', secretSealed: SEALED, pathStyle: true, createdAt: new Date() }, keys, ['metadata.google.internal']);
+    const bucket = openBucket({ id: 'dst_x', projectId: 'p', name: 'n', kind: 's3', endpoint: 'http://metadata.google.internal', region: 'us-east-1', bucket: BUCKET, prefix: '', accessKeyId: 'a', secretSealed: SEALED, pathStyle: true, sftp: null, createdAt: new Date() }, keys, ['metadata.google.internal']);
     const err = await bucket.client.putObject(BUCKET, 'x', Buffer.from('x')).catch((e: unknown) => e);
     bucket.close();
     expect((err as { code?: string }).code).toBe('EBLOCKED');

@@ -15,7 +15,9 @@ the node). For schema-valid (positive) cases only, these are filled with values 
 state accepts: the test's own source (DC_FUZZ_SOURCE_URL, on the project's source_hosts, never a
 host outside this machine) as every source and callback URL, a fresh Idempotency-Key, no cursor,
 addresses at the project's one e-mail domain (example.com) as notify_email, a daily cron in UTC, an hourly `every`, a backfill of three past hours, and no template; a
-destination's endpoint is the source's origin (on the project's destination_hosts), and a task or
+destination's endpoint is the source's origin (on the project's destination_hosts), an SFTP
+destination's host and port the source's, with a password and no private key (a key must parse as
+one, and exactly one of the two is given: rules between fields and of a format no schema states), and a task or
 schedule names no destination (its id must be one the project made, which a fuzzer cannot know).
 Every other field keeps what the fuzzer generated, and negative cases are sent exactly as generated.
 """
@@ -49,6 +51,13 @@ def _fill(body):
         body["notify_email"] = [f"fuzz{i}@example.com" for i in range(len(emails))]
     if isinstance(body.get("endpoint"), str):
         body["endpoint"] = ORIGIN
+    if body.get("kind") == "sftp":
+        host, _, port = ORIGIN.split("//", 1)[1].partition(":")
+        body.update(host=host, port=int(port or 80))
+        body.pop("private_key", None)
+        body.pop("passphrase", None)
+        if not isinstance(body.get("password"), str):
+            body["password"] = "fuzz-password"
     for key in LAYOUT_RULES + ("destination_id", "destination_path"):
         body.pop(key, None)
     sheets = body.get("sheets")

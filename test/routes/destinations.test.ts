@@ -1,7 +1,8 @@
 // /v1/destinations in process (route-app.ts): creation against the project's destination_hosts and
 // every refused address form, the secret never answered, tenant isolation, the list, deletion, and
-// the probe's answer for a bucket that cannot be reached. What a real bucket answers (auth, bucket,
-// permission, tls, dns) is test/e2e/destinations.test.ts's, on SeaweedFS.
+// the probe's answer for a bucket (or an SFTP server) that cannot be reached. What a real bucket
+// answers (auth, bucket, permission, tls, dns) is test/e2e/destinations.test.ts's, on SeaweedFS;
+// what a real sshd answers, test/e2e/sftp-destinations.test.ts's.
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { destinations } from '../../db/schema.js';
@@ -162,6 +163,60 @@ describe('POST /v1/tasks with a destination', () => {
     const res = await rt.call('POST', '/v1/schedules', { token: a.api_key, body: taskBody({ every: '1h', destination_id: other.destination_id }) });
     expectError(res, 422, 'validation_failed');
     expect(res.json.error.details[0].field).toBe('destination_id');
+  });
+});
+
+describe('kind sftp', () => {
+  const PASSWORD = 'route-sftp-password-0123456789';
+  const sftp = (extra: Record<string, unknown> = {}) => ({
+    name: 'partner',
+    kind: 'sftp',
+    host: '127.0.0.1',
+    port: closedPort,
+    username: 'acme',
+    password: PASSWORD,
+    host_key_sha256: `SHA256:${Buffer.alloc(32, 7).toString('base64').replace(/=+$/, '')}`,
+    path: '/incoming/',
+    ...extra,
+  });
+  const createSftp = (key: string, extra: Record<string, unknown> = {}) => rt.call('POST', '/v1/destinations', { token: key, body: sftp(extra) });
+
+  it('creates one (201): host, port, user, which secret, the pinned key and the directory; never the password', async () => {
+    const res = await createSftp(a.api_key);
+    expect(res.status).toBe(201);
+    expect(res.json).toMatchObject({ kind: 'sftp', host: '127.0.0.1', port: closedPort, username: 'acme', auth: 'password', path: '/incoming/' });
+    expect(res.text).not.toContain(PASSWORD);
+    const [row] = await rt.database.db.select().from(destinations).where(eq(destinations.id, res.json.destination_id));
+    expect(row!.secretSealed).not.toContain(PASSWORD);
+    expect(row!.endpoint).toBeNull();
+  });
+
+  it("refuses a host off destination_hosts or a metadata address (422 on host), and a body that is not one (422)", async () => {
+    for (const host of ['sftp.elsewhere.net', '169.254.169.254', '0xa9fea9fe', 'fe80::1', 'metadata.google.internal']) {
+      const res = await createSftp(a.api_key, { host });
+      expectError(res, 422, 'destination_host_not_allowed');
+      expect(res.json.error.details[0].field, host).toBe('host');
+    }
+    for (const [extra, field] of [
+      [{ private_key: 'x' }, 'password'],
+      [{ password: undefined }, 'password'],
+      [{ host_key_sha256: 'SHA256:abc' }, 'host_key_sha256'],
+      [{ path: 'relative' }, 'path'],
+      [{ port: 70000 }, 'port'],
+      [{ endpoint: 'http://127.0.0.1' }, ''],
+    ] as const) {
+      const res = await createSftp(a.api_key, extra);
+      expectError(res, 422, 'validation_failed');
+      if (field) expect(res.json.error.details.map((d: { field: string }) => d.field), JSON.stringify(extra)).toContain(field);
+    }
+  });
+
+  it('tests one nobody listens for: ok false at the connect step, every step before it ok', async () => {
+    const d = (await createSftp(a.api_key)).json;
+    const res = await rt.call('POST', `/v1/destinations/${d.destination_id}/test`, { token: a.api_key });
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ ok: false, step: 'connect', error: { code: 'connect' }, steps: [{ step: 'dns', ok: true }, { step: 'connect', ok: false }] });
+    expect(res.text).not.toContain(PASSWORD);
   });
 });
 

@@ -39,11 +39,16 @@ describe('the OpenAPI document', () => {
     expect(submit.responses['422'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
     expect(submit.requestBody.content['application/json'].schema.required).toEqual(['source_url', 'operator_id']);
     expect(submit.security).toEqual([{ projectKey: [] }]);
-    // Every JSON body the API accepts refuses fields it does not know, and says so.
+    // Every JSON body the API accepts refuses fields it does not know, and says so (each kind of a oneOf body too).
+    const resolve = (schema: any) => (schema.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema);
     const bodies = Object.entries(doc.paths).flatMap(([path, ops]: [string, any]) =>
       Object.entries(ops).flatMap(([method, op]: [string, any]) => {
         const schema = op.requestBody?.content?.['application/json']?.schema;
-        return schema ? [{ at: `${method.toUpperCase()} ${path}`, schema: schema.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema }] : [];
+        if (!schema) return [];
+        const at = `${method.toUpperCase()} ${path}`;
+        const whole = resolve(schema);
+        const kinds = whole.oneOf && whole.additionalProperties === undefined ? whole.oneOf : undefined;
+        return (kinds ?? [whole]).map((member: any, i: number) => ({ at: kinds ? `${at} (oneOf ${i})` : at, schema: resolve(member) }));
       }),
     );
     expect(bodies.length).toBeGreaterThanOrEqual(8);
