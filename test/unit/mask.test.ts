@@ -3,6 +3,7 @@
 // writers read (objects, Excel's arrays and groups, a key named __proto__); the plan (the project's
 // masks over the template's, a group's mask, a bad mask); the encoder's both paths; and properties
 // of every mask over arbitrary text (fast-check).
+import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../domain/errors.js';
@@ -69,6 +70,10 @@ describe('presets', () => {
     const h = m('13800000000', 'hash');
     expect(h).toMatch(/^[0-9a-f]{64}$/);
     expect(h).toBe(hashText('13800000000', KEY));
+    expect(h).toBe(createHmac('sha256', KEY).update('13800000000').digest('hex'));
+    // A key longer than SHA-256's block is hashed first, as RFC 2104 says.
+    const long = Buffer.alloc(100, 3);
+    expect(maskText('张三', 'hash', long)).toBe(createHmac('sha256', long).update('张三').digest('hex'));
     expect(maskText('13800000000', 'hash', Buffer.alloc(32, 8))).not.toBe(h);
     // A number hashes as its text: the same as the text the source might send instead.
     expect(maskValue(13800000000, 'hash', KEY)).toBe(h);
@@ -207,6 +212,22 @@ describe('properties', () => {
         return out.slice(start, chars.length - end).every((c) => c === '*');
       }),
     );
+  });
+
+  it('characters are the grapheme clusters Intl.Segmenter finds, for any text', () => {
+    const segmenter = new Intl.Segmenter('und', { granularity: 'grapheme' });
+    const segments = (s: string) => Array.from(segmenter.segment(s), (g) => g.segment);
+    for (const unit of ['binary', 'grapheme', 'grapheme-composite'] as const) {
+      fc.assert(fc.property(fc.string({ unit, maxLength: 30 }), (s) => JSON.stringify(characters(s)) === JSON.stringify(segments(s))), { numRuns: 500 });
+    }
+    fc.assert(fc.property(text, (s) => JSON.stringify(characters(s)) === JSON.stringify(segments(s))));
+  });
+
+  it('hash is HMAC-SHA256 as node:crypto computes it, for any text and key', () => {
+    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 40 }), fc.uint8Array({ minLength: 1, maxLength: 100 }), (s, k) => {
+      const key = Buffer.from(k);
+      return hashText(s, key) === createHmac('sha256', key).update(s, 'utf8').digest('hex');
+    }));
   });
 
   it('hash: 64 hex digits, equal exactly when the values are equal', () => {

@@ -22,9 +22,12 @@ export interface MaskJob {
 
 type Row = Record<string, unknown>;
 
-/** Replaces a value in place, keeping the key's position; a key such as `__proto__` stays a plain property. */
+/**
+ * Replaces a value in place, keeping the key's position. Plain assignment: the key is an own data
+ * property (checked first), which a set finds before any inherited accessor, `__proto__` included.
+ */
 function put(row: Row, k: string, v: unknown): void {
-  Object.defineProperty(row, k, { value: v, writable: true, enumerable: true, configurable: true });
+  row[k] = v;
 }
 
 /** The masker of a job: a function that masks one page's elements in place and returns them. */

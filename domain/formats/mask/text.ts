@@ -15,10 +15,18 @@ const KEEP: Record<'phone' | 'id_card' | 'bank_card' | 'name', readonly [number,
 const segmenter = new Intl.Segmenter('und', { granularity: 'grapheme' });
 // Printable ASCII: one character per UTF-16 unit, and no pair of them joins into one grapheme.
 const PLAIN_ASCII = /^[\x20-\x7e]*$/;
+/**
+ * What can join code points into one grapheme: marks, joiners, emoji modifiers, flags' regional
+ * indicators and tags, Hangul jamo, CR (of CRLF) and the prepended concatenation marks. Text
+ * without any (Chinese names, most e-mails and numbers) is one grapheme per code point, and
+ * splitting it by code point is many times faster than the segmenter (docs/performance.md#masked-columns).
+ */
+const JOINS = /[\p{M}\u200c\u200d\p{Emoji_Modifier}\p{Regional_Indicator}\u{E0020}-\u{E007F}\u1100-\u11ff\ua960-\ua97f\ud7b0-\ud7ff\r\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\u{110BD}\u{110CD}]/u;
 
 /** The value's characters (grapheme clusters). */
 export function characters(s: string): string[] {
   if (PLAIN_ASCII.test(s)) return s.split('');
+  if (!JOINS.test(s)) return Array.from(s);
   return Array.from(segmenter.segment(s), (g) => g.segment);
 }
 
@@ -42,7 +50,7 @@ export function maskEmail(s: string): string {
   return `${characters(s.slice(0, at))[0]}***${s.slice(at)}`;
 }
 
-/** HMAC-SHA256 of the value's UTF-8 bytes under the project's key, lowercase hex. */
+/** HMAC-SHA256 of the value's UTF-8 bytes under the project's key, lowercase hex (about 5 µs a value). */
 export const hashText = (s: string, key: Buffer): string => createHmac('sha256', key).update(s, 'utf8').digest('hex');
 
 /**
