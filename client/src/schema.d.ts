@@ -2017,7 +2017,10 @@ export interface operations {
                     embed_origins?: string[];
                     excel_max_file_bytes?: number;
                     excel_max_file_rows?: number;
-                    /** @default {} */
+                    /**
+                     * @description Columns (source keys) masked in every task of the project, whatever its template says (docs/formats.md#masked-columns).
+                     * @default {}
+                     */
                     mask_columns?: {
                         [key: string]: ("phone" | "id_card" | "bank_card" | "email" | "name" | "hash") | {
                             /** @default 0 */
@@ -2189,6 +2192,7 @@ export interface operations {
                     embed_origins?: string[];
                     excel_max_file_bytes?: number;
                     excel_max_file_rows?: number;
+                    /** @description Columns (source keys) masked in every task of the project, whatever its template says (docs/formats.md#masked-columns). */
                     mask_columns?: {
                         [key: string]: ("phone" | "id_card" | "bank_card" | "email" | "name" | "hash") | {
                             /** @default 0 */
