@@ -19,7 +19,7 @@ function bodyOf(form: HTMLFormElement): Record<string, unknown> {
   if (text('compression') && COMPRESSIBLE.includes(String(body.type))) body.compression = text('compression');
   if (text('page_size')) body.page_size = Number(text('page_size'));
   if (text('priority')) body.priority = Number(text('priority'));
-  const template = templateOf(data);
+  const template = templateOf(form);
   if (template) body.template = template;
   localStorage.setItem('dc.operator', text('operator_id'));
   return body;

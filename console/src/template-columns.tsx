@@ -7,16 +7,19 @@ import { useWords } from './i18n.js';
 /** The masks of model/mask.ts (not imported: it would bring zod into the page). */
 export const MASKS = ['phone', 'id_card', 'bank_card', 'email', 'name', 'hash'] as const;
 
-/** The template the form's column rows make, or undefined when no row names a column. */
-export function templateOf(data: FormData): Array<Record<string, unknown>> | undefined {
-  const all = (k: string) => data.getAll(k).map((v) => String(v).trim());
-  const [names, titles, masks, starts, ends] = ['col_name', 'col_title', 'col_mask', 'col_keep_start', 'col_keep_end'].map(all) as string[][];
-  const columns = names!.flatMap((name, i) => {
+/**
+ * The template the form's column rows make, or undefined when no row names a column. Read row by
+ * row from the form (not from FormData, which leaves out the disabled keep fields and would shift them).
+ */
+export function templateOf(form: HTMLFormElement): Array<Record<string, unknown>> | undefined {
+  const columns = [...form.querySelectorAll<HTMLElement>('.template-column')].flatMap((row) => {
+    const value = (name: string) => (row.querySelector<HTMLInputElement | HTMLSelectElement>(`[name="${name}"]`)?.value ?? '').trim();
+    const name = value('col_name');
     if (!name) return [];
     const col: Record<string, unknown> = { name };
-    if (titles![i]) col.title = titles![i];
-    const mask = masks![i];
-    if (mask === 'keep') col.mask = { keep_start: Number(starts![i] || 0), keep_end: Number(ends![i] || 0) };
+    if (value('col_title')) col.title = value('col_title');
+    const mask = value('col_mask');
+    if (mask === 'keep') col.mask = { keep_start: Number(value('col_keep_start') || 0), keep_end: Number(value('col_keep_end') || 0) };
     else if (mask) col.mask = mask;
     return [col];
   });
