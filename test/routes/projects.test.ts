@@ -3,7 +3,8 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projects } from '../../db/schema.js';
-import { maskKeyOf } from '../../domain/projects/mask-key.js';
+import { maskKeyOf, resealMaskKeys } from '../../domain/projects/mask-key.js';
+import { keyId } from '../../platform/sealed.js';
 import { expectError, expectKeyRefusals } from '../support/route-checks.js';
 import { ADMIN, type Project, type RouteApp, startWithTwoProjects } from '../support/route-app.js';
 import { itCalledItsRoutes } from './routes.js';
@@ -187,6 +188,18 @@ describe('masked columns and the hash key', () => {
     const [k1, k2] = await Promise.all([maskKeyOf(rt.database.db, b.project_id, keys), maskKeyOf(rt.database.db, b.project_id, keys)]);
     expect(k1).toBe(k2);
     expect(await maskKeyOf(rt.database.db, b.project_id, keys)).toBe(k1);
+  });
+
+  it('after a DESTINATION_KEYS rotation, re-seals every hash key with the new server key; the hash keys stay the same', async () => {
+    const before = await maskKeyOf(rt.database.db, a.project_id, keys);
+    const rotated = ['a-new-server-key-0123456789abcdef0123', ...keys];
+    const { resealed, unreadable } = await resealMaskKeys(rt.database.db, rotated);
+    expect(resealed).toBeGreaterThan(0);
+    expect(unreadable).toEqual([]);
+    expect((await sealed(a.project_id))!.split('.')[1]).toBe(keyId(rotated[0]!));
+    // The old server key can be dropped now: the new one alone opens the same hash key.
+    expect(await maskKeyOf(rt.database.db, a.project_id, [rotated[0]!])).toBe(before);
+    expect((await resealMaskKeys(rt.database.db, rotated)).resealed).toBe(0);
   });
 
   it('rotate-mask-key answers 404 for a missing project and is for the admin', async () => {
