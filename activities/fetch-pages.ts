@@ -11,7 +11,9 @@ import { type LaneAnswer, LaneRequests } from '../domain/source/lane-requests.js
 import type { PoliteSource } from '../domain/source/polite.js';
 import { keys } from '../domain/staging/keys.js';
 import { LaneChunk } from '../domain/staging/lane.js';
+import { maskJob } from '../domain/staging/masks.js';
 import { readMeta } from '../domain/staging/meta.js';
+import { plansHash } from '../model/mask.js';
 import type { PageEncoder } from '../domain/staging/page-encoder.js';
 import { stagedExt } from '../domain/staging/pieces.js';
 import { sheetLabel, taskSheets } from '../domain/staging/sheets.js';
@@ -28,6 +30,8 @@ export interface FetchPagesDeps extends Pick<ActivityDeps, 'db' | 'storage'> {
   encoder: PageEncoder;
   /** The task with its source limits, read afresh at every attempt (the allow-list checked). */
   load(taskId: string): Promise<{ task: TaskRow; limits: SourceLimits }>;
+  /** The project's hash-mask key (domain/projects/mask-key.ts), read only when a sheet's plan hashes. */
+  maskKey(projectId: string): Promise<string>;
 }
 
 /**
@@ -72,12 +76,13 @@ export function createFetchPages(deps: FetchPagesDeps): (input: FetchPagesInput)
 type Lane = Awaited<ReturnType<typeof openLane>>;
 
 /** One attempt's wiring: its chunk of the lane, its requests, and where its pieces and progress go. */
-async function openLane({ db, storage, source, encoder, load }: FetchPagesDeps, input: FetchPagesInput, ctx: Context) {
+async function openLane({ db, storage, source, encoder, load, maskKey }: FetchPagesDeps, input: FetchPagesInput, ctx: Context) {
   const { task, limits } = await load(input.taskId);
   const sheet = input.sheet ?? 0;
   const sheets = taskSheets(task);
   const meta = await readMeta(storage, input.taskId, sheet);
   const ext = stagedExt(task.type);
+  const mask = maskJob(task.type, meta, plansHash(meta.masks) ? await maskKey(task.projectId) : undefined);
   const chunk = new LaneChunk(input, meta, ctx.info.heartbeatDetails);
   const target = { sourceUrl: sheets[sheet]!.sourceUrl, projectId: task.projectId, limits, pageSize: meta.pageSize, bytes: ext !== 'ndjson' };
   const requests = new LaneRequests(source, target, ctx.cancellationSignal, async () => ((await taskCancelled(db, input.taskId)) ? 0 : PAUSE_GRACE_MS));
@@ -85,7 +90,7 @@ async function openLane({ db, storage, source, encoder, load }: FetchPagesDeps, 
     chunk,
     requests,
     ask: (page: number) => (chunk.wants(page) ? requests.ask(page) : undefined),
-    stage: (got: LaneAnswer, page: number) => encoder.stage(got, page, meta, ext),
+    stage: (got: LaneAnswer, page: number) => encoder.stage(got, page, meta, ext, mask),
     labelled: (err: unknown): never => {
       throw inSheet(err, sheetLabel(sheets, sheet));
     },

@@ -4,6 +4,7 @@ import { Context } from '@temporalio/activity';
 import type { Activities } from '../model/activities.js';
 import { pageCount } from '../model/plan.js';
 import { DomainError } from '../domain/errors.js';
+import { maskKeyOf } from '../domain/projects/mask-key.js';
 import { getProject, settingsOf } from '../domain/projects/projects.js';
 import { sourceLimits } from '../domain/source/limiter.js';
 import { sourceClientOptions } from '../domain/source/client.js';
@@ -20,7 +21,7 @@ import { type ActivityDeps, heartbeat } from './deps.js';
 import { atBoundary } from './failure.js';
 import { createFetchPages, inSheet } from './fetch-pages.js';
 
-export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps, 'db' | 'storage' | 'config'>): Pick<Activities, 'probeSource' | 'fetchPages'> {
+export function createFetchActivities({ db, storage, config, destinationKeys }: Pick<ActivityDeps, 'db' | 'storage' | 'config' | 'destinationKeys'>): Pick<Activities, 'probeSource' | 'fetchPages'> {
   const source = new PoliteSource({
     client: sourceClientOptions(config),
     databaseUrl: config.DATABASE_URL,
@@ -55,7 +56,7 @@ export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps
           sheets.map((spec) =>
             source
               .get({ sourceUrl: spec.sourceUrl, projectId: task.projectId, limits, page: 0, pageSize: 1, signal: ctx.cancellationSignal })
-              .then((first) => metaFromProbe(first, { type: task.type, pageSize: task.pageSize, options: spec.options }, config.MAX_EXPORT_ROWS)),
+              .then((first) => metaFromProbe(first, { type: task.type, pageSize: task.pageSize, options: spec.options, masks: settings.mask_columns }, config.MAX_EXPORT_ROWS)),
           ),
         );
         const failed = probed.findIndex((p) => p.status === 'rejected');
@@ -72,6 +73,6 @@ export function createFetchActivities({ db, storage, config }: Pick<ActivityDeps
       }
     },
 
-    fetchPages: createFetchPages({ db, storage, source, encoder, load }),
+    fetchPages: createFetchPages({ db, storage, source, encoder, load, maskKey: (projectId) => maskKeyOf(db, projectId, destinationKeys) }),
   });
 }

@@ -1,4 +1,5 @@
 // Wiring shared by the embedded start (app/start.ts) and the split processes (app/api.ts, app/worker.ts).
+import { resealMaskKeys } from '../domain/projects/mask-key.js';
 import type { Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
@@ -50,6 +51,8 @@ export async function openCore(config: Config): Promise<Core> {
   // After a DESTINATION_KEYS rotation: old secrets sealed again with the first key (docs/destinations.md).
   const resealed = await resealDestinations(database.db, secrets.destinationKeys);
   if (resealed.resealed || resealed.unreadable.length) lifecycleLog().info(resealed, 'destinations re-sealed');
+  const masks = await resealMaskKeys(database.db, secrets.destinationKeys);
+  if (masks.resealed || masks.unreadable.length) lifecycleLog().info(masks, 'mask keys re-sealed');
   return { config, database, storage, secrets };
 }
 

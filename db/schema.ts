@@ -31,6 +31,9 @@ export const projects = pgTable('projects', {
   // After a rotation, callbacks are signed with both secrets until previousWebhookSecretExpiresAt.
   previousWebhookSecret: text('previous_webhook_secret'),
   previousWebhookSecretExpiresAt: timestamp('previous_webhook_secret_expires_at', { withTimezone: true }),
+  // The key of `hash` masks (docs/SECURITY.md#masked-columns), sealed like destinations' secrets
+  // (platform/sealed.ts); null until first needed for a project created before masks existed.
+  maskKeySealed: text('mask_key_sealed'),
   sourceHosts: jsonb('source_hosts').$type<string[]>().notNull(),
   callbackHosts: jsonb('callback_hosts').$type<string[]>().notNull(),
   // Where the project's destinations may point (domain/destinations/); set by the admin, like sourceHosts.

@@ -1,6 +1,7 @@
 // A project's settings: the one schema that validates them at the API, types the database column
 // and fills defaults for rows written before a setting existed.
 import { z } from 'zod';
+import { maskColumnsSchema } from './mask.js';
 
 /** Excel's hard limit of rows on one sheet. */
 export const EXCEL_SHEET_ROWS = 1_048_576;
@@ -57,6 +58,8 @@ export const storedSettingsSchema = z.object({
     .max(50)
     .transform((list) => [...new Set(list.map((d) => d.toLowerCase()))])
     .default([]),
+  // Columns masked in every task of the project, whatever its template says (docs/formats.md#masked-columns).
+  mask_columns: maskColumnsSchema.default({}),
 });
 
 /** Every setting of a project: the columns (read on hot paths) and the stored settings. */

@@ -29,7 +29,7 @@ const previewRoute = createRoute({
 });
 
 export function previewApp(ctx: ApiContext) {
-  const deps = { db: ctx.database.db, config: ctx.config, source: ctx.source };
+  const deps = { db: ctx.database.db, config: ctx.config, source: ctx.source, sealingKeys: ctx.secrets.destinationKeys };
   const app = openApiApp<AppEnv>();
 
   app.openapi(previewRoute, async (c) => {

@@ -2,12 +2,12 @@
 // secrets; a project may read its own.
 import { createRoute } from '@hono/zod-openapi';
 import { DomainError } from '../../domain/errors.js';
-import { listProjects, rotateApiKey, rotateWebhookSecret } from '../../domain/projects/admin.js';
+import { listProjects, rotateApiKey, rotateMaskKey, rotateWebhookSecret } from '../../domain/projects/admin.js';
 import { createProject, projectJson, requireProject } from '../../domain/projects/projects.js';
 import { changeProject } from '../../domain/projects/settings.js';
 import { adminOnly } from '../middleware/auth.js';
 import { auth, jsonBodyOf, queryOf, errors, json, keyed, openApiApp, projectIdParam, type Responses } from '../openapi.js';
-import { keyRotated, projectCreated, projectPage, projectSchema, secretRotated } from '../schemas/responses.js';
+import { keyRotated, maskKeyRotated, projectCreated, projectPage, projectSchema, secretRotated } from '../schemas/responses.js';
 import { createProjectSchema, patchProjectSchema, projectListSchema } from '../schemas/projects.js';
 import type { ApiContext, AppEnv } from '../types.js';
 import { jsonBody } from '../validate.js';
@@ -17,6 +17,7 @@ const tags = ['projects'];
 export function projectsApp(deps: ApiContext) {
   const { db } = deps.database;
   const grace = deps.config.KEY_ROTATION_GRACE_SECONDS;
+  const sealingKeys = deps.secrets.destinationKeys;
   const app = openApiApp<AppEnv>();
 
   const create = createRoute({
@@ -30,7 +31,7 @@ export function projectsApp(deps: ApiContext) {
     responses: { 201: json(projectCreated, 'The project, with api_key and webhook_secret shown once.'), ...errors(400, ...keyed, 413) } as Responses,
   });
   app.openapi(create, async (c) => {
-    const { project, apiKey, webhookSecret } = await createProject(db, c.req.valid('json'));
+    const { project, apiKey, webhookSecret } = await createProject(db, c.req.valid('json'), sealingKeys);
     return c.json({ ...projectJson(project), api_key: apiKey, webhook_secret: webhookSecret }, 201);
   });
 
@@ -112,6 +113,23 @@ export function projectsApp(deps: ApiContext) {
   app.openapi(rotateSecret, async (c) => {
     const { project, webhookSecret, previousSecretExpiresAt } = await rotateWebhookSecret(db, c.req.param('project_id'), grace);
     return c.json({ ...projectJson(project), webhook_secret: webhookSecret, previous_secret_expires_at: previousSecretExpiresAt?.toISOString() ?? null });
+  });
+
+  const rotateMask = createRoute({
+    method: 'post',
+    path: '/{project_id}/rotate-mask-key',
+    operationId: 'rotateMaskKey',
+    tags,
+    summary: 'A new key for the project\'s hash masks (admin); hashes written from now on change',
+    description: 'The key is never shown. Exports that start fetching after this call hash with the new key; an export running across it may hold hashes of both.',
+    security: auth.admin,
+    middleware: [adminOnly],
+    request: { params: projectIdParam },
+    responses: { 200: json(maskKeyRotated, 'The project, and when its key changed.'), ...errors(...keyed, 404) } as Responses,
+  });
+  app.openapi(rotateMask, async (c) => {
+    const project = await rotateMaskKey(db, c.req.param('project_id'), sealingKeys);
+    return c.json({ ...projectJson(project), mask_key_rotated_at: new Date().toISOString() });
   });
   return app;
 }

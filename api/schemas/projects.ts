@@ -1,7 +1,9 @@
 import { z } from '@hono/zod-openapi';
 import { hostPatternRegex } from '../../domain/source/hosts.js';
+import { MASK_COLUMN_NAME_MAX, MASK_COLUMNS_MAX, maskSchema } from '../../model/mask.js';
 import { projectSettingsSchema } from '../../model/project-settings.js';
-import { requiredChars } from './chars.js';
+import { NO_NUL } from '../openapi-text.js';
+import { maxChars, requiredChars } from './chars.js';
 
 const hostList = (max: number, min = 0) =>
   z
@@ -18,6 +20,13 @@ export const createProjectSchema = projectSettingsSchema
     callback_hosts: hostList(50).default([]),
     // Where the project's destinations may point (docs/destinations.md); empty: no destination.
     destination_hosts: hostList(50).default([]),
+    // The setting's own rules (model/mask.ts), with names counted in code points as the document states them.
+    mask_columns: z
+      .record(maxChars(MASK_COLUMN_NAME_MAX).min(1), maskSchema)
+      .refine((m) => Object.keys(m).length <= MASK_COLUMNS_MAX, `at most ${MASK_COLUMNS_MAX} columns`)
+      // propertyNames is JSON Schema's, which the generator's metadata type does not list.
+      .openapi({ maxProperties: MASK_COLUMNS_MAX, propertyNames: { minLength: 1, maxLength: MASK_COLUMN_NAME_MAX, pattern: NO_NUL }, description: 'Columns (source keys) masked in every task of the project, whatever its template says (docs/formats.md#masked-columns).' } as never)
+      .default({}),
   })
   .strict();
 

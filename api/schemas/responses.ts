@@ -2,6 +2,7 @@
 // it, the typed client (client/). The handlers build these objects in domain/*/view.ts and
 // projectJson; the client's end-to-end tests read them through these types.
 import { z } from '@hono/zod-openapi';
+import { maskSchema } from '../../model/mask.js';
 import { COMPRESSIONS, EXPORT_TYPES, LOCALES, TASK_STAGES, TASK_STATUSES } from '../../model/task.js';
 
 const time = z.iso.datetime({ offset: true });
@@ -113,6 +114,7 @@ export const projectSchema = z
     max_schedules: z.number().int(),
     embed_origins: z.array(z.string()).openapi({ description: 'origins that may frame the operator center (CSP frame-ancestors); empty: none' }),
     email_domains: z.array(z.string()).openapi({ description: "domains the tasks' notify_email addresses may be at; empty: none" }),
+    mask_columns: z.record(z.string(), maskSchema).openapi({ description: 'columns (source keys) masked in every task of the project, whatever its template says' }),
     excel_max_file_rows: z.number().int(),
     excel_max_file_bytes: z.number().int(),
     csv_max_file_rows: z.number().int().nullable(),
@@ -131,6 +133,7 @@ export const keyRotated = projectSchema
 export const secretRotated = projectSchema
   .extend({ webhook_secret: z.string(), previous_secret_expires_at: nullableTime })
   .openapi('WebhookSecretRotated');
+export const maskKeyRotated = projectSchema.extend({ mask_key_rotated_at: time }).openapi('MaskKeyRotated');
 
 export const scheduleObject = z
   .object({

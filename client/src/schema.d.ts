@@ -281,6 +281,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{project_id}/rotate-mask-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new key for the project's hash masks (admin); hashes written from now on change
+         * @description The key is never shown. Exports that start fetching after this call hash with the new key; an export running across it may hold hashes of both.
+         */
+        post: operations["rotateMaskKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{project_id}/rotate-webhook-secret": {
         parameters: {
             query?: never;
@@ -793,6 +813,10 @@ export interface components {
         JsonValue: string | (number | boolean | null) | unknown[] | {
             [key: string]: unknown;
         };
+        MaskKeyRotated: components["schemas"]["Project"] & {
+            /** Format: date-time */
+            mask_key_rotated_at: string;
+        };
         OperatorSession: {
             /** Format: date-time */
             expires_at: string;
@@ -869,6 +893,15 @@ export interface components {
             embed_origins: string[];
             excel_max_file_bytes: number;
             excel_max_file_rows: number;
+            /** @description columns (source keys) masked in every task of the project, whatever its template says */
+            mask_columns: {
+                [key: string]: ("phone" | "id_card" | "bank_card" | "email" | "name" | "hash") | {
+                    /** @default 0 */
+                    keep_end: number;
+                    /** @default 0 */
+                    keep_start: number;
+                };
+            };
             max_running_tasks: number;
             max_schedules: number;
             name: string;
@@ -2043,6 +2076,18 @@ export interface operations {
                     embed_origins?: string[];
                     excel_max_file_bytes?: number;
                     excel_max_file_rows?: number;
+                    /**
+                     * @description Columns (source keys) masked in every task of the project, whatever its template says (docs/formats.md#masked-columns).
+                     * @default {}
+                     */
+                    mask_columns?: {
+                        [key: string]: ("phone" | "id_card" | "bank_card" | "email" | "name" | "hash") | {
+                            /** @default 0 */
+                            keep_end?: number;
+                            /** @default 0 */
+                            keep_start?: number;
+                        };
+                    };
                     /** @default 4 */
                     max_running_tasks?: number;
                     /** @default 20 */
@@ -2206,6 +2251,15 @@ export interface operations {
                     embed_origins?: string[];
                     excel_max_file_bytes?: number;
                     excel_max_file_rows?: number;
+                    /** @description Columns (source keys) masked in every task of the project, whatever its template says (docs/formats.md#masked-columns). */
+                    mask_columns?: {
+                        [key: string]: ("phone" | "id_card" | "bank_card" | "email" | "name" | "hash") | {
+                            /** @default 0 */
+                            keep_end?: number;
+                            /** @default 0 */
+                            keep_start?: number;
+                        };
+                    };
                     max_running_tasks?: number;
                     max_schedules?: number;
                     name?: string;
@@ -2306,6 +2360,65 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyRotated"];
+                };
+            };
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, also for another project's resource. Codes answered with 404: not_found, destination_not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateMaskKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description prj_… */
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project, and when its key changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MaskKeyRotated"];
                 };
             };
             /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */

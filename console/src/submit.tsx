@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { post, preview, type PreviewFile } from './api.js';
 import { useWords } from './i18n.js';
 import { PreviewView } from './preview.js';
+import { TemplateColumns, templateOf } from './template-columns.js';
 import type { Task } from './types.js';
 
 /** The types a file compressor may wrap; Parquet and xlsx are compressed inside already. */
@@ -18,6 +19,8 @@ function bodyOf(form: HTMLFormElement): Record<string, unknown> {
   if (text('compression') && COMPRESSIBLE.includes(String(body.type))) body.compression = text('compression');
   if (text('page_size')) body.page_size = Number(text('page_size'));
   if (text('priority')) body.priority = Number(text('priority'));
+  const template = templateOf(form);
+  if (template) body.template = template;
   localStorage.setItem('dc.operator', text('operator_id'));
   return body;
 }
@@ -109,6 +112,7 @@ export function SubmitPanel({ onSubmitted }: { onSubmitted: (t: Task) => void })
             ))}
           </select>
         </label>
+        <TemplateColumns />
         <div class="form-buttons wide">
           <button type="submit" class="primary" disabled={busy}>{w.submit}</button>
           <button type="button" disabled={busy} onClick={(e) => run(e, true)}>{w.preview}</button>

@@ -12,6 +12,7 @@ interface Node {
   name?: unknown;
   title?: unknown;
   type?: unknown;
+  mask?: unknown;
   children?: unknown;
 }
 
@@ -28,25 +29,37 @@ function nodesOf(template: unknown): unknown[] | null {
   return null;
 }
 
-export function templateColumns(template: unknown): Column[] | null {
+/** The template's leaves that map to data, in column order (raw nodes: the template may be the source's, unchecked). */
+function dataLeaves(template: unknown): Array<Node & { name: string }> | null {
   const roots = nodesOf(template);
   if (!roots) return null;
-  const out: Column[] = [];
-  const walk = (nodes: unknown[]) => {
+  const out: Array<Node & { name: string }> = [];
+  // A group's mask reaches each of its columns that has none of its own.
+  const walk = (nodes: unknown[], mask: unknown) => {
     for (const raw of nodes) {
       if (!raw || typeof raw !== 'object') continue;
       const n = raw as Node;
       if (Array.isArray(n.children) && n.children.length > 0) {
-        walk(n.children);
+        walk(n.children, n.mask ?? mask);
         continue;
       }
       const name = typeof n.name === 'string' ? n.name : '';
       if (!name || ignoredNames.has(name)) continue;
-      out.push({ key: name, title: typeof n.title === 'string' && n.title ? n.title : name, ...(typeof n.type === 'string' ? { type: n.type } : {}) });
+      out.push({ ...n, name, mask: n.mask ?? mask });
     }
   };
-  walk(roots);
+  walk(roots, undefined);
+  return out;
+}
+
+export function templateColumns(template: unknown): Column[] | null {
+  const out = (dataLeaves(template) ?? []).map((n) => ({ key: n.name, title: typeof n.title === 'string' && n.title ? n.title : n.name, ...(typeof n.type === 'string' ? { type: n.type } : {}) }));
   return out.length > 0 ? out : null;
+}
+
+/** Each data column's `mask` as the template gives it (unchecked), in column order. */
+export function templateMasks(template: unknown): Array<[key: string, mask: unknown]> {
+  return (dataLeaves(template) ?? []).filter((n) => n.mask !== undefined).map((n) => [n.name, n.mask]);
 }
 
 export function rowColumns(row: unknown): Column[] {

@@ -11,6 +11,7 @@ import { newWebhookSecret } from '../callbacks/webhooks.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { DomainError } from '../errors.js';
 import { projectChanged } from './key-cache.js';
+import { sealedNewMaskKey } from './mask-key.js';
 import { type NewProject, requireProject } from './projects.js';
 
 /** Creation's fields, each optional: what PATCH /v1/projects/:id may change. */
@@ -94,4 +95,17 @@ export async function rotateWebhookSecret(db: Db, projectId: string, graceSecond
 export function signingSecrets(p: Pick<ProjectRow, 'webhookSecret' | 'previousWebhookSecret' | 'previousWebhookSecretExpiresAt'>, now = new Date()): string[] {
   const previous = p.previousWebhookSecret && p.previousWebhookSecretExpiresAt && p.previousWebhookSecretExpiresAt > now ? [p.previousWebhookSecret] : [];
   return [p.webhookSecret, ...previous];
+}
+
+/**
+ * A new key for the project's `hash` masks (docs/SECURITY.md#masked-columns): every hash it writes
+ * from now on differs from the ones before; the key itself is never shown. Each fetch of pages
+ * reads the key as it starts, so an export running across a rotation may hold hashes of both keys:
+ * rotate when none runs, or export again.
+ */
+export async function rotateMaskKey(db: Db, projectId: string, sealingKeys: readonly string[]): Promise<ProjectRow> {
+  const [row] = await db.update(projects).set({ maskKeySealed: sealedNewMaskKey(projectId, sealingKeys) }).where(eq(projects.id, projectId)).returning();
+  if (!row) throw DomainError.notFound('project');
+  await projectChanged(db, projectId);
+  return row;
 }

@@ -9,6 +9,7 @@ import { newId, randomToken, sha256Hex } from '../../platform/crypto.js';
 import { newWebhookSecret } from '../callbacks/webhooks.js';
 import { resolveSplit } from '../formats/split.js';
 import { DomainError } from '../errors.js';
+import { sealedNewMaskKey } from './mask-key.js';
 
 export type ProjectSettings = z.infer<typeof projectSettingsSchema>;
 
@@ -49,16 +50,21 @@ export function keyStillValid(p: ProjectRow, keyHash: string, now: number): bool
 /** The project's stored settings with defaults (rows written before a setting existed get it too). */
 export const settingsOf = (p: Pick<ProjectRow, 'settings'>): StoredSettings => parseStoredSettings(p.settings);
 
-/** A new project; the API key and webhook secret are returned this once. */
-export async function createProject(db: Db, input: NewProject): Promise<{ project: ProjectRow; apiKey: string; webhookSecret: string }> {
+/**
+ * A new project; the API key and webhook secret are returned this once. With the server's sealing
+ * keys its hash-mask key is made now (mask-key.ts); without, on its first use.
+ */
+export async function createProject(db: Db, input: NewProject, sealingKeys?: readonly string[]): Promise<{ project: ProjectRow; apiKey: string; webhookSecret: string }> {
+  const id = newId('prj');
   const apiKey = `dck_${randomToken(24)}`;
   const webhookSecret = newWebhookSecret();
   const { name, source_hosts, callback_hosts, destination_hosts, retention_hours, max_running_tasks, submit_per_minute, ...stored } = input;
   const [project] = await db
     .insert(projects)
     .values({
-      id: newId('prj'),
+      id,
       name,
+      ...(sealingKeys?.length ? { maskKeySealed: sealedNewMaskKey(id, sealingKeys) } : {}),
       apiKeyHash: sha256Hex(apiKey),
       webhookSecret,
       sourceHosts: source_hosts,
@@ -97,6 +103,7 @@ export function projectJson(p: ProjectRow) {
     max_schedules: s.max_schedules,
     embed_origins: s.embed_origins,
     email_domains: s.email_domains,
+    mask_columns: s.mask_columns,
     excel_max_file_rows: excel.maxRows,
     excel_max_file_bytes: excel.maxBytes,
     csv_max_file_rows: csv.maxRows === Number.MAX_SAFE_INTEGER ? null : csv.maxRows,

@@ -4,7 +4,9 @@ import { DomainError } from '../errors.js';
 import type { TaskRow } from '../../db/schema.js';
 import type { Storage } from '../../platform/storage/index.js';
 import type { SheetLayout } from '../../model/task-options.js';
+import type { MaskPlan } from '../../model/mask.js';
 import { rowColumns, templateColumns, type Column } from '../formats/columns.js';
+import { maskPlan } from '../formats/mask/plan.js';
 import { checkExcelLayout, templateOf } from '../formats/excel-layout.js';
 import { checkPartsAhead, type SplitLimits } from '../formats/split.js';
 import type { SourcePage } from '../source/client.js';
@@ -17,6 +19,8 @@ export interface SourceMeta {
   template?: unknown;
   header?: unknown;
   footer?: unknown;
+  /** Source key → mask (the template's, the project's over them); absent or empty: nothing masked. */
+  masks?: MaskPlan;
 }
 
 /** What the probe's check needs of a task (and of one of its sheets: that sheet's options). */
@@ -24,6 +28,8 @@ export interface ProbedSheet {
   type: TaskRow['type'];
   pageSize: number;
   options: SheetLayout;
+  /** The project's mask_columns, which win over the template's masks. */
+  masks?: MaskPlan | undefined;
 }
 
 /** The meta of the probe's answer (page_size=1), or the failure that ends the task before any fetch. */
@@ -34,11 +40,13 @@ export function metaFromProbe(first: SourcePage, task: ProbedSheet, maxRows: num
   const template = first.template ?? task.options.template;
   // A bad template or header fails the task now, before any page is fetched.
   if (task.type === 'excel') checkExcelLayout(template, first, task.options);
-  const columns = templateColumns(template) ?? rowColumns(first.data[0]);
+  const masks = maskPlan(template, task.masks);
+  // A masked value is text: Parquet types its column as text, whatever the template's type says.
+  const columns = (templateColumns(template) ?? rowColumns(first.data[0])).map((c) => (Object.hasOwn(masks, c.key) ? { ...c, type: 'string' } : c));
   if (first.total > 0 && columns.length === 0) {
     throw new DomainError('source_bad_response', 'the source reported rows but its first answer has neither a template nor a row to take columns from');
   }
-  return { total: first.total, pageSize: task.pageSize, columns, template, header: first.header, footer: first.footer };
+  return { total: first.total, pageSize: task.pageSize, columns, template, header: first.header, footer: first.footer, ...(Object.keys(masks).length ? { masks } : {}) };
 }
 
 /**

@@ -8,7 +8,11 @@ import type { Config } from '../../platform/config.js';
 import { newId } from '../../platform/crypto.js';
 import { MemoryStorage } from '../../platform/storage/memory.js';
 import { DomainError } from '../errors.js';
+import { type MaskPlan, plansHash } from '../../model/mask.js';
+import { pageMasker } from '../formats/mask/rows.js';
+import { maskKeyOf } from '../projects/mask-key.js';
 import { settingsOf } from '../projects/projects.js';
+import { maskJob } from '../staging/masks.js';
 import { keys } from '../staging/keys.js';
 import { resolveSplit } from '../formats/split.js';
 import { checkProbed, metaFromProbe, type SourceMeta, writeMeta } from '../staging/meta.js';
@@ -31,6 +35,8 @@ export interface PreviewDeps {
   db: Db;
   config: Config;
   source: PoliteSource;
+  /** The server's sealing keys: they open the project's hash-mask key (domain/projects/mask-key.ts). */
+  sealingKeys: readonly string[];
 }
 
 export interface Preview {
@@ -66,6 +72,7 @@ interface SheetJob {
   sheet: number;
   rows: number;
   limits: SourceLimits;
+  masks: MaskPlan;
   store: MemoryStorage;
   signal: AbortSignal;
   budget: Pick<SourceClientOptions, 'maxBytes' | 'onBytes'>;
@@ -99,18 +106,21 @@ function pageTooLarge(err: unknown, config: Config): unknown {
  * Probes one sheet's source and stages the pages holding its first `rows` rows. Excel keeps those
  * pages whole, because the export fits its column widths to the first page; other types keep the rows.
  */
-async function stageSheet(deps: PreviewDeps, { task, spec, sheet, rows, limits, store, signal, budget }: SheetJob): Promise<SourceMeta> {
+async function stageSheet(deps: PreviewDeps, { task, spec, sheet, rows, limits, masks, store, signal, budget }: SheetJob): Promise<SourceMeta> {
   const get = (page: number, pageSize: number) =>
     deps.source.get({ sourceUrl: spec.sourceUrl, projectId: task.projectId, limits, page, pageSize, signal, client: budget }).catch((err: unknown) => {
       throw pageTooLarge(err, deps.config);
     });
-  const meta = metaFromProbe(await get(0, 1), { type: task.type, pageSize: task.pageSize, options: spec.options }, deps.config.MAX_EXPORT_ROWS);
+  const meta = metaFromProbe(await get(0, 1), { type: task.type, pageSize: task.pageSize, options: spec.options, masks }, deps.config.MAX_EXPORT_ROWS);
+  // Masked as the export masks: before the rows are staged, even in memory.
+  const mask = maskJob(task.type, meta, plansHash(meta.masks) ? await maskKeyOf(deps.db, task.projectId, deps.sealingKeys) : undefined);
+  const masked = mask ? pageMasker(mask) : (page: unknown[]) => page;
   const wanted = Math.min(rows, meta.total);
   const data: unknown[] = [];
   for (let page = 0; page < pageCount(wanted, task.pageSize); page++) {
     const answer = await get(page, task.pageSize);
     checkPage(answer.total, answer.data.length, page, meta);
-    data.push(...answer.data);
+    data.push(...masked(answer.data));
   }
   const kept = task.type === 'excel' ? data : data.slice(0, wanted);
   const ext = stagedExt(task.type);
@@ -140,7 +150,7 @@ export async function previewTask(deps: PreviewDeps, project: ProjectRow, input:
   let first: { err: unknown; sheet: number } | undefined;
   const staged = await Promise.allSettled(
     sheets.map((spec, sheet) =>
-      stageSheet(deps, { task, spec, sheet, rows: input.rows, limits, store, signal: both, budget }).catch((err: unknown) => {
+      stageSheet(deps, { task, spec, sheet, rows: input.rows, limits, masks: settings.mask_columns, store, signal: both, budget }).catch((err: unknown) => {
         // The first failure is the answer, not a sheet that stopped because of it.
         if (!first) {
           first = { err, sheet };

@@ -1,6 +1,10 @@
 // /v1/projects in process (route-app.ts): the admin registers, lists, changes and rotates; a project
 // reads only itself.
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { projects } from '../../db/schema.js';
+import { maskKeyOf, resealMaskKeys } from '../../domain/projects/mask-key.js';
+import { keyId } from '../../platform/sealed.js';
 import { expectError, expectKeyRefusals } from '../support/route-checks.js';
 import { ADMIN, type Project, type RouteApp, startWithTwoProjects } from '../support/route-app.js';
 import { itCalledItsRoutes } from './routes.js';
@@ -135,6 +139,72 @@ describe('rotating the key and the webhook secret', () => {
       expectError(await rt.call('POST', `/v1/projects/prj_%00/${what}`, admin), 422, 'validation_failed');
       await expectKeyRefusals(rt, 'POST', `/v1/projects/${a.project_id}/${what}`, 'admin');
     }
+  });
+});
+
+describe('masked columns and the hash key', () => {
+  const keys = ['route-test-destination-key-0123456789abcdef'];
+  const sealed = async (id: string) => (await rt.database.db.select({ s: projects.maskKeySealed }).from(projects).where(eq(projects.id, id)))[0]!.s;
+
+  it('keeps mask_columns (none by default); PATCH replaces them; a bad mask is a 422 naming the column', async () => {
+    const made = await rt.call('POST', '/v1/projects', { ...admin, body: { name: 'masking', source_hosts: ['a.example'], mask_columns: { phone: 'phone', card: { keep_start: 6, keep_end: 4 } } } });
+    expect(made.status).toBe(201);
+    expect(made.json.mask_columns).toEqual({ phone: 'phone', card: { keep_start: 6, keep_end: 4 } });
+    const path = `/v1/projects/${made.json.project_id}`;
+    const set = await rt.call('PATCH', path, { ...admin, body: { mask_columns: { 姓名: 'name', email: 'email' } } });
+    expect(set.json.mask_columns).toEqual({ 姓名: 'name', email: 'email' });
+    expect((await rt.call('GET', path, { token: made.json.api_key })).json.mask_columns).toEqual({ 姓名: 'name', email: 'email' });
+    const bad = await rt.call('PATCH', path, { ...admin, body: { mask_columns: { phone: 'mobile' } } });
+    expectError(bad, 422, 'validation_failed');
+    expect(bad.json.error.details[0].field).toMatch(/^mask_columns/);
+    expectError(await rt.call('PATCH', path, { ...admin, body: { mask_columns: { phone: { keep_start: 100 } } } }), 422, 'validation_failed');
+    expect((await rt.call('GET', path, { ...admin })).json.mask_columns).toEqual({ 姓名: 'name', email: 'email' });
+    expect((await rt.call('PATCH', path, { ...admin, body: { mask_columns: {} } })).json.mask_columns).toEqual({});
+  });
+
+  it('makes the hash key at creation, sealed, and never shows it; rotating it gives another', async () => {
+    const made = await rt.call('POST', '/v1/projects', { ...admin, body: { name: 'hashing', source_hosts: ['a.example'] } });
+    const id = made.json.project_id as string;
+    const first = await sealed(id);
+    expect(first).toMatch(/^v1\./);
+    const key = await maskKeyOf(rt.database.db, id, keys);
+    expect(key).toMatch(/^[0-9a-f]{64}$/);
+    expect(first).not.toContain(key);
+    const res = await rt.call('POST', `/v1/projects/${id}/rotate-mask-key`, admin);
+    expect(res.status).toBe(200);
+    expect(Date.parse(res.json.mask_key_rotated_at)).toBeGreaterThan(Date.now() - 60_000);
+    const after = await maskKeyOf(rt.database.db, id, keys);
+    expect(after).not.toBe(key);
+    for (const answer of [made, res, await rt.call('GET', `/v1/projects/${id}`, admin)]) {
+      const text = JSON.stringify(answer.json);
+      expect(text).not.toContain(key);
+      expect(text).not.toContain(after);
+      expect(text).not.toContain('v1.');
+    }
+  });
+
+  it('makes a key on first use for a project that has none, the same one for two uses at once', async () => {
+    await rt.database.db.update(projects).set({ maskKeySealed: null }).where(eq(projects.id, b.project_id));
+    const [k1, k2] = await Promise.all([maskKeyOf(rt.database.db, b.project_id, keys), maskKeyOf(rt.database.db, b.project_id, keys)]);
+    expect(k1).toBe(k2);
+    expect(await maskKeyOf(rt.database.db, b.project_id, keys)).toBe(k1);
+  });
+
+  it('after a DESTINATION_KEYS rotation, re-seals every hash key with the new server key; the hash keys stay the same', async () => {
+    const before = await maskKeyOf(rt.database.db, a.project_id, keys);
+    const rotated = ['a-new-server-key-0123456789abcdef0123', ...keys];
+    const { resealed, unreadable } = await resealMaskKeys(rt.database.db, rotated);
+    expect(resealed).toBeGreaterThan(0);
+    expect(unreadable).toEqual([]);
+    expect((await sealed(a.project_id))!.split('.')[1]).toBe(keyId(rotated[0]!));
+    // The old server key can be dropped now: the new one alone opens the same hash key.
+    expect(await maskKeyOf(rt.database.db, a.project_id, [rotated[0]!])).toBe(before);
+    expect((await resealMaskKeys(rt.database.db, rotated)).resealed).toBe(0);
+  });
+
+  it('rotate-mask-key answers 404 for a missing project and is for the admin', async () => {
+    expectError(await rt.call('POST', '/v1/projects/prj_nosuchproject/rotate-mask-key', admin), 404, 'not_found');
+    await expectKeyRefusals(rt, 'POST', `/v1/projects/${a.project_id}/rotate-mask-key`, 'admin');
   });
 });
 

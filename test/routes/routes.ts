@@ -21,6 +21,7 @@ export const ROUTE_TESTS: Record<string, RouteFile> = {
   'PATCH /v1/projects/{project_id}': 'projects',
   'POST /v1/projects/{project_id}/rotate-key': 'projects',
   'POST /v1/projects/{project_id}/rotate-webhook-secret': 'projects',
+  'POST /v1/projects/{project_id}/rotate-mask-key': 'projects',
   'POST /v1/tasks': 'tasks',
   'GET /v1/tasks': 'tasks',
   'GET /v1/tasks/counts': 'tasks',

@@ -64,7 +64,7 @@ export async function startFetchHarness(env: Record<string, string> = {}): Promi
     submitPerMinute: 100,
     settings: {},
   });
-  const activities = createFetchActivities({ db: database.db, storage, config });
+  const activities = createFetchActivities({ db: database.db, storage, config, destinationKeys: ['activity-env-sealing-key-0123456789'] });
   return {
     config,
     database,

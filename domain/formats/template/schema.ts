@@ -2,6 +2,7 @@
 // row-header nodes ("row"). Conditions are parsed here, so a bad one is a field-level 422; sizes
 // are checked before these schemas recurse (template.ts).
 import { z } from 'zod';
+import { type MaskSpec, maskSchema } from '../../../model/mask.js';
 import { CONDITION_MAX_LENGTH, ConditionError, parseCondition } from './condition.js';
 
 export const TEMPLATE_LIMITS = {
@@ -101,6 +102,8 @@ export interface CeilNode {
   bold?: boolean | undefined;
   bg_color?: string | undefined;
   condition_style?: z.infer<typeof conditionStyle>[] | undefined;
+  /** The column's mask (docs/formats.md#masked-columns); a group's applies to its columns without their own. */
+  mask?: MaskSpec | undefined;
   children?: CeilNode[] | undefined;
 }
 
@@ -129,6 +132,7 @@ const ceilNode: z.ZodType<CeilNode> = z
     v_align: valign.optional(),
     valign: valign.optional(),
     condition_style: z.array(conditionStyle).max(TEMPLATE_LIMITS.conditionsPerNode).optional(),
+    mask: maskSchema.optional(),
     get children() {
       return z.array(ceilNode).optional();
     },

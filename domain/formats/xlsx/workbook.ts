@@ -96,7 +96,7 @@ function content(input: SheetInput, looks: Looks, sample: unknown[]): SheetConte
 }
 
 /** Rows of one page element: a row, or in a three-dimensional table a group (named or not). */
-function groupOf(el: unknown): { name?: string; rows: unknown[] } {
+export function groupOf(el: unknown): { name?: string; rows: unknown[] } {
   if (Array.isArray(el)) return { rows: el };
   if (el && typeof el === 'object') {
     const keys = Object.keys(el);

@@ -1,0 +1,1 @@
+ALTER TABLE "projects" ADD COLUMN "mask_key_sealed" text;

@@ -1,0 +1,13 @@
+// What masking a sheet's pages needs (domain/formats/mask/rows.ts): the probe's plan, how the
+// type's pages hold rows, and the project's hash key when the plan hashes.
+import type { ExportType } from '../../model/task.js';
+import { templateOf } from '../formats/excel-layout.js';
+import type { MaskJob } from '../formats/mask/rows.js';
+import type { SourceMeta } from './meta.js';
+
+/** The job of a sheet's pages, or undefined when nothing of it is masked. */
+export function maskJob(type: ExportType, meta: SourceMeta, key: string | undefined): MaskJob | undefined {
+  if (!meta.masks || Object.keys(meta.masks).length === 0) return undefined;
+  const shape = type !== 'excel' ? 'flat' : templateOf(meta.template)?.row?.length ? 'excel-groups' : 'excel';
+  return { plan: meta.masks, shape, columns: meta.columns.map((c) => c.key), key };
+}
