@@ -35,6 +35,7 @@ export const STATUS: Record<ApiErrorCode, ContentfulStatusCode> = {
   validation_failed: 422,
   backfill_too_large: 422,
   compression_unsupported: 422,
+  chart_column_unknown: 422,
   preview_too_large: 422,
   source_host_not_allowed: 422,
   callback_host_not_allowed: 422,

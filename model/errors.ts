@@ -51,6 +51,7 @@ export const REQUEST_ERROR_CODES = [
   'preview_too_large',
   'validation_failed',
   'compression_unsupported',
+  'chart_column_unknown',
   'callback_host_not_allowed',
   'email_domain_not_allowed',
   'idempotency_key_reused',
