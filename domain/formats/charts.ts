@@ -1,7 +1,8 @@
 // Charts of an Excel sheet (docs/excel.md#charts): what a request may ask, and how each chart's
 // column names become physical columns of the sheet's layout. Names are the data keys: a
 // template leaf's `name`, or without a template the keys of the source's rows (its first row's,
-// or its template's); a row-header table also offers its row titles as `__row__`.
+// or its template's); a row-header table also offers its row titles as `__row__` (all their
+// levels, a multi-level category: merged titles group their rows on the axis).
 import { z } from 'zod';
 import { DomainError } from '../errors.js';
 import type { SheetLayout } from './template/layout.js';
@@ -40,16 +41,16 @@ export interface SheetChart {
   title: string | undefined;
   place: ChartPlace;
   category: number;
+  /** The category's last column: row titles of several levels are one multi-level category. */
+  categoryTo: number;
   series: number[];
 }
 
-/** The physical column a name stands for, or -1. */
+const rowTitles = (layout: SheetLayout, name: string) => ROW_TITLES.has(name) && layout.rowLevels > 0;
+
+/** The physical column a name stands for (the first row-title column for `__row__`), or -1. */
 function columnOf(layout: SheetLayout, name: string): number {
-  if (ROW_TITLES.has(name) && layout.rowLevels > 0) {
-    // The deepest level's column: each leaf's own title (shallower levels are merged cells).
-    const first = layout.columns.findIndex((c) => c.key === null);
-    return first + layout.rowLevels - 1;
-  }
+  if (rowTitles(layout, name)) return layout.columns.findIndex((c) => c.key === null);
   return layout.columns.findIndex((c) => c.key === name);
 }
 
@@ -86,6 +87,7 @@ export function sheetCharts(raw: unknown, layout: SheetLayout, label = ''): Shee
     title: c.title?.trim() || undefined,
     place: c.place,
     category: columnOf(layout, c.category),
+    categoryTo: columnOf(layout, c.category) + (rowTitles(layout, c.category) ? layout.rowLevels - 1 : 0),
     series: c.series.map((s) => columnOf(layout, s)),
   }));
 }

@@ -71,11 +71,11 @@ describe('chart requests', () => {
     expect(() => sheetCharts(charts, treeLayout)).toThrow(/charts\.0\.series\.1 names no column of the table: "amout"/);
   });
 
-  it('resolves names to physical columns, __row__ to the deepest row-title column', () => {
+  it('resolves names to physical columns, __row__ to all the row-title columns', () => {
     const rowsTemplate = template({ ceil: [{ name: '__row__', title: 'Region' }, { name: 'amount', title: 'Amount' }], row: [{ title: 'North', children: [{ name: 'n1', title: 'N1' }] }] });
     const layout = buildLayout(rowsTemplate, []);
     const [chart] = sheetCharts([{ type: 'bar', category: '__row__', series: ['amount'] }], layout);
-    expect(chart).toMatchObject({ category: 1, series: [2], place: 'right' });
+    expect(chart).toMatchObject({ category: 0, categoryTo: 1, series: [2], place: 'right' });
   });
 });
 
@@ -88,7 +88,7 @@ describe('chart XML', () => {
   });
 
   it('a column chart: clustered bars over the category and value ranges, series named by their header cells', () => {
-    const xml = chartXml({ type: 'column', title: 'Amount & count', place: 'right', category: 0, series: [1, 2] }, cells);
+    const xml = chartXml({ type: 'column', title: 'Amount & count', place: 'right', category: 0, categoryTo: 0, series: [1, 2] }, cells);
     expect(xml).toContain('<c:barDir val="col"/>');
     expect(xml).toContain('<a:t>Amount &amp; count</a:t>');
     expect(xml).toContain("<c:cat><c:strRef><c:f>'Bob''s'!$A$4:$A$103</c:f></c:strRef></c:cat>");
@@ -101,7 +101,7 @@ describe('chart XML', () => {
   });
 
   it('each type its own plot element; a pie has no axes, a bar chart lies on its side', () => {
-    const of = (type: 'bar' | 'line' | 'pie' | 'area') => chartXml({ type, title: undefined, place: 'below', category: 0, series: [1] }, cells);
+    const of = (type: 'bar' | 'line' | 'pie' | 'area') => chartXml({ type, title: undefined, place: 'below', category: 0, categoryTo: 0, series: [1] }, cells);
     expect(of('bar')).toContain('<c:barDir val="bar"/>');
     expect(of('bar')).toContain('<c:axPos val="l"/>');
     expect(of('line')).toMatch(/<c:lineChart>.*<c:valAx>/);

@@ -43,9 +43,9 @@ const title = (text: string, size = 1400, bold = true) => `<c:title><c:tx>${rich
 
 function series(chart: SheetChart, cells: ChartCells): string {
   const cat = cells.columns[chart.category];
-  const catRef = sheetRef(cells.sheet, chart.category, cells.firstRow, chart.category, cells.lastRow);
+  const catRef = sheetRef(cells.sheet, chart.category, cells.firstRow, chart.categoryTo, cells.lastRow);
   // Numbers and dates as numbers (a date axis), anything else as text.
-  const catXml = cat && NUMERIC.has(cat.type ?? '') ? `<c:cat><c:numRef><c:f>${esc(catRef)}</c:f></c:numRef></c:cat>` : `<c:cat><c:strRef><c:f>${esc(catRef)}</c:f></c:strRef></c:cat>`;
+  const catXml = cat && NUMERIC.has(cat.type ?? '') && chart.categoryTo === chart.category ? `<c:cat><c:numRef><c:f>${esc(catRef)}</c:f></c:numRef></c:cat>` : `<c:cat><c:strRef><c:f>${esc(catRef)}</c:f></c:strRef></c:cat>`;
   return chart.series
     .map((col, i) => {
       const name = cells.columns[col]?.title ?? '';
