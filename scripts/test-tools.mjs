@@ -8,6 +8,9 @@
 //   duckdb, pyarrow, openpyxl, zstandard (pyreaders) — the outside readers of the format tests
 //   chromium — only when Debian's /usr/bin/chromium is absent: the Chromium that the npm package
 //     @sparticuz/chromium ships, unpacked into .tools/chromium (test/support/browser.ts)
+//   soffice, pdftotext — LibreOffice and poppler, the outside readers of the charts in workbooks
+//     (test/support/libreoffice.ts): Debian's libreoffice-calc and poppler-utils, installed with
+//     apt-get when missing and run as root, else a clear error
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
@@ -50,9 +53,32 @@ function ensureChromium() {
   else console.warn('download-center: could not unpack @sparticuz/chromium (npm install brings it): the browser tests need it or /usr/bin/chromium.');
 }
 
+const onPath = (bin) => spawnSync('sh', ['-c', `command -v ${bin}`], { stdio: 'ignore' }).status === 0;
+/** Debian packages of programs the tests run, by the program each brings. */
+const debianTools = [
+  { bin: 'soffice', pkg: 'libreoffice-calc', why: 'LibreOffice, which converts exported workbooks to PDF (test/e2e/excel-charts.test.ts)' },
+  { bin: 'pdftotext', pkg: 'poppler-utils', why: "poppler's pdftotext, which reads the text of those PDFs" },
+];
+
+// LibreOffice is far too large for .tools/ and has no PyPI or npm build: Debian's, when we may install it.
+function ensureDebianTools() {
+  const missing = debianTools.filter((t) => !onPath(t.bin));
+  if (!missing.length) return;
+  const names = missing.map((t) => t.pkg);
+  if (process.getuid?.() === 0 && onPath('apt-get')) {
+    console.log(`download-center: installing ${names.join(', ')} (apt-get)`);
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    const update = spawnSync('apt-get', ['update'], { stdio: 'inherit', env });
+    const install = update.status === 0 && spawnSync('apt-get', ['install', '-y', '--no-install-recommends', ...names], { stdio: 'inherit', env });
+    if (install && install.status === 0 && missing.every((t) => onPath(t.bin))) return;
+  }
+  throw new Error(`download-center: the tests need ${missing.map((t) => `${t.bin} (${t.why})`).join(' and ')}: install Debian's ${names.join(' ')} (apt-get install -y --no-install-recommends ${names.join(' ')}) or put them on the PATH`);
+}
+
 export function ensureTestTools() {
   ensureTools(testTools);
   ensureChromium();
+  ensureDebianTools();
 }
 
 /** The inner loop's share (npm run test:fast): only the Python readers its unit tests call. */
