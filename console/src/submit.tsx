@@ -1,6 +1,7 @@
 // The submit form (POST /v1/tasks) with a preview of the first rows (POST /v1/tasks/preview).
 // The operator defaults to the last one typed here (localStorage), as the API requires one.
 import { useState } from 'preact/hooks';
+import { chartsProblem } from './charts.js';
 import { post, preview, type PreviewFile } from './api.js';
 import { useWords } from './i18n.js';
 import { PreviewView } from './preview.js';
@@ -15,12 +16,30 @@ function bodyOf(form: HTMLFormElement): Record<string, unknown> {
   const body: Record<string, unknown> = { source_url: text('source_url'), operator_id: text('operator_id'), type: text('type') };
   if (text('file_name')) body.file_name = text('file_name');
   if (text('title') && body.type === 'excel') body.title = text('title');
+  // Checked as typed (checkJson); the API checks the rest.
+  if (text('template') && body.type === 'excel') body.template = JSON.parse(text('template'));
+  if (text('charts') && body.type === 'excel') body.charts = JSON.parse(text('charts'));
   if (text('compression') && COMPRESSIBLE.includes(String(body.type))) body.compression = text('compression');
   if (text('page_size')) body.page_size = Number(text('page_size'));
   if (text('priority')) body.priority = Number(text('priority'));
   localStorage.setItem('dc.operator', text('operator_id'));
   return body;
 }
+
+const jsonProblem = (text: string) => {
+  try {
+    if (text.trim()) JSON.parse(text);
+    return null;
+  } catch {
+    return 'not valid JSON';
+  }
+};
+
+/** A JSON field's own check, shown by the browser when the form is sent (reportValidity). */
+const checkJson = (problem: (text: string) => string | null) => (e: Event) => {
+  const el = e.currentTarget as HTMLTextAreaElement;
+  el.setCustomValidity(problem(el.value) ?? '');
+};
 
 export function SubmitPanel({ onSubmitted }: { onSubmitted: (t: Task) => void }) {
   const w = useWords();
@@ -96,6 +115,14 @@ export function SubmitPanel({ onSubmitted }: { onSubmitted: (t: Task) => void })
         <label>
           <span>{w.fileTitle}</span>
           <input name="title" disabled={type !== 'excel'} maxLength={200} />
+        </label>
+        <label class="wide">
+          <span>{w.template}</span>
+          <textarea name="template" rows={3} disabled={type !== 'excel'} maxLength={100_000} spellcheck={false} placeholder='[{"name": "month", "title": "Month"}, {"name": "amount", "title": "Amount", "type": "money"}]' onInput={checkJson(jsonProblem)} />
+        </label>
+        <label class="wide">
+          <span>{w.charts}</span>
+          <textarea name="charts" rows={3} disabled={type !== 'excel'} maxLength={20_000} spellcheck={false} placeholder='[{"type": "column", "title": "Amount by month", "category": "month", "series": ["amount"], "place": "right"}]' onInput={checkJson(chartsProblem)} />
         </label>
         <label>
           <span>{w.pageSize}</span>
