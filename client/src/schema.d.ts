@@ -1177,7 +1177,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1236,7 +1236,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1293,7 +1293,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1348,7 +1348,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1398,7 +1398,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1496,7 +1496,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1555,7 +1555,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1612,7 +1612,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1671,7 +1671,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1844,7 +1844,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1901,7 +1901,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1951,7 +1951,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2056,7 +2056,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2115,7 +2115,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2217,7 +2217,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2276,7 +2276,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2335,7 +2335,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2385,7 +2385,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2408,6 +2408,19 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     callback?: string;
+                    /** @description excel only: up to 8 native charts over each file's data rows of the sheet. category and series name columns: a template leaf's name, else the keys of the source's rows (checked against the template when the request has one, else when the source first answers). */
+                    charts?: {
+                        category: string;
+                        /**
+                         * @default right
+                         * @enum {string}
+                         */
+                        place?: "right" | "below" | "sheet";
+                        series: string[];
+                        title?: string;
+                        /** @enum {string} */
+                        type: "column" | "bar" | "line" | "pie" | "area";
+                    }[];
                     /**
                      * @description csv and jsonl only: the file is gzip- or zstd-compressed and its name gains .gz / .zst.
                      * @enum {string}
@@ -2459,6 +2472,19 @@ export interface operations {
                     /** @default 3 */
                     priority?: number;
                     sheets?: {
+                        /** @description excel only: up to 8 native charts over each file's data rows of the sheet. category and series name columns: a template leaf's name, else the keys of the source's rows (checked against the template when the request has one, else when the source first answers). */
+                        charts?: {
+                            category: string;
+                            /**
+                             * @default right
+                             * @enum {string}
+                             */
+                            place?: "right" | "below" | "sheet";
+                            series: string[];
+                            title?: string;
+                            /** @enum {string} */
+                            type: "column" | "bar" | "line" | "pie" | "area";
+                        }[];
                         footer?: {
                             [key: string]: string | number | boolean | null | unknown;
                         } | ({
@@ -2553,7 +2579,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2612,7 +2638,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2669,7 +2695,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2770,7 +2796,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2844,7 +2870,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2918,7 +2944,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2977,7 +3003,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3032,7 +3058,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3057,6 +3083,19 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     callback?: string;
+                    /** @description excel only: up to 8 native charts over each file's data rows of the sheet. category and series name columns: a template leaf's name, else the keys of the source's rows (checked against the template when the request has one, else when the source first answers). */
+                    charts?: {
+                        category: string;
+                        /**
+                         * @default right
+                         * @enum {string}
+                         */
+                        place?: "right" | "below" | "sheet";
+                        series: string[];
+                        title?: string;
+                        /** @enum {string} */
+                        type: "column" | "bar" | "line" | "pie" | "area";
+                    }[];
                     /**
                      * @description csv and jsonl only: the file is gzip- or zstd-compressed and its name gains .gz / .zst.
                      * @enum {string}
@@ -3098,6 +3137,19 @@ export interface operations {
                     /** @default 3 */
                     priority?: number;
                     sheets?: {
+                        /** @description excel only: up to 8 native charts over each file's data rows of the sheet. category and series name columns: a template leaf's name, else the keys of the source's rows (checked against the template when the request has one, else when the source first answers). */
+                        charts?: {
+                            category: string;
+                            /**
+                             * @default right
+                             * @enum {string}
+                             */
+                            place?: "right" | "below" | "sheet";
+                            series: string[];
+                            title?: string;
+                            /** @enum {string} */
+                            type: "column" | "bar" | "line" | "pie" | "area";
+                        }[];
                         footer?: {
                             [key: string]: string | number | boolean | null | unknown;
                         } | ({
@@ -3198,7 +3250,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3266,7 +3318,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3334,7 +3386,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3393,7 +3445,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3480,7 +3532,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3548,7 +3600,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3616,7 +3668,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3684,7 +3736,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3737,7 +3789,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3760,6 +3812,19 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     callback?: string;
+                    /** @description excel only: up to 8 native charts over each file's data rows of the sheet. category and series name columns: a template leaf's name, else the keys of the source's rows (checked against the template when the request has one, else when the source first answers). */
+                    charts?: {
+                        category: string;
+                        /**
+                         * @default right
+                         * @enum {string}
+                         */
+                        place?: "right" | "below" | "sheet";
+                        series: string[];
+                        title?: string;
+                        /** @enum {string} */
+                        type: "column" | "bar" | "line" | "pie" | "area";
+                    }[];
                     /**
                      * @description csv and jsonl only: the file is gzip- or zstd-compressed and its name gains .gz / .zst.
                      * @enum {string}
@@ -3803,6 +3868,19 @@ export interface operations {
                     /** @default 20 */
                     rows?: number;
                     sheets?: {
+                        /** @description excel only: up to 8 native charts over each file's data rows of the sheet. category and series name columns: a template leaf's name, else the keys of the source's rows (checked against the template when the request has one, else when the source first answers). */
+                        charts?: {
+                            category: string;
+                            /**
+                             * @default right
+                             * @enum {string}
+                             */
+                            place?: "right" | "below" | "sheet";
+                            series: string[];
+                            title?: string;
+                            /** @enum {string} */
+                            type: "column" | "bar" | "line" | "pie" | "area";
+                        }[];
                         footer?: {
                             [key: string]: string | number | boolean | null | unknown;
                         } | ({
@@ -3900,7 +3978,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Or the export, as asked, cannot be made of this data (render_failed: a value that does not fit its column's type, the message naming row and column). Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Or the export, as asked, cannot be made of this data (render_failed: a value that does not fit its column's type, the message naming row and column). Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3952,6 +4030,19 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     callback?: string;
+                    /** @description excel only: up to 8 native charts over each file's data rows of the sheet. category and series name columns: a template leaf's name, else the keys of the source's rows (checked against the template when the request has one, else when the source first answers). */
+                    charts?: {
+                        category: string;
+                        /**
+                         * @default right
+                         * @enum {string}
+                         */
+                        place?: "right" | "below" | "sheet";
+                        series: string[];
+                        title?: string;
+                        /** @enum {string} */
+                        type: "column" | "bar" | "line" | "pie" | "area";
+                    }[];
                     /**
                      * @description csv and jsonl only: the file is gzip- or zstd-compressed and its name gains .gz / .zst.
                      * @enum {string}
@@ -3993,6 +4084,19 @@ export interface operations {
                     /** @default 3 */
                     priority?: number;
                     sheets?: {
+                        /** @description excel only: up to 8 native charts over each file's data rows of the sheet. category and series name columns: a template leaf's name, else the keys of the source's rows (checked against the template when the request has one, else when the source first answers). */
+                        charts?: {
+                            category: string;
+                            /**
+                             * @default right
+                             * @enum {string}
+                             */
+                            place?: "right" | "below" | "sheet";
+                            series: string[];
+                            title?: string;
+                            /** @enum {string} */
+                            type: "column" | "bar" | "line" | "pie" | "area";
+                        }[];
                         footer?: {
                             [key: string]: string | number | boolean | null | unknown;
                         } | ({
@@ -4115,7 +4219,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Or the export, as asked, cannot be made of this data (render_failed: a value that does not fit its column's type, the message naming row and column). Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Or the export, as asked, cannot be made of this data (render_failed: a value that does not fit its column's type, the message naming row and column). Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, chart_column_unknown, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
