@@ -133,7 +133,7 @@ describe('web console', () => {
     const charts = page.locator('#submit-form').getByLabel('Charts (Excel, JSON)');
     await charts.fill('[{"type": "radar", "category": "source", "series": ["pay_money"]}]');
     await page.getByRole('button', { name: 'Preview' }).click();
-    expect(await charts.evaluate((el) => (el as HTMLTextAreaElement).validationMessage)).toBe('chart 1: type is one of column, bar, line, pie, area');
+    expect(await charts.evaluate((el) => (el as unknown as { validationMessage: string }).validationMessage)).toBe('chart 1: type is one of column, bar, line, pie, area');
     await charts.fill('[{"type": "column", "title": "Paid by source", "category": "source", "series": ["pay_money", "recharge_money"]}]');
     await page.getByRole('button', { name: 'Preview' }).click();
     const svg = page.locator('.preview svg.chart');
