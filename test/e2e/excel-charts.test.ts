@@ -9,7 +9,7 @@ import { startWithProject, type TestEnv } from '../support/env.js';
 import { pdfText, toPdf } from '../support/libreoffice.js';
 import { readWorkbookOutside } from '../support/pyreaders.js';
 import { sourcePool } from '../support/source-server.js';
-import { fetchListed } from '../support/xlsx.js';
+import { fetchListed, zipEntries } from '../support/xlsx.js';
 
 let env: TestEnv;
 let key: string;
@@ -104,6 +104,20 @@ describe('a workbook with charts', () => {
     expect(task.status).toBe('failed');
     expect(task.error).toMatchObject({ code: 'template_invalid' });
     expect(task.error.message).toContain('charts.0.series.0 names no column of the table: "revenue" (its columns: month, amount, count)');
+  });
+
+  it('previews the charts over the preview rows, named by the source template the task did not carry', async () => {
+    const src = await source({ total: 300, row: salesRow, firstExtras: { template: salesTemplate } });
+    const res = await fetch(`${env.base}/v1/tasks/preview`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ operator_id: 'op-1', type: 'excel', source_url: src.url, rows: 12, charts: [{ type: 'area', title: 'Amount', category: 'month', series: ['amount'], place: 'below' }] }),
+    });
+    expect(res.status).toBe(200);
+    const parts = await zipEntries(Buffer.from(await res.arrayBuffer()));
+    // Two header rows, then the 12 preview rows.
+    expect(parts.get('xl/charts/chart1.xml')!.toString()).toContain("<c:val><c:numRef><c:f>'Sheet1'!$B$3:$B$14</c:f>");
+    expect(parts.get('xl/charts/chart1.xml')!.toString()).toContain('<c:areaChart>');
   });
 
   it('charts each split file over its own rows, below a tree header and beside row titles; openpyxl reads the data exactly, LibreOffice draws the charts', async () => {

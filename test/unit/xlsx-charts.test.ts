@@ -171,6 +171,25 @@ describe('a workbook with charts', () => {
     expect(files.get('xl/charts/chart1.xml')).toContain("<c:f>'Long'!$B$3:$B$42</c:f>");
   });
 
+  it('split by bytes, no part passes its limit and each charts its own rows', async () => {
+    const wide = (i: number) => ({ month: `${i}-${'x'.repeat(40 + (i * 7919) % 200)}`, amount: i * 1.5, count: i });
+    const maxBytes = 200_000 + 180_000; // above the writer's pipeline allowance (~180 KB)
+    const parts = await writeSheets([{ layout: treeLayout, pages: pagesOf(Array.from({ length: 20_000 }, (_, i) => wide(i)), 500), name: 'Wide', charts }], {
+      maxRows: 1e9,
+      maxBytes,
+      pathFor: (n) => join(dir, `bytes-${n}.xlsx`),
+      mtime: new Date(0),
+    });
+    expect(parts.length).toBeGreaterThan(2);
+    // Two header rows: every part's data starts in row 3.
+    for (const [i, p] of parts.entries()) {
+      expect(p.bytes).toBeLessThanOrEqual(maxBytes);
+      const files = await entries(p.path);
+      const name = i === 0 ? 'Wide' : `Wide (${i + 1})`;
+      expect(files.get('xl/charts/chart1.xml')).toContain(`<c:f>'${name}'!$B$3:$B$${2 + p.rows}</c:f>`);
+    }
+  });
+
   it('an empty sheet has no chart, and a sheet without charts no drawing', async () => {
     const [part] = await writeSheets(
       [

@@ -167,7 +167,7 @@ export async function writeSheets(sheets: SheetInput[], opts: WriteOptions): Pro
         const p = pkg as XlsxPackage;
         const rowsLeft = opts.maxRows - partRows;
         const wholeElsewhere = rows !== undefined && rows > rowsLeft && rows <= maxRows;
-        if (p.sheetCount > 0 && ((rows !== 0 && rowsLeft <= 0) || wholeElsewhere || bytesFull(plan.preludeBytes + plan.footerBytes + 1024))) await closePart();
+        if (p.sheetCount > 0 && ((rows !== 0 && rowsLeft <= 0) || wholeElsewhere || bytesFull(plan.preludeBytes + plan.footerBytes + plan.chartBytes + 1024))) await closePart();
       }
       let piece = 0;
       let sheet: SheetPart | null = null;
