@@ -190,6 +190,19 @@ describe('a workbook with charts', () => {
     }
   });
 
+  it('a chart sheet yields its name to a worksheet that comes later', async () => {
+    const pie = sheetCharts([{ type: 'pie', title: 'Refunds', category: 'month', series: ['count'], place: 'sheet' }], treeLayout);
+    const [part] = await writeSheets(
+      [
+        { layout: treeLayout, pages: pagesOf(rows(2)), name: 'Sales', charts: pie },
+        { layout: treeLayout, pages: pagesOf(rows(2)), name: 'refunds' },
+      ],
+      { maxRows: 100, maxBytes: 1e9, pathFor: () => join(dir, 'names.xlsx'), mtime: new Date(0) },
+    );
+    const book = (await entries(part!.path)).get('xl/workbook.xml')!;
+    expect([...book.matchAll(/<sheet name="([^"]+)"/g)].map((m) => m[1])).toEqual(['Sales', 'Refunds ~2', 'refunds']);
+  });
+
   it('an empty sheet has no chart, and a sheet without charts no drawing', async () => {
     const [part] = await writeSheets(
       [

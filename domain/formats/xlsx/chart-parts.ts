@@ -36,8 +36,11 @@ function boxes(charts: SheetChart[], layout: SheetLayout, rows: PartRows): CellB
   );
 }
 
-/** Adds the part's chart parts after its worksheet `sheet` was ended (nothing when it has no rows). */
-export function addSheetCharts(pkg: XlsxPackage, sheet: string, charts: SheetChart[], layout: SheetLayout, rows: PartRows): void {
+/**
+ * Adds the part's chart parts after its worksheet `sheet` was ended (nothing when it has no rows).
+ * A chart sheet takes neither a name of this file nor one `reserved` for the workbook's worksheets.
+ */
+export function addSheetCharts(pkg: XlsxPackage, sheet: string, charts: SheetChart[], layout: SheetLayout, rows: PartRows, reserved: (name: string) => boolean = () => false): void {
   if (rows.dataRows === 0 || charts.length === 0) return;
   const cells: ChartCells = {
     sheet,
@@ -54,7 +57,7 @@ export function addSheetCharts(pkg: XlsxPackage, sheet: string, charts: SheetCha
     );
   }
   for (const [i, c] of charts.filter((x) => x.place === 'sheet').entries()) {
-    const name = uniqueName(sheetName(c.title, `${sheet} chart ${i + 1}`.slice(0, 31)), (n) => pkg.hasSheet(n));
+    const name = uniqueName(sheetName(c.title, `${sheet} chart ${i + 1}`.slice(0, 31)), (n) => pkg.hasSheet(n) || reserved(n));
     pkg.addChartsheet(name, sheetDrawingXml(), chartXml(c, cells));
   }
 }

@@ -127,6 +127,9 @@ export async function writeSheets(sheets: SheetInput[], opts: WriteOptions): Pro
   const looks = sheets.map((s) => new Looks(s.layout, styles));
   const stylesXml = styles.toXml();
   const limit = opts.rowsPerSheet ?? Infinity;
+  // Chart sheets yield these names to the worksheets that may come later in a part.
+  const worksheetNames = new Set(sheets.map((s) => s.name.toLowerCase()));
+  const reserved = (name: string) => worksheetNames.has(name.toLowerCase());
   const parts: WrittenPart[] = [];
   let pkg: XlsxPackage | null = null;
   let path = '';
@@ -185,7 +188,7 @@ export async function writeSheets(sheets: SheetInput[], opts: WriteOptions): Pro
         const s = sheet as unknown as SheetPart;
         const rows = await s.close(hasDrawing(c.charts, s.dataRows));
         await pkg!.endSheet();
-        addSheetCharts(pkg!, pieceName, c.charts, c.layout, rows);
+        addSheetCharts(pkg!, pieceName, c.charts, c.layout, rows, reserved);
       };
       const full = () => {
         const s = sheet as unknown as SheetPart;
