@@ -59,6 +59,8 @@ export class SheetPlan {
   readonly rowAttr: string;
   readonly firstTitleCol: number;
   readonly footerBytes: number;
+  /** Upper bound of the chart parts' bytes, uncompressed, with their zip entries and names in the workbook. */
+  readonly chartBytes: number;
 
   constructor(readonly content: SheetContent) {
     const { layout, looks } = content;
@@ -76,11 +78,7 @@ export class SheetPlan {
     this.firstTitleCol = layout.columns.findIndex((c) => c.key === null);
     // Upper bound of the footer rows' XML: escaping and UTF-8 make a character at most 6 bytes.
     this.footerBytes = content.footer.flat().reduce((n, c) => n + 120 * c.span + 6 * String(c.text ?? '').length, 0);
-  }
-
-  /** Upper bound of the chart parts' bytes, uncompressed, with their zip entries and names in the workbook. */
-  get chartBytes(): number {
-    return this.content.charts.reduce((n, c) => n + 8192 + 2048 * c.series.length, 0);
+    this.chartBytes = content.charts.reduce((n, c) => n + 8192 + 2048 * c.series.length, 0);
   }
 
   /** Upper bound of the prelude's bytes (UTF-8 is at most 3 bytes a UTF-16 unit): can a part still take this sheet? */
