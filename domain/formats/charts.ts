@@ -74,14 +74,17 @@ export function chartProblems(charts: ChartSpec[], layout: SheetLayout): ChartPr
   return problems;
 }
 
-/** The charts as stored (unknown) checked against the sheet: a template_invalid failure when a name is unknown. */
+/**
+ * The charts as stored (unknown) checked against the sheet's columns: a chart_column_unknown failure
+ * when a name is unknown (the columns came from the source, so the request could not be checked).
+ */
 export function sheetCharts(raw: unknown, layout: SheetLayout, label = ''): SheetChart[] {
   if (raw === undefined || raw === null) return [];
   const parsed = chartsSchema.safeParse(raw);
   const where = label ? `${label}: ` : '';
   if (!parsed.success) throw new DomainError('template_invalid', `${where}the charts are not valid: ${parsed.error.issues[0]?.message ?? 'unknown'}`);
   const problem = chartProblems(parsed.data, layout)[0];
-  if (problem) throw new DomainError('template_invalid', `${where}${problem.path.join('.')} ${problem.message}`);
+  if (problem) throw new DomainError('chart_column_unknown', `${where}${problem.path.join('.')} ${problem.message}`, { details: [{ field: problem.path.join('.'), message: problem.message }] });
   return parsed.data.map((c) => ({
     type: c.type,
     title: c.title?.trim() || undefined,

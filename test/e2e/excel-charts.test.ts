@@ -96,28 +96,34 @@ describe('charts refused at submission', () => {
 });
 
 describe('a workbook with charts', () => {
-  it('fails the task template_invalid when the source decides the columns and a chart names another', async () => {
+  it('fails the task chart_column_unknown when the source decides the columns and a chart names another', async () => {
     const src = await source({ total: 3, row: salesRow });
     const res = await submit({ source_url: src.url, charts: [{ type: 'column', category: 'month', series: ['revenue'] }] });
     expect(res.status).toBe(202);
     const task = await env.waitForTask(res.json.task_id, key);
     expect(task.status).toBe('failed');
-    expect(task.error).toMatchObject({ code: 'template_invalid' });
+    expect(task.error).toMatchObject({ code: 'chart_column_unknown' });
     expect(task.error.message).toContain('charts.0.series.0 names no column of the table: "revenue" (its columns: month, amount, count)');
   });
 
-  it('previews the charts over the preview rows, named by the source template the task did not carry', async () => {
+  it("previews the charts over the preview rows, named by the source's template; a name it lacks is the request's fault, 422", async () => {
     const src = await source({ total: 300, row: salesRow, firstExtras: { template: salesTemplate } });
-    const res = await fetch(`${env.base}/v1/tasks/preview`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ operator_id: 'op-1', type: 'excel', source_url: src.url, rows: 12, charts: [{ type: 'area', title: 'Amount', category: 'month', series: ['amount'], place: 'below' }] }),
-    });
+    const preview = (series: string[]) =>
+      fetch(`${env.base}/v1/tasks/preview`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ operator_id: 'op-1', type: 'excel', source_url: src.url, rows: 12, charts: [{ type: 'area', title: 'Amount', category: 'month', series, place: 'below' }] }),
+      });
+    const res = await preview(['amount']);
     expect(res.status).toBe(200);
     const parts = await zipEntries(Buffer.from(await res.arrayBuffer()));
     // Two header rows, then the 12 preview rows.
     expect(parts.get('xl/charts/chart1.xml')!.toString()).toContain("<c:val><c:numRef><c:f>'Sheet1'!$B$3:$B$14</c:f>");
     expect(parts.get('xl/charts/chart1.xml')!.toString()).toContain('<c:areaChart>');
+
+    const refused = await preview(['revenue']);
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as { error: unknown }).error).toMatchObject({ code: 'chart_column_unknown', message: 'charts.0.series.0 names no column of the table: "revenue" (its columns: month, amount, count)' });
   });
 
   it('charts each split file over its own rows, below a tree header and beside row titles; openpyxl reads the data exactly, LibreOffice draws the charts', async () => {
