@@ -61,6 +61,8 @@ export const STATUS: Record<ApiErrorCode, ContentfulStatusCode> = {
   source_changed: 502,
   template_invalid: 502,
   export_too_large: 422,
+  // A chart naming a column the source's answer lacks: the request's charts are at fault, not the source.
+  chart_column_unknown: 422,
   // More files than MAX_PARTS by the task's own split limits: the request's to change, as above.
   too_many_parts: 422,
   render_failed: 422,

@@ -11,6 +11,7 @@ export const TASK_ERRORS_ZH: Record<TaskErrorCode, string> = {
   render_failed: '数据中有值与其所在列的类型不符。',
   storage_failed: '文件存储失败。',
   template_invalid: '数据源提供的模板无效。',
+  chart_column_unknown: '图表引用了表格中不存在的列。',
   export_too_large: '数据行数超过了导出上限。',
   destination_auth_failed: '投递目标（存储桶或 SFTP 服务器）拒绝了凭据。',
   destination_bucket_missing: '目标存储桶或 SFTP 目录不存在。',

@@ -11,6 +11,7 @@ export const TASK_ERROR_CODES = [
   'render_failed',
   'storage_failed',
   'template_invalid',
+  'chart_column_unknown',
   'export_too_large',
   'destination_auth_failed',
   'destination_bucket_missing',

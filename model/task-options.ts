@@ -15,6 +15,7 @@ const layoutShape = {
   template: z.unknown().optional(),
   header: z.unknown().optional(),
   footer: z.unknown().optional(),
+  charts: z.unknown().optional(),
 };
 
 /** One entry of an Excel task's `sheets`: its own source and layout. */

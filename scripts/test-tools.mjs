@@ -10,6 +10,9 @@
 //     @sparticuz/chromium ships, unpacked into .tools/chromium (test/support/browser.ts)
 //   sshd — Debian's openssh-server, the SFTP server of the SFTP destination tests
 //     (test/support/sftp-server.ts): installed with apt-get when missing and running as root
+//   soffice, pdftotext — LibreOffice and poppler, the outside readers of the charts in workbooks
+//     (test/support/libreoffice.ts): Debian's libreoffice-calc and poppler-utils, installed with
+//     apt-get when missing and run as root, else a clear error
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
@@ -54,26 +57,36 @@ function ensureChromium() {
 
 export const SSHD = '/usr/sbin/sshd';
 
-// OpenSSH's server is a system package (it needs its users and privilege separation set up by the
-// package), so it comes from Debian's archive, not .tools/. Never started here: each test starts
-// its own with its own configuration.
-function ensureSshd() {
-  if (existsSync(SSHD)) return;
-  if (process.getuid?.() !== 0) {
-    console.warn(`download-center: ${SSHD} is missing: install openssh-server (apt-get install openssh-server) for the SFTP destination tests.`);
-    return;
+const onPath = (bin) => (bin.startsWith('/') ? existsSync(bin) : spawnSync('sh', ['-c', `command -v ${bin}`], { stdio: 'ignore' }).status === 0);
+/** Debian packages of programs the tests run, by the program each brings. */
+const debianTools = [
+  // OpenSSH's server needs its users and privilege separation set up by its package. Never started
+  // here: each SFTP test starts its own with its own configuration (test/support/sftp-server.ts).
+  { bin: SSHD, pkg: 'openssh-server', why: 'the SFTP server of the SFTP destination tests' },
+  { bin: 'soffice', pkg: 'libreoffice-calc', why: 'LibreOffice, which converts exported workbooks to PDF (test/e2e/excel-charts.test.ts)' },
+  { bin: 'pdftotext', pkg: 'poppler-utils', why: "poppler's pdftotext, which reads the text of those PDFs" },
+];
+
+// LibreOffice is far too large for .tools/ and has no PyPI or npm build, and sshd is a system
+// service's package: Debian's, when we may install them.
+function ensureDebianTools() {
+  const missing = debianTools.filter((t) => !onPath(t.bin));
+  if (!missing.length) return;
+  const names = missing.map((t) => t.pkg);
+  if (process.getuid?.() === 0 && onPath('apt-get')) {
+    console.log(`download-center: installing ${names.join(', ')} (apt-get)`);
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    const update = spawnSync('apt-get', ['update'], { stdio: 'inherit', env });
+    const install = update.status === 0 && spawnSync('apt-get', ['install', '-y', '--no-install-recommends', ...names], { stdio: 'inherit', env });
+    if (install && install.status === 0 && missing.every((t) => onPath(t.bin))) return;
   }
-  const apt = (args) => spawnSync('apt-get', args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-  if (apt(['install', '-y', '-q', '--no-install-recommends', 'openssh-server']).status !== 0) apt(['update', '-q']);
-  if (!existsSync(SSHD)) apt(['install', '-y', '-q', '--no-install-recommends', 'openssh-server']);
-  if (existsSync(SSHD)) console.log('download-center: installed openssh-server (apt-get)');
-  else console.warn('download-center: could not install openssh-server with apt-get: the SFTP destination tests need /usr/sbin/sshd.');
+  throw new Error(`download-center: the tests need ${missing.map((t) => `${t.bin} (${t.why})`).join(' and ')}: install Debian's ${names.join(' ')} (apt-get install -y --no-install-recommends ${names.join(' ')}) or put them on the PATH`);
 }
 
 export function ensureTestTools() {
   ensureTools(testTools);
   ensureChromium();
-  ensureSshd();
+  ensureDebianTools();
 }
 
 /** The inner loop's share (npm run test:fast): only the Python readers its unit tests call. */

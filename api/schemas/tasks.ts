@@ -3,7 +3,9 @@
 import { z } from '@hono/zod-openapi';
 import { FILE_NAME_USABLE, sanitizeFileName } from '../../domain/formats/file-name.js';
 import { taskSplitFields } from '../../domain/formats/split.js';
+import { chartProblems, chartsSchema, MAX_CHARTS } from '../../domain/formats/charts.js';
 import { areaSchema } from '../../domain/formats/template/areas.js';
+import { buildLayout } from '../../domain/formats/template/layout.js';
 import { templateField } from '../../domain/formats/template/template.js';
 import { sheetName } from '../../domain/formats/xlsx/sheet-names.js';
 import { pathProblem } from '../../domain/destinations/path.js';
@@ -35,6 +37,9 @@ const layoutFields = {
   template: templateField.optional(),
   header: areaSchema.optional(),
   footer: areaSchema.optional(),
+  charts: chartsSchema.optional().openapi({
+    description: `excel only: up to ${MAX_CHARTS} native charts over each file's data rows of the sheet. category and series name columns: a template leaf's name, else the keys of the source's rows (checked against the template when the request has one, else when the source first answers).`,
+  }),
 };
 
 const sheetSchema = z.strictObject({
@@ -81,7 +86,17 @@ export const submitFields = z.strictObject({
 });
 
 type Fields = z.infer<typeof submitFields>;
-const LAYOUT_KEYS = ['title', 'summary', 'template', 'header', 'footer'] as const;
+const LAYOUT_KEYS = ['title', 'summary', 'template', 'header', 'footer', 'charts'] as const;
+
+type Layout = { template?: Fields['template']; charts?: Fields['charts'] };
+
+/** Chart names the layout's own template lacks: a 422 chart_column_unknown each (without a template the source decides). */
+function checkChartColumns(layout: Layout, at: (string | number)[], ctx: z.RefinementCtx): void {
+  if (!layout.charts?.length || !layout.template) return;
+  for (const p of chartProblems(layout.charts, buildLayout(layout.template, []))) {
+    ctx.addIssue({ code: 'custom', path: [...at, ...p.path], message: p.message, params: { code: 'chart_column_unknown' } });
+  }
+}
 
 /**
  * The rules of `sheets` (docs/excel.md): Excel only; the layout fields move into each sheet; the
@@ -101,6 +116,9 @@ export function withSheets<S extends z.ZodType<Fields & Record<string, unknown>>
       ctx.addIssue({ code: 'custom', path: ['compression'], message: `${t.type} files are compressed already; compression is for csv and jsonl`, params: { code: 'compression_unsupported' } });
     }
     if (t.csv_bom !== undefined && t.type !== 'csv') ctx.addIssue({ code: 'custom', path: ['csv_bom'], message: `${t.type} files have no byte order mark; csv_bom is for csv` });
+    if (t.charts !== undefined && t.type !== 'excel') ctx.addIssue({ code: 'custom', path: ['charts'], message: `charts are drawn in Excel workbooks; ${t.type} files have none` });
+    checkChartColumns(t, [], ctx);
+    t.sheets?.forEach((s, i) => checkChartColumns(s, ['sheets', i], ctx));
     // An empty list is refused by its own min(1); the rules below need a first sheet.
     if (!t.sheets?.[0]) return;
     if (t.type !== 'excel') ctx.addIssue({ code: 'custom', path: ['sheets'], message: 'several sheets need type "excel"' });
@@ -122,6 +140,7 @@ export function withSheets<S extends z.ZodType<Fields & Record<string, unknown>>
     allOf: [
       { anyOf: [{ not: { required: ['compression'] } }, { required: ['compression'], properties: { type: { enum: [...COMPRESSIBLE_TYPES] } } }] },
       { anyOf: [{ not: { required: ['csv_bom'] } }, { required: ['csv_bom'], properties: { type: { enum: ['csv'] } } }] },
+      { anyOf: [{ not: { required: ['charts'] } }, { required: ['charts', 'type'], properties: { type: { enum: ['excel', 'xlsx'] } } }] },
     ],
     anyOf: [
       { not: { required: ['sheets'] } },

@@ -1244,7 +1244,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1303,7 +1303,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1360,7 +1360,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1415,7 +1415,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1465,7 +1465,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1588,7 +1588,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1647,7 +1647,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1704,7 +1704,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1763,7 +1763,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1936,7 +1936,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1993,7 +1993,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2043,7 +2043,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2160,7 +2160,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2219,7 +2219,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2330,7 +2330,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2389,7 +2389,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2507,7 +2507,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2557,7 +2557,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2580,6 +2580,19 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     callback?: string;
+                    /** @description excel only: up to 8 native charts over each file's data rows of the sheet. category and series name columns: a template leaf's name, else the keys of the source's rows (checked against the template when the request has one, else when the source first answers). */
+                    charts?: {
+                        category: string;
+                        /**
+                         * @default right
+                         * @enum {string}
+                         */
+                        place?: "right" | "below" | "sheet";
+                        series: string[];
+                        title?: string;
+                        /** @enum {string} */
+                        type: "column" | "bar" | "line" | "pie" | "area";
+                    }[];
                     /**
                      * @description csv and jsonl only: the file is gzip- or zstd-compressed and its name gains .gz / .zst.
                      * @enum {string}
@@ -2631,6 +2644,19 @@ export interface operations {
                     /** @default 3 */
                     priority?: number;
                     sheets?: {
+                        /** @description excel only: up to 8 native charts over each file's data rows of the sheet. category and series name columns: a template leaf's name, else the keys of the source's rows (checked against the template when the request has one, else when the source first answers). */
+                        charts?: {
+                            category: string;
+                            /**
+                             * @default right
+                             * @enum {string}
+                             */
+                            place?: "right" | "below" | "sheet";
+                            series: string[];
+                            title?: string;
+                            /** @enum {string} */
+                            type: "column" | "bar" | "line" | "pie" | "area";
+                        }[];
                         footer?: {
                             [key: string]: string | number | boolean | null | unknown;
                         } | ({
@@ -2725,7 +2751,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2784,7 +2810,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2841,7 +2867,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2942,7 +2968,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3016,7 +3042,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3090,7 +3116,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3149,7 +3175,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3204,7 +3230,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3229,6 +3255,19 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     callback?: string;
+                    /** @description excel only: up to 8 native charts over each file's data rows of the sheet. category and series name columns: a template leaf's name, else the keys of the source's rows (checked against the template when the request has one, else when the source first answers). */
+                    charts?: {
+                        category: string;
+                        /**
+                         * @default right
+                         * @enum {string}
+                         */
+                        place?: "right" | "below" | "sheet";
+                        series: string[];
+                        title?: string;
+                        /** @enum {string} */
+                        type: "column" | "bar" | "line" | "pie" | "area";
+                    }[];
                     /**
                      * @description csv and jsonl only: the file is gzip- or zstd-compressed and its name gains .gz / .zst.
                      * @enum {string}
@@ -3270,6 +3309,19 @@ export interface operations {
                     /** @default 3 */
                     priority?: number;
                     sheets?: {
+                        /** @description excel only: up to 8 native charts over each file's data rows of the sheet. category and series name columns: a template leaf's name, else the keys of the source's rows (checked against the template when the request has one, else when the source first answers). */
+                        charts?: {
+                            category: string;
+                            /**
+                             * @default right
+                             * @enum {string}
+                             */
+                            place?: "right" | "below" | "sheet";
+                            series: string[];
+                            title?: string;
+                            /** @enum {string} */
+                            type: "column" | "bar" | "line" | "pie" | "area";
+                        }[];
                         footer?: {
                             [key: string]: string | number | boolean | null | unknown;
                         } | ({
@@ -3370,7 +3422,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3438,7 +3490,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3506,7 +3558,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3565,7 +3617,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3652,7 +3704,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3720,7 +3772,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3788,7 +3840,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3856,7 +3908,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3909,7 +3961,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3932,6 +3984,19 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     callback?: string;
+                    /** @description excel only: up to 8 native charts over each file's data rows of the sheet. category and series name columns: a template leaf's name, else the keys of the source's rows (checked against the template when the request has one, else when the source first answers). */
+                    charts?: {
+                        category: string;
+                        /**
+                         * @default right
+                         * @enum {string}
+                         */
+                        place?: "right" | "below" | "sheet";
+                        series: string[];
+                        title?: string;
+                        /** @enum {string} */
+                        type: "column" | "bar" | "line" | "pie" | "area";
+                    }[];
                     /**
                      * @description csv and jsonl only: the file is gzip- or zstd-compressed and its name gains .gz / .zst.
                      * @enum {string}
@@ -3975,6 +4040,19 @@ export interface operations {
                     /** @default 20 */
                     rows?: number;
                     sheets?: {
+                        /** @description excel only: up to 8 native charts over each file's data rows of the sheet. category and series name columns: a template leaf's name, else the keys of the source's rows (checked against the template when the request has one, else when the source first answers). */
+                        charts?: {
+                            category: string;
+                            /**
+                             * @default right
+                             * @enum {string}
+                             */
+                            place?: "right" | "below" | "sheet";
+                            series: string[];
+                            title?: string;
+                            /** @enum {string} */
+                            type: "column" | "bar" | "line" | "pie" | "area";
+                        }[];
                         footer?: {
                             [key: string]: string | number | boolean | null | unknown;
                         } | ({
@@ -4072,7 +4150,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Or the export, as asked, cannot be made of this data (render_failed: a value that does not fit its column's type, the message naming row and column). Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Or the export, as asked, cannot be made of this data (render_failed: a value that does not fit its column's type, the message naming row and column). Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4124,6 +4202,19 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     callback?: string;
+                    /** @description excel only: up to 8 native charts over each file's data rows of the sheet. category and series name columns: a template leaf's name, else the keys of the source's rows (checked against the template when the request has one, else when the source first answers). */
+                    charts?: {
+                        category: string;
+                        /**
+                         * @default right
+                         * @enum {string}
+                         */
+                        place?: "right" | "below" | "sheet";
+                        series: string[];
+                        title?: string;
+                        /** @enum {string} */
+                        type: "column" | "bar" | "line" | "pie" | "area";
+                    }[];
                     /**
                      * @description csv and jsonl only: the file is gzip- or zstd-compressed and its name gains .gz / .zst.
                      * @enum {string}
@@ -4165,6 +4256,19 @@ export interface operations {
                     /** @default 3 */
                     priority?: number;
                     sheets?: {
+                        /** @description excel only: up to 8 native charts over each file's data rows of the sheet. category and series name columns: a template leaf's name, else the keys of the source's rows (checked against the template when the request has one, else when the source first answers). */
+                        charts?: {
+                            category: string;
+                            /**
+                             * @default right
+                             * @enum {string}
+                             */
+                            place?: "right" | "below" | "sheet";
+                            series: string[];
+                            title?: string;
+                            /** @enum {string} */
+                            type: "column" | "bar" | "line" | "pie" | "area";
+                        }[];
                         footer?: {
                             [key: string]: string | number | boolean | null | unknown;
                         } | ({
@@ -4287,7 +4391,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Or the export, as asked, cannot be made of this data (render_failed: a value that does not fit its column's type, the message naming row and column). Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Or the export, as asked, cannot be made of this data (render_failed: a value that does not fit its column's type, the message naming row and column). Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -2,6 +2,7 @@
 // cells, formats and fills, so the first rows look as the export will lay them out.
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { PreviewFile } from './api.js';
+import { ChartSvg } from './chart-svg.js';
 import { parseCsv } from './csv.js';
 import { useWords } from './i18n.js';
 import { type Cell, parseXlsx, type Sheet } from './xlsx.js';
@@ -46,6 +47,13 @@ export function PreviewView({ file }: { file: PreviewFile }) {
       {sheets?.map((s) => (
         <div class="sheet" key={s.name} tabIndex={0} role="region" aria-label={s.name}>
           {sheets.length > 1 && <h3>{s.name}</h3>}
+          {s.charts?.length ? (
+            <div class="charts">
+              {s.charts.map((c, i) => (
+                <ChartSvg key={i} chart={c} />
+              ))}
+            </div>
+          ) : null}
           <table>
             <tbody>
               {s.rows.map((r, i) => (

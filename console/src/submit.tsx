@@ -1,8 +1,9 @@
 // The submit form (POST /v1/tasks) with a preview of the first rows (POST /v1/tasks/preview).
 // The operator defaults to the last one typed here (localStorage), as the API requires one.
 import { useState } from 'preact/hooks';
+import { chartsProblem } from './charts.js';
 import { post, preview, type PreviewFile } from './api.js';
-import { useWords } from './i18n.js';
+import { useWords, type Words } from './i18n.js';
 import { PreviewView } from './preview.js';
 import { TemplateColumns, templateOf } from './template-columns.js';
 import type { Task } from './types.js';
@@ -10,20 +11,40 @@ import type { Task } from './types.js';
 /** The types a file compressor may wrap; Parquet and xlsx are compressed inside already. */
 const COMPRESSIBLE = ['csv', 'jsonl'];
 
-function bodyOf(form: HTMLFormElement): Record<string, unknown> {
+function bodyOf(form: HTMLFormElement, w: Words): Record<string, unknown> {
   const data = new FormData(form);
   const text = (k: string) => String(data.get(k) ?? '').trim();
   const body: Record<string, unknown> = { source_url: text('source_url'), operator_id: text('operator_id'), type: text('type') };
   if (text('file_name')) body.file_name = text('file_name');
   if (text('title') && body.type === 'excel') body.title = text('title');
+  // Checked as typed (checkJson); the API checks the rest.
+  if (text('template') && body.type === 'excel') body.template = JSON.parse(text('template'));
+  if (text('charts') && body.type === 'excel') body.charts = JSON.parse(text('charts'));
   if (text('compression') && COMPRESSIBLE.includes(String(body.type))) body.compression = text('compression');
   if (text('page_size')) body.page_size = Number(text('page_size'));
   if (text('priority')) body.priority = Number(text('priority'));
-  const template = templateOf(form);
-  if (template) body.template = template;
+  // Two ways to give a template: the column rows (any type, with masks) or the JSON (Excel's full layout).
+  const columns = templateOf(form);
+  if (columns && body.template) throw new Error(w.templateTwice);
+  if (columns) body.template = columns;
   localStorage.setItem('dc.operator', text('operator_id'));
   return body;
 }
+
+const jsonProblem = (text: string) => {
+  try {
+    if (text.trim()) JSON.parse(text);
+    return null;
+  } catch {
+    return 'not valid JSON';
+  }
+};
+
+/** A JSON field's own check, shown by the browser when the form is sent (reportValidity). */
+const checkJson = (problem: (text: string) => string | null) => (e: Event) => {
+  const el = e.currentTarget as HTMLTextAreaElement;
+  el.setCustomValidity(problem(el.value) ?? '');
+};
 
 export function SubmitPanel({ onSubmitted }: { onSubmitted: (t: Task) => void }) {
   const w = useWords();
@@ -40,9 +61,9 @@ export function SubmitPanel({ onSubmitted }: { onSubmitted: (t: Task) => void })
     setBusy(true);
     setMessage(null);
     try {
-      if (previewOnly) setShown(await preview({ ...bodyOf(form), rows: 20 }));
+      if (previewOnly) setShown(await preview({ ...bodyOf(form, w), rows: 20 }));
       else {
-        const { status, json } = await post<Task>('/v1/tasks', bodyOf(form));
+        const { status, json } = await post<Task>('/v1/tasks', bodyOf(form, w));
         onSubmitted(json);
         setMessage({ error: false, text: status === 200 ? w.deduplicated(json.task_id) : w.submitted(json.task_id) });
       }
@@ -99,6 +120,14 @@ export function SubmitPanel({ onSubmitted }: { onSubmitted: (t: Task) => void })
         <label>
           <span>{w.fileTitle}</span>
           <input name="title" disabled={type !== 'excel'} maxLength={200} />
+        </label>
+        <label class="wide">
+          <span>{w.template}</span>
+          <textarea name="template" rows={3} disabled={type !== 'excel'} maxLength={100_000} spellcheck={false} placeholder='[{"name": "month", "title": "Month"}, {"name": "amount", "title": "Amount", "type": "money"}]' onInput={checkJson(jsonProblem)} />
+        </label>
+        <label class="wide">
+          <span>{w.charts}</span>
+          <textarea name="charts" rows={3} disabled={type !== 'excel'} maxLength={20_000} spellcheck={false} placeholder='[{"type": "column", "title": "Amount by month", "category": "month", "series": ["amount"], "place": "right"}]' onInput={checkJson(chartsProblem)} />
         </label>
         <label>
           <span>{w.pageSize}</span>

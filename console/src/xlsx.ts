@@ -1,6 +1,7 @@
 // An xlsx preview as tables the page can show: each worksheet's cells with their merges (the
 // template's header tree), number formats, bold and fill, read from the file the API rendered —
 // so the page shows exactly what the export will hold, without a spreadsheet library.
+import { cellValues, type ChartData, readChart } from './charts.js';
 import { unzip } from './unzip.js';
 
 export interface Cell {
@@ -15,6 +16,8 @@ export interface Cell {
 export interface Sheet {
   name: string;
   rows: (Cell | null)[][]; // null: covered by a merge
+  /** The sheet's charts (a chart sheet has only these). */
+  charts?: ChartData[];
 }
 
 interface Look {
@@ -96,15 +99,43 @@ function readSheet(doc: Document, name: string, styleOf: Look[]): Sheet {
   return { name, rows };
 }
 
+/** A part's relationship targets of one type, as paths in the zip, in rId order. */
+function related(files: Map<string, Uint8Array>, part: string, type: string): string[] {
+  const slash = part.lastIndexOf('/');
+  const rels = files.get(`${part.slice(0, slash)}/_rels/${part.slice(slash + 1)}.rels`);
+  if (!rels) return [];
+  const base = part.slice(0, slash).split('/');
+  return all(xml(rels), 'Relationship')
+    .filter((r) => r.getAttribute('Type')?.endsWith(`/${type}`))
+    .sort((a, b) => Number(a.getAttribute('Id')?.slice(3)) - Number(b.getAttribute('Id')?.slice(3)))
+    .map((r) => {
+      const parts = [...base];
+      for (const seg of (r.getAttribute('Target') ?? '').split('/')) {
+        if (seg === '..') parts.pop();
+        else parts.push(seg);
+      }
+      return parts.join('/');
+    });
+}
+
 export async function parseXlsx(bytes: Uint8Array): Promise<Sheet[]> {
   const files = await unzip(bytes);
   const book = xml(files.get('xl/workbook.xml'));
   const rels = xml(files.get('xl/_rels/workbook.xml.rels'));
   const target = new Map(all(rels, 'Relationship').map((r) => [r.getAttribute('Id'), r.getAttribute('Target') ?? '']));
   const styleOf = looks(xml(files.get('xl/styles.xml')));
-  return all(book, 'sheet').map((s) => {
+  const parts = all(book, 'sheet').map((s) => {
     const rid = s.getAttribute('r:id') ?? s.getAttributeNS('http://schemas.openxmlformats.org/officeDocument/2006/relationships', 'id');
-    const path = `xl/${(target.get(rid) ?? '').replace(/^\/?xl\//, '')}`;
-    return readSheet(xml(files.get(path)), s.getAttribute('name') ?? '', styleOf);
+    return { name: s.getAttribute('name') ?? '', path: `xl/${(target.get(rid) ?? '').replace(/^\/?xl\//, '')}` };
+  });
+  const docs = parts.map((p) => xml(files.get(p.path)));
+  const cells = new Map(parts.map((p, i) => [p.name, cellValues(docs[i]!)]));
+  return parts.map((p, i) => {
+    const charts = related(files, p.path, 'drawing')
+      .flatMap((d) => related(files, d, 'chart'))
+      .map((c) => readChart(xml(files.get(c)), cells))
+      .filter((c): c is ChartData => c !== null);
+    const sheet = p.path.includes('/chartsheets/') ? { name: p.name, rows: [] } : readSheet(docs[i]!, p.name, styleOf);
+    return { ...sheet, charts };
   });
 }

@@ -38,6 +38,7 @@ const en: MailWords = {
     render_failed: "a value in the data does not fit its column's type.",
     storage_failed: 'the file could not be stored.',
     template_invalid: 'the export template is not valid.',
+    chart_column_unknown: 'a chart names a column the table does not have.',
     export_too_large: 'the export is larger than the service allows.',
     destination_auth_failed: 'the destination (a bucket or an SFTP server) refused our credentials.',
     destination_bucket_missing: "the destination bucket, or the SFTP server's directory, does not exist.",

@@ -7,7 +7,9 @@ import type { SheetLayout } from '../../model/task-options.js';
 import type { MaskPlan } from '../../model/mask.js';
 import { rowColumns, templateColumns, type Column } from '../formats/columns.js';
 import { maskPlan } from '../formats/mask/plan.js';
+import { sheetCharts } from '../formats/charts.js';
 import { checkExcelLayout, templateOf } from '../formats/excel-layout.js';
+import { buildLayout } from '../formats/template/layout.js';
 import { checkPartsAhead, type SplitLimits } from '../formats/split.js';
 import type { SourcePage } from '../source/client.js';
 import { keys } from './keys.js';
@@ -46,6 +48,8 @@ export function metaFromProbe(first: SourcePage, task: ProbedSheet, maxRows: num
   if (first.total > 0 && columns.length === 0) {
     throw new DomainError('source_bad_response', 'the source reported rows but its first answer has neither a template nor a row to take columns from');
   }
+  // Charts name the columns the source's answer decides (its template or its rows' keys): checked here, before any fetch.
+  if (task.type === 'excel' && task.options.charts !== undefined && first.total > 0) sheetCharts(task.options.charts, buildLayout(templateOf(template), columns));
   return { total: first.total, pageSize: task.pageSize, columns, template, header: first.header, footer: first.footer, ...(Object.keys(masks).length ? { masks } : {}) };
 }
 

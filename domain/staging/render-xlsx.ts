@@ -5,6 +5,7 @@ import type { RenderedFile } from '../../model/activities.js';
 import { DomainError } from '../errors.js';
 import { pageCount } from '../../model/plan.js';
 import type { Storage } from '../../platform/storage/index.js';
+import { sheetCharts } from '../formats/charts.js';
 import { areaOf, templateOf } from '../formats/excel-layout.js';
 import { resolveSplit } from '../formats/split.js';
 import { buildLayout } from '../formats/template/layout.js';
@@ -13,7 +14,7 @@ import { readMeta, type SourceMeta } from './meta.js';
 import { storeParts } from './outputs.js';
 import { orderedPieces } from './pieces.js';
 import type { RenderDeps, RenderJob } from './render-csv.js';
-import { taskSheets } from './sheets.js';
+import { sheetLabel, taskSheets } from './sheets.js';
 import { tempPath } from './tmp.js';
 
 /**
@@ -77,7 +78,8 @@ const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v : undefined)
 export async function renderXlsx({ storage, dataDir, maxParts }: RenderDeps, { task, settings, onProgress, signal, rowsPerSheet }: RenderJob): Promise<RenderedFile[]> {
   const limits = resolveSplit('excel', task.options, settings, maxParts);
   const sheets: SheetInput[] = [];
-  for (const [i, spec] of taskSheets(task).entries()) {
+  const specs = taskSheets(task);
+  for (const [i, spec] of specs.entries()) {
     const meta = await readMeta(storage, task.id, i);
     const layout = buildLayout(templateOf(meta.template), meta.columns);
     sheets.push({
@@ -86,6 +88,8 @@ export async function renderXlsx({ storage, dataDir, maxParts }: RenderDeps, { t
       summary: text(spec.options.summary),
       header: areaOf('header', meta.header, spec.options.header),
       footer: areaOf('footer', meta.footer, spec.options.footer),
+      // An empty sheet draws no chart (and may have no columns to name).
+      charts: meta.total > 0 ? sheetCharts(spec.options.charts, layout, sheetLabel(specs, i)) : [],
       pages: stagedPages(storage, task.id, i, meta, signal),
       name: spec.name,
       // With row headers the source's total counts groups, not rows.

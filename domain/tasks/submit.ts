@@ -27,6 +27,8 @@ export interface SubmitInput {
   template?: unknown;
   header?: unknown;
   footer?: unknown;
+  /** Excel: charts over the sheet's rows (domain/formats/charts.ts). */
+  charts?: unknown;
   /** An Excel workbook of several sheets; source_url is then the first sheet's. */
   sheets?: StoredSheet[] | undefined;
   max_file_rows?: number | undefined;
@@ -154,6 +156,7 @@ export function newTask(project: ProjectRow, input: SubmitInput, requestHash: st
       template: input.template,
       header: input.header,
       footer: input.footer,
+      charts: input.charts,
       sheets: input.sheets,
       max_file_rows: input.max_file_rows,
       max_file_bytes: input.max_file_bytes,

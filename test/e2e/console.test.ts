@@ -128,6 +128,21 @@ describe('web console', () => {
     await merged.waitFor();
     expect(await merged.getAttribute('colspan')).toBe('6');
     expect(await page.locator('.preview td', { hasText: /^来源方式$/ }).getAttribute('rowspan')).toBe('3');
+
+    // Charts typed into the form: a malformed one is refused by the form itself; a good one is drawn from the preview's rows.
+    const charts = page.locator('#submit-form').getByLabel('Charts (Excel, JSON)');
+    await charts.fill('[{"type": "radar", "category": "source", "series": ["pay_money"]}]');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    expect(await charts.evaluate((el) => (el as unknown as { validationMessage: string }).validationMessage)).toBe('chart 1: type is one of column, bar, line, pie, area');
+    await charts.fill('[{"type": "column", "title": "Paid by source", "category": "source", "series": ["pay_money", "recharge_money"]}]');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    const svg = page.locator('.preview svg.chart');
+    await svg.waitFor();
+    expect(await svg.locator('.chart-title').textContent()).toBe('Paid by source');
+    // 20 rows of two series, and the legend's two swatches, named by the columns' titles.
+    expect(await svg.locator('rect').count()).toBe(42);
+    expect(await svg.locator('.legend text').allTextContents()).toEqual(['付款金额', '充值金额']);
+    await charts.fill('');
     await page.setViewportSize({ width: 390, height: 844 }); // the wide table scrolls in its frame, not the page
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await page.setViewportSize({ width: 1280, height: 800 });

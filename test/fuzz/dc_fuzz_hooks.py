@@ -9,12 +9,13 @@ idempotency_key_reused), a schedule's cron expression and time zone (judged by T
 parser and the ICU time-zone database; the document gives their form, not their grammar) and its
 `every` (the document's pattern gives its form, its description the bounds of 1 minute to 366
 days, which a regular expression can state only unreadably), a backfill's range (end after
-start and not in the future, and at most 1,000 due times: rules between two fields and the clock), and a
+start and not in the future, and at most 1,000 due times: rules between two fields and the clock), a
 task's template (its nodes and conditions, docs/excel.md: refused with 422 naming
-the node). For schema-valid (positive) cases only, these are filled with values the service's
+the node), and its charts (their column names must be the table's, the template's or the source's:
+422 chart_column_unknown). For schema-valid (positive) cases only, these are filled with values the service's
 state accepts: the test's own source (DC_FUZZ_SOURCE_URL, on the project's source_hosts, never a
 host outside this machine) as every source and callback URL, a fresh Idempotency-Key, no cursor,
-addresses at the project's one e-mail domain (example.com) as notify_email, a daily cron in UTC, an hourly `every`, a backfill of three past hours, and no template; a
+addresses at the project's one e-mail domain (example.com) as notify_email, a daily cron in UTC, an hourly `every`, a backfill of three past hours, and no template or charts; a
 destination's endpoint is the source's origin (on the project's destination_hosts), an SFTP
 destination's host and port the source's, with a password and no private key (a key must parse as
 one, and exactly one of the two is given: rules between fields and of a format no schema states), and a task or
@@ -29,7 +30,7 @@ from schemathesis.generation.modes import GenerationMode
 
 SOURCE = os.environ["DC_FUZZ_SOURCE_URL"]
 ORIGIN = "/".join(SOURCE.split("/")[:3])
-LAYOUT_RULES = ("template",)
+LAYOUT_RULES = ("template", "charts")
 
 
 def _fill(body):

@@ -17,26 +17,38 @@ const CT = 'application/vnd.openxmlformats-officedocument.spreadsheetml';
 const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 const RELS_NS = 'http://schemas.openxmlformats.org/package/2006/relationships';
 
-const sheetIds = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+/** What entry i of the workbook is: a worksheet (xl/worksheets/sheet<i>.xml) or a chart sheet (xl/chartsheets/sheet<i>.xml). */
+type SheetKind = 'worksheet' | 'chartsheet';
+const sheetPath = (kind: SheetKind, i: number) => `${kind}s/sheet${i}.xml`;
+const DRAWING_CT = 'application/vnd.openxmlformats-officedocument.drawing+xml';
+const CHART_CT = 'application/vnd.openxmlformats-officedocument.drawingml.chart+xml';
+const count = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
-const contentTypes = (sheets: number) =>
+const contentTypes = (kinds: SheetKind[], drawings: number, charts: number) =>
   `${XML_HEAD}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
   '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>' +
   '<Default Extension="xml" ContentType="application/xml"/>' +
   `<Override PartName="/xl/workbook.xml" ContentType="${CT}.sheet.main+xml"/>` +
-  sheetIds(sheets).map((i) => `<Override PartName="/xl/worksheets/sheet${i}.xml" ContentType="${CT}.worksheet+xml"/>`).join('') +
+  kinds.map((k, i) => `<Override PartName="/xl/${sheetPath(k, i + 1)}" ContentType="${CT}.${k}+xml"/>`).join('') +
+  count(drawings).map((i) => `<Override PartName="/xl/drawings/drawing${i}.xml" ContentType="${DRAWING_CT}"/>`).join('') +
+  count(charts).map((i) => `<Override PartName="/xl/charts/chart${i}.xml" ContentType="${CHART_CT}"/>`).join('') +
   `<Override PartName="/xl/styles.xml" ContentType="${CT}.styles+xml"/>` +
   '</Types>';
 const rootRels = `${XML_HEAD}<Relationships xmlns="${RELS_NS}"><Relationship Id="rId1" Type="${REL}/officeDocument" Target="xl/workbook.xml"/></Relationships>`;
-// Worksheet i is rId<i>; the styles come after them.
-const workbookRels = (sheets: number) =>
+// Sheet i is rId<i>; the styles come after them.
+const workbookRels = (kinds: SheetKind[]) =>
   `${XML_HEAD}<Relationships xmlns="${RELS_NS}">` +
-  sheetIds(sheets).map((i) => `<Relationship Id="rId${i}" Type="${REL}/worksheet" Target="worksheets/sheet${i}.xml"/>`).join('') +
-  `<Relationship Id="rId${sheets + 1}" Type="${REL}/styles" Target="styles.xml"/></Relationships>`;
+  kinds.map((k, i) => `<Relationship Id="rId${i + 1}" Type="${REL}/${k}" Target="${sheetPath(k, i + 1)}"/>`).join('') +
+  `<Relationship Id="rId${kinds.length + 1}" Type="${REL}/styles" Target="styles.xml"/></Relationships>`;
 const workbook = (names: string[]) =>
   `${XML_HEAD}<workbook xmlns="${NS_MAIN}" xmlns:r="${NS_REL}"><bookViews><workbookView/></bookViews><sheets>` +
   names.map((name, i) => `<sheet name="${esc(name)}" sheetId="${i + 1}" r:id="rId${i + 1}"/>`).join('') +
   '</sheets></workbook>';
+const rels = (targets: { type: string; target: string }[]) =>
+  `${XML_HEAD}<Relationships xmlns="${RELS_NS}">` + targets.map((t, i) => `<Relationship Id="rId${i + 1}" Type="${REL}/${t.type}" Target="${t.target}"/>`).join('') + '</Relationships>';
+// A chart sheet shows its drawing (one chart) fitted to the window.
+const chartsheet = `${XML_HEAD}<chartsheet xmlns="${NS_MAIN}" xmlns:r="${NS_REL}"><sheetPr/><sheetViews><sheetView zoomToFit="1" workbookViewId="0"/></sheetViews>` +
+  '<pageMargins left="0.5" right="0.5" top="0.75" bottom="0.75" header="0.3" footer="0.3"/><drawing r:id="rId1"/></chartsheet>';
 
 /**
  * Upper bound of what close() still adds after the last worksheet: the workbook, its
@@ -62,6 +74,9 @@ export class XlsxPackage {
   private readonly streams: PassThrough[] = [];
   private sheet: PassThrough | null = null;
   private readonly names: string[] = [];
+  private readonly kinds: SheetKind[] = [];
+  private drawings = 0;
+  private charts = 0;
   private pending = '';
   /** Uncompressed worksheet bytes handed to the compressor so far. */
   sheetBytes = 0;
@@ -103,6 +118,7 @@ export class XlsxPackage {
     if (this.sheet) throw new Error('the previous worksheet is still open');
     const sheet = new PassThrough({ highWaterMark: CHUNK });
     this.names.push(name);
+    this.kinds.push('worksheet');
     this.streams.push(sheet);
     sheet.once('end', () => this.streams.splice(this.streams.indexOf(sheet), 1));
     this.zip.addReadStream(sheet, `xl/worksheets/sheet${this.names.length}.xml`, { mtime: this.opts.mtime, compressionLevel: this.opts.level });
@@ -134,13 +150,47 @@ export class XlsxPackage {
     this.sheet = null;
   }
 
+  /**
+   * Gives the worksheet just ended (its XML names drawing rId1) a drawing of these charts, chart i
+   * as the drawing's rId<i>. Small parts, added while yazl still reads the worksheet: they follow it.
+   */
+  addDrawing(drawingXml: string, chartXmls: string[]): void {
+    const sheet = this.names.length;
+    this.addSmall(rels([{ type: 'drawing', target: `../drawings/drawing${this.drawings + 1}.xml` }]), `xl/worksheets/_rels/sheet${sheet}.xml.rels`);
+    this.addCharts(drawingXml, chartXmls);
+  }
+
+  /** A chart sheet named `name` after the sheets so far, showing one chart. */
+  addChartsheet(name: string, drawingXml: string, chartXml: string): void {
+    if (this.sheet) throw new Error('the previous worksheet is still open');
+    this.names.push(name);
+    this.kinds.push('chartsheet');
+    const i = this.names.length;
+    this.addSmall(chartsheet, `xl/${sheetPath('chartsheet', i)}`);
+    this.addSmall(rels([{ type: 'drawing', target: `../drawings/drawing${this.drawings + 1}.xml` }]), `xl/chartsheets/_rels/sheet${i}.xml.rels`);
+    this.addCharts(drawingXml, [chartXml]);
+  }
+
+  private addCharts(drawingXml: string, chartXmls: string[]): void {
+    const d = ++this.drawings;
+    const first = this.charts + 1;
+    this.charts += chartXmls.length;
+    this.addSmall(drawingXml, `xl/drawings/drawing${d}.xml`);
+    this.addSmall(rels(chartXmls.map((_, k) => ({ type: 'chart', target: `../charts/chart${first + k}.xml` }))), `xl/drawings/_rels/drawing${d}.xml.rels`);
+    chartXmls.forEach((xml, k) => this.addSmall(xml, `xl/charts/chart${first + k}.xml`));
+  }
+
+  private addSmall(xml: string, name: string): void {
+    this.zip.addBuffer(Buffer.from(xml), name, { mtime: this.opts.mtime, compressionLevel: 6 });
+  }
+
   async close(): Promise<{ bytes: number; sha256: string }> {
     if (this.sheet) await this.endSheet();
     const entry = { mtime: this.opts.mtime, compressionLevel: 6 };
     this.zip.addBuffer(Buffer.from(workbook(this.names)), 'xl/workbook.xml', entry);
-    this.zip.addBuffer(Buffer.from(workbookRels(this.names.length)), 'xl/_rels/workbook.xml.rels', entry);
+    this.zip.addBuffer(Buffer.from(workbookRels(this.kinds)), 'xl/_rels/workbook.xml.rels', entry);
     this.zip.addBuffer(Buffer.from(rootRels), '_rels/.rels', entry);
-    this.zip.addBuffer(Buffer.from(contentTypes(this.names.length)), '[Content_Types].xml', entry);
+    this.zip.addBuffer(Buffer.from(contentTypes(this.kinds, this.drawings, this.charts)), '[Content_Types].xml', entry);
     this.zip.end();
     await this.done;
     return { bytes: this.meter.bytes, sha256: this.meter.digest() };

@@ -1,6 +1,7 @@
 // One worksheet in one part: title, summary, header area, table header, data rows, footer area, merges.
 // Data rows are turned into XML as they come and handed to the package at once; only the merge
 // list (title/areas/header plus row-title merges) is held until the end of the part.
+import type { SheetChart } from '../charts.js';
 import { ownValue } from '../own.js';
 import type { AreaCell } from '../template/areas.js';
 import type { Run } from '../template/html.js';
@@ -25,6 +26,18 @@ export interface SheetContent {
   footer: AreaCell[][];
   /** Freeze the panes below the table header (when the rows above it are not too tall). */
   freeze: boolean;
+  /** Charts over each part's data rows (chart-parts.ts). */
+  charts: SheetChart[];
+}
+
+/** Where a closed sheet part's rows are, 0-based: what its charts refer to and sit beside. */
+export interface PartRows {
+  /** The first row of the table header. */
+  tableTop: number;
+  firstData: number;
+  dataRows: number;
+  /** The row after the footer. */
+  end: number;
 }
 
 const FORMULA_START = /^[=+\-@]/;
@@ -46,6 +59,8 @@ export class SheetPlan {
   readonly rowAttr: string;
   readonly firstTitleCol: number;
   readonly footerBytes: number;
+  /** Upper bound of the chart parts' bytes, uncompressed, with their zip entries and names in the workbook. */
+  readonly chartBytes: number;
 
   constructor(readonly content: SheetContent) {
     const { layout, looks } = content;
@@ -63,6 +78,7 @@ export class SheetPlan {
     this.firstTitleCol = layout.columns.findIndex((c) => c.key === null);
     // Upper bound of the footer rows' XML: escaping and UTF-8 make a character at most 6 bytes.
     this.footerBytes = content.footer.flat().reduce((n, c) => n + 120 * c.span + 6 * String(c.text ?? '').length, 0);
+    this.chartBytes = content.charts.reduce((n, c) => n + 8192 + 2048 * c.series.length, 0);
   }
 
   /** Upper bound of the prelude's bytes (UTF-8 is at most 3 bytes a UTF-16 unit): can a part still take this sheet? */
@@ -88,7 +104,7 @@ export class SheetPart {
   /** Bytes the rest of this part still needs at most (footer, merges, closing tags), uncompressed. */
   get tailBytes(): number {
     // A mergeCell element is at most 41 bytes ("XFD1048576:XFD1048576").
-    return 1024 + this.plan.footerBytes + this.merges.length * 48;
+    return 1024 + this.plan.footerBytes + this.merges.length * 48 + this.plan.chartBytes;
   }
 
   private merge(r1: number, c1: number, r2: number, c2: number): void {
@@ -194,15 +210,19 @@ export class SheetPart {
     return this.pkg!.write(`${xml}</row>`);
   }
 
-  async close(): Promise<void> {
+  /** Ends the worksheet's XML; `drawing`: it names its drawing (rId1), the charts beside its rows. */
+  async close(drawing = false): Promise<PartRows> {
     this.titles?.closeFrom(0, this.row - 1);
     const c = this.plan.content;
+    const firstData = this.row - this.dataRows;
+    const rows = { tableTop: firstData - c.layout.headerRows, firstData, dataRows: this.dataRows };
     for (const cells of c.footer) await this.pkg!.write(this.areaRow(cells));
     const merges = this.merges.length ? `<mergeCells count="${this.merges.length}">${this.merges.map((m) => `<mergeCell ref="${m}"/>`).join('')}</mergeCells>` : '';
     await this.pkg!.write(
       `</sheetData>${merges}<pageMargins left="0.5" right="0.5" top="0.75" bottom="0.75" header="0.3" footer="0.3"/>` +
-        '<pageSetup orientation="landscape"/></worksheet>',
+        `<pageSetup orientation="landscape"/>${drawing ? '<drawing r:id="rId1"/>' : ''}</worksheet>`,
     );
+    return { ...rows, end: this.row };
   }
 }
 

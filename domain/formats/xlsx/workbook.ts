@@ -9,6 +9,8 @@ import { rm } from 'node:fs/promises';
 import { type Area, layoutArea } from '../template/areas.js';
 import { htmlToRuns } from '../template/html.js';
 import { areaWidth, type SheetLayout } from '../template/layout.js';
+import type { SheetChart } from '../charts.js';
+import { addSheetCharts, hasDrawing } from './chart-parts.js';
 import { Looks } from './looks.js';
 import { columnWidths, summaryHeight } from './measure.js';
 import { trailerBytes, XlsxPackage } from './package.js';
@@ -37,6 +39,8 @@ export interface SheetInput {
   summary?: string | undefined;
   header?: Area | undefined;
   footer?: Area | undefined;
+  /** Charts over each part's rows of this sheet (columns resolved: charts.ts sheetCharts). */
+  charts?: SheetChart[] | undefined;
   /**
    * Pages in order: rows, or (with a row tree) groups of rows. A page may be a lazy iterable (rows
    * parsed as they are read), so that only the row being written is alive; the first page is read
@@ -92,6 +96,7 @@ function content(input: SheetInput, looks: Looks, sample: unknown[]): SheetConte
     footer,
     // Frozen rows that fill the screen would leave no room to scroll the data.
     freeze: aboveRows <= 12 && aboveHeight <= 240,
+    charts: input.charts ?? [],
   };
 }
 
@@ -122,6 +127,9 @@ export async function writeSheets(sheets: SheetInput[], opts: WriteOptions): Pro
   const looks = sheets.map((s) => new Looks(s.layout, styles));
   const stylesXml = styles.toXml();
   const limit = opts.rowsPerSheet ?? Infinity;
+  // Chart sheets yield these names to the worksheets that may come later in a part.
+  const worksheetNames = new Set(sheets.map((s) => s.name.toLowerCase()));
+  const reserved = (name: string) => worksheetNames.has(name.toLowerCase());
   const parts: WrittenPart[] = [];
   let pkg: XlsxPackage | null = null;
   let path = '';
@@ -162,21 +170,25 @@ export async function writeSheets(sheets: SheetInput[], opts: WriteOptions): Pro
         const p = pkg as XlsxPackage;
         const rowsLeft = opts.maxRows - partRows;
         const wholeElsewhere = rows !== undefined && rows > rowsLeft && rows <= maxRows;
-        if (p.sheetCount > 0 && ((rows !== 0 && rowsLeft <= 0) || wholeElsewhere || bytesFull(plan.preludeBytes + plan.footerBytes + 1024))) await closePart();
+        if (p.sheetCount > 0 && ((rows !== 0 && rowsLeft <= 0) || wholeElsewhere || bytesFull(plan.preludeBytes + plan.footerBytes + plan.chartBytes + 1024))) await closePart();
       }
       let piece = 0;
       let sheet: SheetPart | null = null;
+      let pieceName = '';
       const openSheet = async () => {
         if (!pkg) openPart();
         const p = pkg as unknown as XlsxPackage;
         piece++;
-        p.startSheet(uniqueName(piece === 1 ? input.name : continuedName(input.name, piece), (n) => p.hasSheet(n)));
+        pieceName = uniqueName(piece === 1 ? input.name : continuedName(input.name, piece), (n) => p.hasSheet(n));
+        p.startSheet(pieceName);
         sheet = new SheetPart(plan);
         await sheet.open(p);
       };
       const closeSheet = async () => {
-        await sheet!.close();
+        const s = sheet as unknown as SheetPart;
+        const rows = await s.close(hasDrawing(c.charts, s.dataRows));
         await pkg!.endSheet();
+        addSheetCharts(pkg!, pieceName, c.charts, c.layout, rows, reserved);
       };
       const full = () => {
         const s = sheet as unknown as SheetPart;
