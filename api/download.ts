@@ -1,9 +1,15 @@
 import type { Context } from 'hono';
 import { stream } from 'hono/streaming';
 import type { StoredFile, TaskRow } from '../db/schema.js';
+import type { Db } from '../db/client.js';
+import { type DownloadBy, type DownloadVia, recordDownload } from '../domain/downloads/records.js';
+import type { Config } from '../platform/config.js';
 import { contentDisposition, contentTypeOf } from '../platform/http.js';
+import { logger } from '../platform/logger.js';
 import type { Storage } from '../platform/storage/index.js';
 import { DomainError } from '../domain/errors.js';
+import { clientAddress } from './client-address.js';
+import type { AppEnv } from './types.js';
 
 /** The file a plain download gives: the only file, or the zip that holds all parts. */
 export function primaryFile(task: TaskRow): StoredFile | undefined {
@@ -17,23 +23,73 @@ export function assertDownloadable(task: TaskRow): void {
   if (task.status !== 'succeeded') throw new DomainError('not_ready', `the task is ${task.status}; files exist once it has succeeded`);
 }
 
-export async function sendFile(c: Context, storage: Storage, file: StoredFile): Promise<Response> {
+/** What the record of a download needs besides the file: where it goes and who asked (docs/downloads.md). */
+export interface DownloadAudit {
+  db: Db;
+  config: Config;
+  task: TaskRow;
+  via: DownloadVia;
+  by: DownloadBy;
+}
+
+/** Who asked, from the request's credential: the project's key or an operator session's token. */
+export function principalBy(c: Context<AppEnv>): DownloadBy {
+  const p = c.get('principal');
+  if (p.kind === 'operator') return { kind: 'operator', id: p.operatorId, sessionId: p.sessionId };
+  return { kind: 'project', id: c.get('project').id };
+}
+
+/**
+ * The file, streamed; when the response ends (sent whole, or the client went away) the download is
+ * recorded with the bytes handed to the connection. A HEAD answers the headers alone: nothing is
+ * read from the store and nothing is recorded.
+ */
+export async function sendFile(c: Context, storage: Storage, file: StoredFile, audit: DownloadAudit): Promise<Response> {
+  c.header('Content-Type', contentTypeOf(file.name));
+  c.header('Content-Length', String(file.bytes));
+  c.header('Content-Disposition', contentDisposition(file.name));
+  c.header('X-Content-SHA256', file.sha256);
+  if (c.req.method === 'HEAD') return c.body(null);
   let body;
   try {
     body = await storage.getStream(file.key);
   } catch {
     throw new DomainError('expired', 'the file is no longer stored');
   }
-  c.header('Content-Type', contentTypeOf(file.name));
-  c.header('Content-Length', String(file.bytes));
-  c.header('Content-Disposition', contentDisposition(file.name));
-  c.header('X-Content-SHA256', file.sha256);
+  const startedAt = new Date();
+  const ip = clientAddress(c, audit.config);
+  const userAgent = c.req.header('user-agent') ?? '';
   return stream(c, async (s) => {
+    let bytes = 0;
     s.onAbort(() => {
       body.destroy();
     });
-    for await (const chunk of body) await s.write(chunk as Uint8Array);
+    try {
+      for await (const chunk of body) {
+        // A write after the client went away resolves without sending (hono swallows its error).
+        await s.write(chunk as Uint8Array);
+        if (s.aborted) break;
+        bytes += (chunk as Uint8Array).byteLength;
+      }
+    } catch (err) {
+      // The store's stream destroyed by the abort ends the loop with an error: the record says why.
+      if (!s.aborted) logger('download').warn({ err, task_id: audit.task.id }, 'reading a file from the store failed mid-download');
+    } finally {
+      const complete = !s.aborted && bytes === file.bytes;
+      await record(audit, file, { ip, userAgent, bytes, complete, startedAt });
+    }
   });
+}
+
+async function record(audit: DownloadAudit, file: StoredFile, sent: { ip: string; userAgent: string; bytes: number; complete: boolean; startedAt: Date }) {
+  const { task } = audit;
+  try {
+    const fileIndex = task.files.findIndex((f) => f.name === file.name);
+    await recordDownload(audit.db, { taskId: task.id, projectId: task.projectId, fileName: file.name, fileIndex, via: audit.via, by: audit.by, ...sent });
+  } catch (err) {
+    // The file has been sent: a record that could not be written is logged, never the client's error.
+    logger('download').error({ err, task_id: task.id }, 'a download could not be recorded');
+  }
 }
 
 /**

@@ -4,8 +4,8 @@ import { DomainError } from '../../domain/errors.js';
 import { countTasks } from '../../domain/tasks/counts.js';
 import { listTasks } from '../../domain/tasks/queries.js';
 import { submitTask } from '../../domain/tasks/submit.js';
-import { taskJson } from '../../domain/tasks/view.js';
-import { assertDownloadable, primaryFile, sendFile } from '../download.js';
+import { signerFor, taskJson } from '../../domain/tasks/view.js';
+import { assertDownloadable, primaryFile, principalBy, sendFile } from '../download.js';
 import { rateLimitHeaders } from '../errors.js';
 import { scopedFilter, taskView } from '../middleware/operator.js';
 import { ownedTask } from '../middleware/owned-task.js';
@@ -55,7 +55,7 @@ export function tasksApp(ctx: ApiContext) {
     c.set('submitted', created ? 'accepted' : 'deduplicated');
     if (created) c.header('Location', `/v1/tasks/${task.id}`);
     for (const [k, v] of Object.entries(rate ? rateLimitHeaders(rate) : {})) c.header(k, v);
-    return c.json(taskJson(task, ctx.signer), created ? 202 : 200);
+    return c.json(taskJson(task, signerFor(ctx.signer, c.get('project'))), created ? 202 : 200);
   });
 
   const list = createRoute({
@@ -118,7 +118,7 @@ export function tasksApp(ctx: ApiContext) {
     assertDownloadable(task);
     const f = primaryFile(task);
     if (!f) throw new DomainError('expired', 'the task has no file to download');
-    return sendFile(c, ctx.storage, f);
+    return sendFile(c, ctx.storage, f, { db, config: ctx.config, task, via: 'api', by: principalBy(c) });
   });
   return app;
 }

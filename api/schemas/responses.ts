@@ -113,6 +113,7 @@ export const projectSchema = z
     max_schedules: z.number().int(),
     embed_origins: z.array(z.string()).openapi({ description: 'origins that may frame the operator center (CSP frame-ancestors); empty: none' }),
     email_domains: z.array(z.string()).openapi({ description: "domains the tasks' notify_email addresses may be at; empty: none" }),
+    downloads_through_api: z.boolean().openapi({ description: "files[].url is the API's signed link even where direct downloads (presigned bucket URLs) are on, so every download is recorded" }),
     excel_max_file_rows: z.number().int(),
     excel_max_file_bytes: z.number().int(),
     csv_max_file_rows: z.number().int().nullable(),
