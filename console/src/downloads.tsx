@@ -1,4 +1,4 @@
-// The record of downloads in the console (docs/console.md#downloads): a task's, behind a disclosure
+// The record of downloads in the console (docs/console.md#what-it-does): a task's, behind a disclosure
 // in its row (read when opened, not for every row of the list), and on the operator's center the
 // count and latest of the operator's own.
 import { useEffect, useState } from 'preact/hooks';
