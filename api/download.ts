@@ -9,6 +9,7 @@ import { logger } from '../platform/logger.js';
 import type { Storage } from '../platform/storage/index.js';
 import { DomainError } from '../domain/errors.js';
 import { clientAddress } from './client-address.js';
+import { etagOf, rangeOf } from './range.js';
 import type { AppEnv } from './types.js';
 
 /** The file a plain download gives: the only file, or the zip that holds all parts. */
@@ -40,19 +41,29 @@ export function principalBy(c: Context<AppEnv>): DownloadBy {
 }
 
 /**
- * The file, streamed; when the response ends (sent whole, or the client went away) the download is
- * recorded with the bytes handed to the connection. A HEAD answers the headers alone: nothing is
- * read from the store and nothing is recorded.
+ * The file, streamed, or the one byte range a GET asked for (206, api/range.ts); when the response
+ * ends (sent to its end, or the client went away) the download is recorded with the bytes handed
+ * to the connection. A HEAD answers the headers alone: nothing is read and nothing is recorded.
  */
 export async function sendFile(c: Context, storage: Storage, file: StoredFile, audit: DownloadAudit): Promise<Response> {
+  const etag = etagOf(file.sha256);
+  const range = c.req.method === 'GET' && audit.via !== 'sync' ? rangeOf(c.req.header('range'), c.req.header('if-range'), etag, file.bytes) : null;
+  const length = range ? range.end - range.start + 1 : file.bytes;
   c.header('Content-Type', contentTypeOf(file.name));
-  c.header('Content-Length', String(file.bytes));
+  c.header('Content-Length', String(length));
   c.header('Content-Disposition', contentDisposition(file.name));
   c.header('X-Content-SHA256', file.sha256);
+  c.header('ETag', etag);
+  c.header('Accept-Ranges', 'bytes');
+  const contentRange = range ? `bytes ${range.start}-${range.end}/${file.bytes}` : null;
+  if (contentRange) {
+    c.status(206);
+    c.header('Content-Range', contentRange);
+  }
   if (c.req.method === 'HEAD') return c.body(null);
   let body;
   try {
-    body = await storage.getStream(file.key);
+    body = await storage.getStream(file.key, range ?? undefined);
   } catch {
     throw new DomainError('expired', 'the file is no longer stored');
   }
@@ -75,13 +86,14 @@ export async function sendFile(c: Context, storage: Storage, file: StoredFile, a
       // The store's stream destroyed by the abort ends the loop with an error: the record says why.
       if (!s.aborted) logger('download').warn({ err, task_id: audit.task.id }, 'reading a file from the store failed mid-download');
     } finally {
+      // Complete: the whole file went in this answer (a range short of it never does).
       const complete = !s.aborted && bytes === file.bytes;
-      await record(audit, file, { ip, userAgent, bytes, complete, startedAt });
+      await record(audit, file, { ip, userAgent, range: contentRange, bytes, complete, startedAt });
     }
   });
 }
 
-async function record(audit: DownloadAudit, file: StoredFile, sent: { ip: string; userAgent: string; bytes: number; complete: boolean; startedAt: Date }) {
+async function record(audit: DownloadAudit, file: StoredFile, sent: { ip: string; userAgent: string; range: string | null; bytes: number; complete: boolean; startedAt: Date }) {
   const { task } = audit;
   try {
     const fileIndex = task.files.findIndex((f) => f.name === file.name);

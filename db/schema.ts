@@ -278,7 +278,10 @@ export const downloads = pgTable(
     sessionId: text('session_id'),
     ip: text('ip').notNull(),
     userAgent: text('user_agent').notNull(),
+    // A Range answer's part, as its Content-Range says it (`bytes 0-1023/4096`); null: the whole file was asked.
+    range: text('range'),
     bytes: bigint('bytes', { mode: 'number' }).notNull(),
+    // The whole file was sent (a range short of the whole file never is).
     complete: boolean('complete').notNull(),
     startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
     // When the response ended (sent whole, or cut short): the order the lists page in.

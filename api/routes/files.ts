@@ -5,6 +5,7 @@ import { getTask } from '../../domain/tasks/queries.js';
 import type { DownloadBy } from '../../domain/downloads/records.js';
 import { checkLink } from '../../platform/links.js';
 import { assertDownloadable, sendFile } from '../download.js';
+import { rangeHeaders, rangeParameters } from '../range.js';
 import { auth, errors, file, openApiApp, type Responses } from '../openapi.js';
 import type { ApiDeps, AppEnv } from '../types.js';
 
@@ -24,9 +25,11 @@ const route = createRoute({
     query('expires', 'Unix seconds, as signed.'),
     { ...query('by', "The operator session the link was made for (ops_…), as signed; absent on the project's links."), required: false },
     query('sig', 'The signature.'),
+    ...rangeParameters,
   ],
   responses: {
-    200: file('The file, streamed.', { 'X-Content-SHA256': { description: 'SHA-256 of the file (hex).', schema: { type: 'string' } } }),
+    200: file('The file, streamed.', { 'X-Content-SHA256': { description: 'SHA-256 of the file (hex).', schema: { type: 'string' } }, ...rangeHeaders }),
+    206: file('The byte range asked for (Range), streamed.', { 'Content-Range': { description: 'bytes first-last/size', schema: { type: 'string' } }, ...rangeHeaders }),
     ...errors(403, 404, 409, 410),
   } as Responses,
 });

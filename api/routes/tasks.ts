@@ -7,6 +7,7 @@ import { submitTask } from '../../domain/tasks/submit.js';
 import { signerFor, taskJson } from '../../domain/tasks/view.js';
 import { assertDownloadable, primaryFile, principalBy, sendFile } from '../download.js';
 import { rateLimitHeaders } from '../errors.js';
+import { rangeHeaders, rangeParameters } from '../range.js';
 import { scopedFilter, taskView } from '../middleware/operator.js';
 import { ownedTask } from '../middleware/owned-task.js';
 import { countSubmission } from '../middleware/submissions.js';
@@ -108,8 +109,10 @@ export function tasksApp(ctx: ApiContext) {
     security: auth.projectOrOperator,
     middleware: [owned],
     request: { params: taskIdParam },
+    parameters: rangeParameters,
     responses: {
-      200: file('The file, streamed.', { 'X-Content-SHA256': { description: 'SHA-256 of the file (hex).', schema: { type: 'string' } } }),
+      200: file('The file, streamed.', { 'X-Content-SHA256': { description: 'SHA-256 of the file (hex).', schema: { type: 'string' } }, ...rangeHeaders }),
+      206: file('The byte range asked for (Range), streamed.', { 'Content-Range': { description: 'bytes first-last/size', schema: { type: 'string' } }, ...rangeHeaders }),
       ...errors(...keyed, 404, 409, 410),
     } as Responses,
   });

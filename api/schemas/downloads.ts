@@ -39,8 +39,9 @@ export const downloadSchema = z
     via: z.enum(['api', 'link', 'sync']).openapi({ description: 'api: GET /v1/tasks/:id/download; link: a signed link; sync: the answer of POST /v1/tasks/sync.' }),
     ip: z.string().openapi({ description: "The client's address: the connection's peer, or X-Forwarded-For behind a trusted proxy (TRUSTED_PROXIES)." }),
     user_agent: z.string().openapi({ description: 'As sent, at most 512 characters.' }),
+    range: z.string().nullable().openapi({ description: "A Range answer's part, as its Content-Range (bytes 1024-4095/4096); null: the whole file was asked." }),
     bytes: z.number().int().openapi({ description: 'Bytes handed to the connection.' }),
-    complete: z.boolean().openapi({ description: 'The whole file was sent.' }),
+    complete: z.boolean().openapi({ description: 'The whole file was sent in this answer (a range short of the whole file never is).' }),
   })
   .openapi('Download');
 

@@ -848,13 +848,15 @@ export interface components {
             by: components["schemas"]["DownloadBy"];
             /** @description Bytes handed to the connection. */
             bytes: number;
-            /** @description The whole file was sent. */
+            /** @description The whole file was sent in this answer (a range short of the whole file never is). */
             complete: boolean;
             download_id: string;
             /** @description files[].name of the file downloaded. */
             file: string;
             /** @description The client's address: the connection's peer, or X-Forwarded-For behind a trusted proxy (TRUSTED_PROXIES). */
             ip: string;
+            /** @description A Range answer's part, as its Content-Range (bytes 1024-4095/4096); null: the whole file was asked. */
+            range: string | null;
             /** Format: date-time */
             started_at: string;
             task_id: string;
@@ -1909,7 +1911,12 @@ export interface operations {
                 /** @description The signature. */
                 sig: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer: the range is sent only if the file is still that one. */
+                "If-Range"?: string;
+                /** @description One byte range: bytes=first-last, bytes=first- or bytes=-suffix; anything else is ignored (the whole file, 200). */
+                Range?: string;
+            };
             path: {
                 /** @description files[].name */
                 name: string;
@@ -1922,10 +1929,37 @@ export interface operations {
             /** @description The file, streamed. */
             200: {
                 headers: {
+                    /** @description bytes */
+                    "Accept-Ranges"?: string;
                     /** @description attachment; filename*=UTF-8''<name> */
                     "Content-Disposition"?: string;
+                    /** @description The file's SHA-256 in quotes: If-Range takes it. */
+                    ETag?: string;
                     /** @description SHA-256 of the file (hex). */
                     "X-Content-SHA256"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gzip": string;
+                    "application/jsonl": string;
+                    "application/vnd.apache.parquet": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                    "application/zip": string;
+                    "application/zstd": string;
+                    "text/csv": string;
+                };
+            };
+            /** @description The byte range asked for (Range), streamed. */
+            206: {
+                headers: {
+                    /** @description bytes */
+                    "Accept-Ranges"?: string;
+                    /** @description attachment; filename*=UTF-8''<name> */
+                    "Content-Disposition"?: string;
+                    /** @description bytes first-last/size */
+                    "Content-Range"?: string;
+                    /** @description The file's SHA-256 in quotes: If-Range takes it. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3629,7 +3663,12 @@ export interface operations {
     downloadTask: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer: the range is sent only if the file is still that one. */
+                "If-Range"?: string;
+                /** @description One byte range: bytes=first-last, bytes=first- or bytes=-suffix; anything else is ignored (the whole file, 200). */
+                Range?: string;
+            };
             path: {
                 /** @description A task of the caller's project (tsk_…). */
                 task_id: string;
@@ -3641,10 +3680,37 @@ export interface operations {
             /** @description The file, streamed. */
             200: {
                 headers: {
+                    /** @description bytes */
+                    "Accept-Ranges"?: string;
                     /** @description attachment; filename*=UTF-8''<name> */
                     "Content-Disposition"?: string;
+                    /** @description The file's SHA-256 in quotes: If-Range takes it. */
+                    ETag?: string;
                     /** @description SHA-256 of the file (hex). */
                     "X-Content-SHA256"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gzip": string;
+                    "application/jsonl": string;
+                    "application/vnd.apache.parquet": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                    "application/zip": string;
+                    "application/zstd": string;
+                    "text/csv": string;
+                };
+            };
+            /** @description The byte range asked for (Range), streamed. */
+            206: {
+                headers: {
+                    /** @description bytes */
+                    "Accept-Ranges"?: string;
+                    /** @description attachment; filename*=UTF-8''<name> */
+                    "Content-Disposition"?: string;
+                    /** @description bytes first-last/size */
+                    "Content-Range"?: string;
+                    /** @description The file's SHA-256 in quotes: If-Range takes it. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {

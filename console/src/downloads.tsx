@@ -18,6 +18,7 @@ function DownloadList({ items, withFile = false }: { items: Download[]; withFile
           <span class="by">{w.downloadBy[d.by.kind]}{d.by.id ? ` ${d.by.id}` : ''}</span>
           {d.ip && <code class="ip">{d.ip}</code>}
           <span class="size">{bytes(d.bytes)}</span>
+          {d.range && <code class="range">{d.range}</code>}
           {!d.complete && <span class="badge failed">{w.downloadIncomplete}</span>}
         </li>
       ))}

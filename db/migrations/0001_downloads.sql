@@ -10,6 +10,7 @@ CREATE TABLE "downloads" (
 	"session_id" text,
 	"ip" text NOT NULL,
 	"user_agent" text NOT NULL,
+	"range" text,
 	"bytes" bigint NOT NULL,
 	"complete" boolean NOT NULL,
 	"started_at" timestamp with time zone NOT NULL,

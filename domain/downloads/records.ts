@@ -25,6 +25,8 @@ export interface DownloadRecord {
   by: DownloadBy;
   ip: string;
   userAgent: string;
+  /** A Range answer's Content-Range; null for the whole file. */
+  range: string | null;
   bytes: number;
   complete: boolean;
   startedAt: Date;
@@ -44,6 +46,7 @@ export async function recordDownload(db: Db, r: DownloadRecord): Promise<void> {
     // Both come from the client: bounded and made storable (model/storable.ts).
     ip: storableText(r.ip, 64),
     userAgent: storableText(r.userAgent, USER_AGENT_MAX),
+    range: r.range,
     bytes: r.bytes,
     complete: r.complete,
     startedAt: r.startedAt,
@@ -107,6 +110,7 @@ export function downloadJson(d: DownloadRow) {
     via: d.via,
     ip: d.ip,
     user_agent: d.userAgent,
+    range: d.range,
     bytes: d.bytes,
     complete: d.complete,
   };

@@ -116,6 +116,11 @@ describe('with the S3 store', () => {
     expect(sha256(res.body)).toBe(task.files[0].sha256);
     const [last] = await settled(before + 1);
     expect(last).toMatchObject({ via: 'link', by: { kind: 'link' }, complete: true });
+    // A range of it, read as a range of the bucket's object.
+    const part = await fetch(url, { headers: { range: 'bytes=10-19' } });
+    expect(part.status).toBe(206);
+    expect(Buffer.from(await part.arrayBuffer())).toEqual(res.body.subarray(10, 20));
+    expect((await settled(before + 2))[0]).toMatchObject({ range: `bytes 10-19/${res.body.length}`, bytes: 10, complete: false });
     await env.api('PATCH', `/v1/projects/${task.project_id}`, { token: ADMIN, body: { downloads_through_api: false } });
     expect(new URL((await env.api('GET', `/v1/tasks/${task.task_id}`, { token: key })).json.files[0].url).origin).toBe(env.config.s3!.endpoint);
   });

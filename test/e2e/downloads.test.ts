@@ -4,6 +4,7 @@
 // whole; a client that hangs up mid-file leaves an incomplete record of what was sent; the client
 // address comes from X-Forwarded-For only when TRUSTED_PROXIES names the peer; the records outlive
 // the files (expiry) and go with the task's row.
+import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import type { ServerType } from '@hono/node-server';
 import { eq } from 'drizzle-orm';
@@ -61,19 +62,22 @@ async function exported(body: Record<string, unknown>): Promise<any> {
 }
 
 /** A GET over a socket of its own; `abortAfter` bytes: hangs up once that many have arrived. */
-function get(url: string, headers: Record<string, string> = {}, abortAfter = Infinity): Promise<{ status: number; bytes: number }> {
+function get(url: string, headers: Record<string, string> = {}, abortAfter = Infinity): Promise<{ status: number; bytes: number; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { headers }, (res) => {
       let bytes = 0;
+      const chunks: Buffer[] = [];
+      const done = () => resolve({ status: res.statusCode!, bytes, body: Buffer.concat(chunks) });
       res.on('data', (chunk: Buffer) => {
         bytes += chunk.length;
+        chunks.push(chunk);
         if (bytes >= abortAfter) {
           req.destroy();
-          resolve({ status: res.statusCode!, bytes });
+          done();
         }
       });
-      res.on('end', () => resolve({ status: res.statusCode!, bytes }));
-      res.on('error', () => resolve({ status: res.statusCode!, bytes }));
+      res.on('end', done);
+      res.on('error', done);
     });
     req.on('error', (err) => (abortAfter === Infinity ? reject(err) : undefined));
     req.end();
@@ -87,7 +91,7 @@ describe('every way a file leaves is recorded', () => {
     const src = await source({ total: 120 });
     small = await exported({ source_url: src.url, file_name: 'small' });
     const res = await get(`${env.base}/v1/tasks/${small.task_id}/download`, { authorization: `Bearer ${project.api_key}`, 'user-agent': 'audit-test/1' });
-    expect(res).toEqual({ status: 200, bytes: small.files[0].bytes });
+    expect(res).toMatchObject({ status: 200, bytes: small.files[0].bytes });
     const [d] = await recorded(small.task_id, 1);
     expect(d).toMatchObject({ file: small.files[0].name, by: { kind: 'project', id: project.project_id }, via: 'api', ip: '127.0.0.1', user_agent: 'audit-test/1', bytes: small.files[0].bytes, complete: true });
   });
@@ -143,9 +147,16 @@ describe('a download cut short', () => {
     const got = await get(`${env.base}/v1/tasks/${big.task_id}/download`, { authorization: `Bearer ${project.api_key}` }, 256 * 1024);
     expect(got.bytes).toBeLessThan(size);
     const [d] = await recorded(big.task_id, 1);
-    expect(d!.complete).toBe(false);
+    expect(d).toMatchObject({ complete: false, range: null });
     expect(d!.bytes).toBeGreaterThanOrEqual(got.bytes);
     expect(d!.bytes).toBeLessThan(size);
+
+    // The client resumes where it stopped (Range): the two parts are the file, and the record says which part.
+    const rest = await get(`${env.base}/v1/tasks/${big.task_id}/download`, { authorization: `Bearer ${project.api_key}`, range: `bytes=${got.bytes}-` });
+    expect(rest.status).toBe(206);
+    expect(createHash('sha256').update(Buffer.concat([got.body, rest.body])).digest('hex')).toBe(big.files[0].sha256);
+    const [resumed] = await recorded(big.task_id, 2);
+    expect(resumed).toMatchObject({ range: `bytes ${got.bytes}-${size - 1}/${size}`, bytes: size - got.bytes, complete: false });
   }, 180_000);
 });
 
