@@ -9,6 +9,9 @@ const ONE_RANGE = /^bytes=\s*(\d{0,15})\s*-\s*(\d{0,15})\s*$/i;
 /** The file's entity tag: its SHA-256, which changes whenever its bytes do. */
 export const etagOf = (sha256: string): string => `"${sha256}"`;
 
+/** A 206 answer's Content-Range (also what the record of the download keeps). */
+export const contentRangeOf = (r: ByteRange, size: number): string => `bytes ${r.start}-${r.end}/${size}`;
+
 /** The range to send of a file of `size` bytes, or null for the whole file. */
 export function rangeOf(header: string | undefined, ifRange: string | undefined, etag: string, size: number): ByteRange | null {
   if (header === undefined || size === 0) return null;
