@@ -11,7 +11,7 @@ import { signingSecrets } from '../domain/projects/admin.js';
 import { getProject } from '../domain/projects/projects.js';
 import { checkOutgoingUrl } from '../domain/source/hosts.js';
 import { getTask } from '../domain/tasks/queries.js';
-import { linkSigner, taskJson } from '../domain/tasks/view.js';
+import { linkSigner, signerFor, taskJson } from '../domain/tasks/view.js';
 import { metrics } from '../platform/metrics.js';
 import type { ActivityDeps } from './deps.js';
 import { atBoundary } from './failure.js';
@@ -43,7 +43,7 @@ export function createNotifyActivities({ db, config, linkSecret }: ActivityDeps)
       const target = checkOutgoingUrl(task.callback, project.callbackHosts);
       if (!target.ok) return stop('callback_host_not_allowed', `the callback host is no longer allowed (${target.reason})`);
 
-      const body = JSON.stringify({ event: input.event, task: taskJson(task, signer) });
+      const body = JSON.stringify({ event: input.event, task: taskJson(task, signerFor(signer, project)) });
       const headers = webhookHeaders(signingSecrets(project), input.webhookId, body);
       const a = await post(target.url.toString(), body, headers, config.CALLBACK_TIMEOUT_MS, ctx.cancellationSignal);
       const v = verdict(a);

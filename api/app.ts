@@ -22,6 +22,7 @@ import { consoleApp, consoleDir } from './routes/console.js';
 import { OPERATOR_FORM_BYTES, operatorPageApp } from './routes/operator-page.js';
 import { cachedOperatorSession } from '../domain/projects/session-cache.js';
 import { docsApp } from './routes/docs.js';
+import { downloadsApp, downloadsOfTaskApp } from './routes/downloads.js';
 import { filesApp } from './routes/files.js';
 import { operatorSessionsApp } from './routes/operator-sessions.js';
 import { previewApp } from './routes/preview.js';
@@ -70,6 +71,7 @@ export function createApp(deps: ApiDeps) {
   app.use('/v1/*', pathText);
   app.use('/v1/projects/*', authenticate(deps));
   app.use('/v1/tasks/*', authenticate(deps), projectOrOperator);
+  app.use('/v1/downloads/*', authenticate(deps), projectOrOperator);
   app.use('/v1/schedules/*', authenticate(deps), projectOnly);
   app.use('/v1/destinations/*', authenticate(deps), projectOnly);
   app.use('/v1/operator-sessions/*', authenticate(deps), projectOnly);
@@ -84,6 +86,8 @@ export function createApp(deps: ApiDeps) {
   app.route('/v1/tasks', syncApp(ctx));
   app.route('/v1/tasks', previewApp(ctx));
   app.route('/v1/tasks', taskActionsApp(ctx));
+  app.route('/v1/tasks', downloadsOfTaskApp(ctx));
+  app.route('/v1/downloads', downloadsApp(ctx));
   app.route('/v1/schedules', schedulesApp(ctx));
   app.route('/v1/destinations', destinationsApp(ctx));
   app.route('/v1/operator-sessions', operatorSessionsApp(deps));

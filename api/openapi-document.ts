@@ -129,6 +129,7 @@ function documentOf<E extends Env>(app: OpenAPIHono<E>, serverUrl: string) {
     tags: [
       { name: 'tasks', description: 'Exports of the caller\'s project (project key).' },
       { name: 'schedules', description: 'Recurring exports (project key).' },
+      { name: 'downloads', description: "The record of every download of the project's files (project key; an operator session: its own)." },
       { name: 'destinations', description: "Delivery into the customer's own bucket (project key)." },
       { name: 'projects', description: 'Projects and their secrets (admin token; a project may read its own).' },
       { name: 'admin', description: 'Views across projects (admin token).' },

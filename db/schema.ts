@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, boolean, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import type { StoredSettingsJson } from '../model/project-settings.js';
 import { OVERLAP_POLICIES } from '../model/schedule.js';
 import { EXPORT_TYPES, type LaneProgress, type StoredFile, TASK_STAGES, TASK_STATUSES } from '../model/task.js';
@@ -269,6 +269,52 @@ export const deliveries = pgTable(
 );
 
 export type DeliveryRow = typeof deliveries.$inferSelect;
+
+/**
+ * One row per download of a task's file (docs/downloads.md), written when the response ends: who
+ * asked (a project key, an operator session, or the holder of a signed link), from where, and how
+ * much of the file was sent. Kept as long as the task's row; removed with it.
+ */
+export const downloads = pgTable(
+  'downloads',
+  {
+    id: text('id').primaryKey(),
+    taskId: text('task_id')
+      .notNull()
+      .references(() => tasks.id, { onDelete: 'cascade' }),
+    projectId: text('project_id').notNull(),
+    // files[].name, and its place in files[] (names are unique within a task; the index orders them).
+    fileName: text('file_name').notNull(),
+    fileIndex: integer('file_index').notNull(),
+    // How it was asked for: the API's download route, a signed link (files[].url), a sync export's answer.
+    via: text('via', { enum: ['api', 'link', 'sync'] }).notNull(),
+    byKind: text('by_kind', { enum: ['project', 'operator', 'link'] }).notNull(),
+    // The project's id, the operator's id; null for a link nobody signed in for.
+    byId: text('by_id'),
+    // The operator session behind it (an e-mail's link is a session of one task); null otherwise.
+    sessionId: text('session_id'),
+    ip: text('ip').notNull(),
+    userAgent: text('user_agent').notNull(),
+    // A Range answer's part, as its Content-Range says it (`bytes 0-1023/4096`); null: the whole file was asked.
+    range: text('range'),
+    bytes: bigint('bytes', { mode: 'number' }).notNull(),
+    // The whole file was sent (a range short of the whole file never is).
+    complete: boolean('complete').notNull(),
+    startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
+    // When the response ended (sent whole, or cut short): the order the lists page in.
+    at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (d) => [
+    // GET /v1/downloads (?since=): a project's downloads newest first, a page at any depth.
+    index('downloads_project_at_idx').on(d.projectId, d.at.desc(), d.id.desc()),
+    // GET /v1/tasks/:id/downloads, and the cascade of a task's removal.
+    index('downloads_task_at_idx').on(d.taskId, d.at.desc(), d.id.desc()),
+    // An operator's own downloads (the operator's center).
+    index('downloads_project_by_at_idx').on(d.projectId, d.byKind, d.byId, d.at.desc(), d.id.desc()),
+  ],
+);
+
+export type DownloadRow = typeof downloads.$inferSelect;
 
 /**
  * The slots of each project's source politeness (domain/source/limiter.ts): slot `slot` of `key` is

@@ -51,6 +51,10 @@ export const storedSettingsSchema = z.object({
     .transform((list) => [...new Set(list.map((o) => o.toLowerCase()))])
     // The default outermost: PATCH's schema drops defaults it finds there (a field left out keeps its value).
     .default([]),
+  // With direct downloads (S3, docs/adr/0015-direct-downloads.md) files[].url is a presigned URL the
+  // bucket answers itself, so its downloads cannot be recorded; true makes it the API's signed link,
+  // whose every download is (docs/downloads.md).
+  downloads_through_api: z.boolean().default(false),
   // Domains the tasks' notify_email addresses may be at (exactly, without subdomains). Empty: no
   // task of the project may ask for e-mail (422 email_domain_not_allowed).
   email_domains: z

@@ -1,5 +1,6 @@
 // The one place that reads process.env. Everything else receives a Config.
 import { z } from 'zod';
+import { parseProxyEntry } from './client-address.js';
 
 const port = z.coerce.number().int().min(1).max(65535);
 const positiveInt = z.coerce.number().int().positive();
@@ -141,6 +142,24 @@ const schema = z.object({
         origins.push(origin);
       }
       return origins;
+    }),
+  // Proxies in front of the API whose X-Forwarded-For is believed (docs/downloads.md#the-client-address):
+  // addresses or CIDR blocks, comma-separated. Unset: the socket's peer is the client, whatever the header says.
+  TRUSTED_PROXIES: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const entries = (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+      const bad = entries.find((e) => parseProxyEntry(e) === null);
+      if (bad !== undefined) {
+        ctx.addIssue({ code: 'custom', message: `"${bad}" is not an address or a CIDR block (10.0.0.0/8, fd00::/8)` });
+        return z.NEVER;
+      }
+      if (entries.length > 100) {
+        ctx.addIssue({ code: 'custom', message: 'at most 100 entries' });
+        return z.NEVER;
+      }
+      return entries;
     }),
   // How soon a fetch activity whose worker died is handed to another worker.
   FETCH_HEARTBEAT_TIMEOUT_MS: positiveInt.min(2000).default(10_000),

@@ -11,7 +11,11 @@ export interface SignedLink {
   expiresAt: Date;
 }
 
-const payload = (taskId: string, name: string, expires: number) => `${taskId}\n${name}\n${expires}`;
+// A link made for an operator session also signs the session's id (`by`), so its downloads are
+// recorded as that operator's (docs/downloads.md); a link without one signs what it always did.
+const payload = (taskId: string, name: string, expires: number, by?: string) => `${taskId}\n${name}\n${expires}${by === undefined ? '' : `\n${by}`}`;
+/** What an operator session's id looks like (newId('ops')): anything else in `by` is a bad signature. */
+const SESSION_ID = /^ops_[A-Za-z0-9_-]{1,80}$/;
 
 export function signLink(opts: {
   baseUrl: string;
@@ -19,11 +23,14 @@ export function signLink(opts: {
   taskId: string;
   name: string;
   expiresAt: Date;
+  /** The operator session the link is made for. */
+  by?: string | undefined;
 }): SignedLink {
   const expires = Math.floor(opts.expiresAt.getTime() / 1000);
-  const sig = hmacHex(opts.secret, payload(opts.taskId, opts.name, expires));
+  const sig = hmacHex(opts.secret, payload(opts.taskId, opts.name, expires, opts.by));
   const path = `/v1/files/${encodeURIComponent(opts.taskId)}/${encodeURIComponent(opts.name)}`;
-  return { url: `${opts.baseUrl}${path}?expires=${expires}&sig=${sig}`, expiresAt: new Date(expires * 1000) };
+  const by = opts.by === undefined ? '' : `&by=${encodeURIComponent(opts.by)}`;
+  return { url: `${opts.baseUrl}${path}?expires=${expires}${by}&sig=${sig}`, expiresAt: new Date(expires * 1000) };
 }
 
 export type LinkCheck = 'ok' | 'tampered' | 'expired';
@@ -34,10 +41,12 @@ export function checkLink(opts: {
   name: string;
   expires: string | undefined;
   sig: string | undefined;
+  by?: string | undefined;
   now?: Date;
 }): LinkCheck {
   if (!opts.expires || !opts.sig || !/^\d{1,12}$/.test(opts.expires)) return 'tampered';
-  const expected = hmacHex(opts.secret, payload(opts.taskId, opts.name, Number(opts.expires)));
+  if (opts.by !== undefined && !SESSION_ID.test(opts.by)) return 'tampered';
+  const expected = hmacHex(opts.secret, payload(opts.taskId, opts.name, Number(opts.expires), opts.by));
   if (!safeEqual(expected, opts.sig)) return 'tampered';
   const now = (opts.now ?? new Date()).getTime() / 1000;
   return Number(opts.expires) < now ? 'expired' : 'ok';

@@ -6,7 +6,7 @@
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { DomainError } from '../../domain/errors.js';
-import { type LinkSigner, operatorTaskJson, taskJson } from '../../domain/tasks/view.js';
+import { type LinkSigner, operatorTaskJson, signerFor, taskJson } from '../../domain/tasks/view.js';
 import type { TaskRow } from '../../db/schema.js';
 import type { AppEnv, Principal } from '../types.js';
 
@@ -24,6 +24,9 @@ const ALLOWED: Array<[method: string, path: RegExp, permission: string]> = [
   // `pause` covers both ways: an operator who may pause a task may also let it go on.
   ['POST', /^\/v1\/tasks\/[^/]+\/resume$/, 'pause'],
   ['GET', /^\/v1\/ws\/?$/, 'download'],
+  // Their own downloads (the count on their page): scoped to their sessions by routes/downloads.ts.
+  ['GET', /^\/v1\/downloads\/?$/, 'download'],
+  ['GET', /^\/v1\/downloads\/count$/, 'download'],
 ];
 
 /** Throws 403 unless the operator's session may make this call. */
@@ -67,5 +70,12 @@ export function scopedFilter<Q extends { operator_id?: string | undefined }>(c: 
 
 /** How the caller sees a task: the whole task with a project key, the operator's view with an operator token. */
 export function taskView(c: Context<AppEnv>, signer: LinkSigner): (t: TaskRow) => ReturnType<typeof taskJson> | ReturnType<typeof operatorTaskJson> {
-  return c.get('principal').kind === 'operator' ? (t) => operatorTaskJson(t, signer) : (t) => taskJson(t, signer);
+  const p = c.get('principal');
+  // An operator's links carry their session, so what they download is recorded as theirs (docs/downloads.md).
+  if (p.kind === 'operator') {
+    const own = signerFor(signer, p.project, p.sessionId);
+    return (t) => operatorTaskJson(t, own);
+  }
+  const project = signerFor(signer, c.get('project'));
+  return (t) => taskJson(t, project);
 }

@@ -2,7 +2,9 @@
 import { createRoute } from '@hono/zod-openapi';
 import { countAllTasks } from '../../domain/tasks/counts.js';
 import { listAllTasks } from '../../domain/tasks/queries.js';
-import { taskJson } from '../../domain/tasks/view.js';
+import { signerFor, taskJson } from '../../domain/tasks/view.js';
+import { projectsSettings } from '../../domain/projects/projects.js';
+import type { TaskRow } from '../../db/schema.js';
 import { auth, queryOf, errors, json, keyed, openApiApp, type Responses } from '../openapi.js';
 import { taskCounts, taskPage } from '../schemas/responses.js';
 import { adminFilterSchema, adminListSchema } from '../schemas/tasks.js';
@@ -35,7 +37,10 @@ export function adminApp(ctx: ApiContext) {
   const app = openApiApp<AppEnv>();
   app.openapi(list, async (c) => {
     const { items, nextCursor } = await listAllTasks(db, c.req.valid('query'));
-    return c.json({ items: items.map((t) => taskJson(t, ctx.signer)), next_cursor: nextCursor });
+    // Each project's links as its own key would get them (downloads_through_api).
+    const settings = await projectsSettings(db, items.map((t) => t.projectId));
+    const view = (t: TaskRow) => taskJson(t, signerFor(ctx.signer, settings.get(t.projectId) ?? { settings: {} }));
+    return c.json({ items: items.map(view), next_cursor: nextCursor });
   });
   app.openapi(counts, async (c) => c.json({ counts: await countAllTasks(db, c.req.valid('query')) }));
   return app;

@@ -10,12 +10,12 @@ import { DomainError } from '../../domain/errors.js';
 import { getTask } from '../../domain/tasks/queries.js';
 import { startInline, startSync } from '../../domain/tasks/admission/index.js';
 import { submitTask } from '../../domain/tasks/submit.js';
-import { taskJson } from '../../domain/tasks/view.js';
+import { signerFor, taskJson } from '../../domain/tasks/view.js';
 import { taskErrorCode } from '../../model/errors.js';
 import { isTerminal } from '../../model/task.js';
 import { lifecycle } from '../../platform/lifecycle.js';
 import { logger } from '../../platform/logger.js';
-import { primaryFile, sendFile } from '../download.js';
+import { primaryFile, principalBy, sendFile } from '../download.js';
 import { failedExport } from '../errors.js';
 import { auth, exportErrors, file, json, openApiApp, type Responses } from '../openapi.js';
 import { taskSchema } from '../schemas/responses.js';
@@ -94,7 +94,7 @@ export function syncApp(ctx: ApiContext) {
     const latest = (await getTask(database.db, task.id)) ?? task;
     c.header('Location', `/v1/tasks/${task.id}`);
     c.header('X-Sync-Fallback', why);
-    return c.json(taskJson(latest, ctx.signer), 202);
+    return c.json(taskJson(latest, signerFor(ctx.signer, c.get('project'))), 202);
   };
 
   app.openapi(syncRoute, async (c) => {
@@ -176,7 +176,7 @@ export function syncApp(ctx: ApiContext) {
     if (task.status === 'succeeded') {
       const file = primaryFile(task);
       if (!file) throw new DomainError('expired', 'the task has no file to download');
-      return sendFile(c, storage, file);
+      return sendFile(c, storage, file, { db: database.db, config, task, via: 'sync', by: principalBy(c) });
     }
     // A failed export answers with its own code: 502 when the source is at fault, 422 the data,
     // 500 ours, without the raw text of an error of ours (api/errors.ts).

@@ -4,9 +4,10 @@ import { DomainError } from '../../domain/errors.js';
 import { countTasks } from '../../domain/tasks/counts.js';
 import { listTasks } from '../../domain/tasks/queries.js';
 import { submitTask } from '../../domain/tasks/submit.js';
-import { taskJson } from '../../domain/tasks/view.js';
-import { assertDownloadable, primaryFile, sendFile } from '../download.js';
+import { signerFor, taskJson } from '../../domain/tasks/view.js';
+import { assertDownloadable, primaryFile, principalBy, sendFile } from '../download.js';
 import { rateLimitHeaders } from '../errors.js';
+import { rangeHeaders, rangeParameters } from '../range.js';
 import { scopedFilter, taskView } from '../middleware/operator.js';
 import { ownedTask } from '../middleware/owned-task.js';
 import { countSubmission } from '../middleware/submissions.js';
@@ -55,7 +56,7 @@ export function tasksApp(ctx: ApiContext) {
     c.set('submitted', created ? 'accepted' : 'deduplicated');
     if (created) c.header('Location', `/v1/tasks/${task.id}`);
     for (const [k, v] of Object.entries(rate ? rateLimitHeaders(rate) : {})) c.header(k, v);
-    return c.json(taskJson(task, ctx.signer), created ? 202 : 200);
+    return c.json(taskJson(task, signerFor(ctx.signer, c.get('project'))), created ? 202 : 200);
   });
 
   const list = createRoute({
@@ -108,8 +109,10 @@ export function tasksApp(ctx: ApiContext) {
     security: auth.projectOrOperator,
     middleware: [owned],
     request: { params: taskIdParam },
+    parameters: rangeParameters,
     responses: {
-      200: file('The file, streamed.', { 'X-Content-SHA256': { description: 'SHA-256 of the file (hex).', schema: { type: 'string' } } }),
+      200: file('The file, streamed.', { 'X-Content-SHA256': { description: 'SHA-256 of the file (hex).', schema: { type: 'string' } }, ...rangeHeaders }),
+      206: file('The byte range asked for (Range), streamed.', { 'Content-Range': { description: 'bytes first-last/size', schema: { type: 'string' } }, ...rangeHeaders }),
       ...errors(...keyed, 404, 409, 410),
     } as Responses,
   });
@@ -118,7 +121,7 @@ export function tasksApp(ctx: ApiContext) {
     assertDownloadable(task);
     const f = primaryFile(task);
     if (!f) throw new DomainError('expired', 'the task has no file to download');
-    return sendFile(c, ctx.storage, f);
+    return sendFile(c, ctx.storage, f, { db, config: ctx.config, task, via: 'api', by: principalBy(c) });
   });
   return app;
 }

@@ -115,6 +115,7 @@ export const projectSchema = z
     embed_origins: z.array(z.string()).openapi({ description: 'origins that may frame the operator center (CSP frame-ancestors); empty: none' }),
     email_domains: z.array(z.string()).openapi({ description: "domains the tasks' notify_email addresses may be at; empty: none" }),
     mask_columns: z.record(z.string(), maskSchema).openapi({ description: 'columns (source keys) masked in every task of the project, whatever its template says' }),
+    downloads_through_api: z.boolean().openapi({ description: "files[].url is the API's signed link even where direct downloads (presigned bucket URLs) are on, so every download is recorded" }),
     excel_max_file_rows: z.number().int(),
     excel_max_file_bytes: z.number().int(),
     csv_max_file_rows: z.number().int().nullable(),

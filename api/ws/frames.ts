@@ -16,7 +16,8 @@ const frames = new WeakMap<TaskRow, Map<string, Buffer>>();
 export function frameFor(row: TaskRow, event: TaskEventName, signer: LinkSigner, view: FrameView = 'project'): Buffer {
   let byEvent = frames.get(row);
   if (!byEvent) frames.set(row, (byEvent = new Map()));
-  const key = `${view}:${event}`;
+  // An operator's links carry their session: each session's frame is its own.
+  const key = `${view}:${signer.by ?? ''}:${event}`;
   let frame = byEvent.get(key);
   if (frame === undefined) {
     const task = view === 'operator' ? operatorTaskJson(row, signer) : taskJson(row, signer);

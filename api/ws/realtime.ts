@@ -8,6 +8,7 @@ import { type Context, Hono } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { onProjectsChanged } from '../../domain/projects/key-cache.js';
 import type { TaskEvents } from '../../domain/tasks/events.js';
+import { signerFor } from '../../domain/tasks/view.js';
 import { DomainError } from '../../domain/errors.js';
 import { type Config, normalizeOrigin } from '../../platform/config.js';
 import { lifecycle } from '../../platform/lifecycle.js';
@@ -76,10 +77,13 @@ export function createRealtime(deps: ApiContext, root: Hono<AppEnv>): Realtime {
       const operatorId = operatorScope(c);
       const taskId = taskScope(c);
       const recheck = c.get('recheck');
+      // The links its frames carry: the project's, or the operator session's (recorded as theirs).
+      const p = c.get('principal');
+      const socketSigner = signerFor(signer, project, p.kind === 'operator' ? p.sessionId : undefined);
       let session: Session | undefined;
       return {
         onOpen(_evt, ws) {
-          session = new Session(ws.raw!, project, { db: deps.database.db, hub, signer, config, recheck, operatorId, taskId });
+          session = new Session(ws.raw!, project, { db: deps.database.db, hub, signer: socketSigner, config, recheck, operatorId, taskId });
           sessions.add(session);
           metrics.wsConnections.inc();
         },

@@ -17,6 +17,8 @@ export type SubmitBody = paths['/v1/tasks']['post']['requestBody']['content']['a
 export type ListQuery = NonNullable<paths['/v1/tasks']['get']['parameters']['query']>;
 export type TaskPage = components['schemas']['TaskPage'];
 export type OperatorSession = components['schemas']['OperatorSession'];
+export type Download = components['schemas']['Download'];
+export type DownloadQuery = NonNullable<paths['/v1/downloads']['get']['parameters']['query']>;
 export type OperatorSessionBody = paths['/v1/operator-sessions']['post']['requestBody']['content']['application/json'];
 
 export interface ClientOptions {
@@ -100,6 +102,29 @@ export class DownloadCenter {
 
   resume(taskId: string): Promise<Task> {
     return this.act('resume', taskId);
+  }
+
+  /**
+   * The record of downloads (docs/downloads.md), newest first, page after page: the project's (an
+   * operator token: its own), since a time if given.
+   */
+  async *downloads(query: DownloadQuery = {}): AsyncGenerator<Download> {
+    let cursor = query.cursor;
+    do {
+      const page = ok(await this.api.GET('/v1/downloads', { params: { query: { ...query, cursor } } }));
+      yield* page.items;
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+  }
+
+  /** The downloads of one task's files, newest first (project key). */
+  async *taskDownloads(taskId: string): AsyncGenerator<Download> {
+    let cursor: string | undefined;
+    do {
+      const page = ok(await this.api.GET('/v1/tasks/{task_id}/downloads', { params: { path: { task_id: taskId }, query: { limit: 100, cursor } } }));
+      yield* page.items;
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
   }
 
   /** POST /v1/operator-sessions (project key): a token and a url for one operator; the token is shown this once. */

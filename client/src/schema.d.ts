@@ -174,6 +174,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/downloads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The project's downloads, newest first
+         * @description Every download of every task's file, cursor-paged: pass next_cursor back as cursor until it is null. An operator session sees the downloads made through its own sessions (a session of one task: of that task).
+         */
+        get: operations["listDownloads"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/downloads/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How many downloads the project's files had
+         * @description Counted up to 10,000. An operator session sees the downloads made through its own sessions (a session of one task: of that task).
+         */
+        get: operations["countDownloads"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/files/{task_id}/{name}": {
         parameters: {
             query?: never;
@@ -514,6 +554,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tasks/{task_id}/downloads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The downloads of the task's files, newest first
+         * @description Cursor-paged like the other lists (next_cursor; null at the end).
+         */
+        get: operations["listTaskDownloads"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tasks/{task_id}/pause": {
         parameters: {
             query?: never;
@@ -794,6 +854,56 @@ export interface components {
                 step: "dns" | "connect" | "host_key" | "auth" | "permission" | "write";
             }[];
         };
+        Download: {
+            /**
+             * Format: date-time
+             * @description When the response ended (the whole file sent, or the client gone).
+             */
+            at: string;
+            by: components["schemas"]["DownloadBy"];
+            /** @description Bytes handed to the connection. */
+            bytes: number;
+            /** @description The whole file was sent in this answer (a range short of the whole file never is). */
+            complete: boolean;
+            download_id: string;
+            /** @description files[].name of the file downloaded. */
+            file: string;
+            /** @description The client's address: the connection's peer, or X-Forwarded-For behind a trusted proxy (TRUSTED_PROXIES). */
+            ip: string;
+            /** @description A Range answer's part, as its Content-Range (bytes 1024-4095/4096); null: the whole file was asked. */
+            range: string | null;
+            /** Format: date-time */
+            started_at: string;
+            task_id: string;
+            /** @description As sent, at most 512 characters. */
+            user_agent: string;
+            /**
+             * @description api: GET /v1/tasks/:id/download; link: a signed link; sync: the answer of POST /v1/tasks/sync.
+             * @enum {string}
+             */
+            via: "api" | "link" | "sync";
+        };
+        DownloadBy: {
+            /** @description The project's id, or the operator's id; null for a link. */
+            id: string | null;
+            /**
+             * @description project: the project's API key; operator: an operator session (the operator's center, an e-mail's link); link: a signed files[].url given to the project.
+             * @enum {string}
+             */
+            kind: "project" | "operator" | "link";
+            /** @description The operator session (ops_…); an e-mail's link is a session of one task. */
+            session_id?: string;
+        };
+        DownloadCount: {
+            count: number;
+            /** @description There are more than count (counting stops at 10,000). */
+            more: boolean;
+        };
+        DownloadPage: {
+            items: components["schemas"]["Download"][];
+            /** @description Pass back as cursor for the next page; null at the end. */
+            next_cursor: string | null;
+        };
         Error: {
             error: {
                 /** @description A stable machine-readable code (docs/api.md, Errors), e.g. validation_failed, not_found, rate_limited. */
@@ -887,6 +997,8 @@ export interface components {
             csv_max_file_bytes: number;
             csv_max_file_rows: number | null;
             destination_hosts: string[];
+            /** @description files[].url is the API's signed link even where direct downloads (presigned bucket URLs) are on, so every download is recorded */
+            downloads_through_api: boolean;
             /** @description domains the tasks' notify_email addresses may be at; empty: none */
             email_domains: string[];
             /** @description origins that may frame the operator center (CSP frame-ancestors); empty: none */
@@ -1066,6 +1178,10 @@ export interface components {
             counts: {
                 [key: string]: number;
             };
+        };
+        TaskDownloads: {
+            items: components["schemas"]["Download"][];
+            next_cursor: string | null;
         };
         TaskEvent: {
             /** @enum {string} */
@@ -1774,15 +1890,125 @@ export interface operations {
             };
         };
     };
+    listDownloads: {
+        parameters: {
+            query?: {
+                /** @description next_cursor of the page before. */
+                cursor?: string;
+                limit?: number;
+                /** @description Only downloads that ended at or after this time (ISO 8601). */
+                since?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of downloads. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DownloadPage"];
+                };
+            };
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    countDownloads: {
+        parameters: {
+            query?: {
+                /** @description Only downloads that ended at or after this time (ISO 8601). */
+                since?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The count. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DownloadCount"];
+                };
+            };
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     downloadFile: {
         parameters: {
             query: {
+                /** @description The operator session the link was made for (ops_…), as signed; absent on the project's links. */
+                by?: string;
                 /** @description Unix seconds, as signed. */
                 expires: string;
                 /** @description The signature. */
                 sig: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer: the range is sent only if the file is still that one. */
+                "If-Range"?: string;
+                /** @description One byte range: bytes=first-last, bytes=first- or bytes=-suffix; anything else is ignored (the whole file, 200). */
+                Range?: string;
+            };
             path: {
                 /** @description files[].name */
                 name: string;
@@ -1795,10 +2021,37 @@ export interface operations {
             /** @description The file, streamed. */
             200: {
                 headers: {
+                    /** @description bytes */
+                    "Accept-Ranges"?: string;
                     /** @description attachment; filename*=UTF-8''<name> */
                     "Content-Disposition"?: string;
+                    /** @description The file's SHA-256 in quotes: If-Range takes it. */
+                    ETag?: string;
                     /** @description SHA-256 of the file (hex). */
                     "X-Content-SHA256"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gzip": string;
+                    "application/jsonl": string;
+                    "application/vnd.apache.parquet": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                    "application/zip": string;
+                    "application/zstd": string;
+                    "text/csv": string;
+                };
+            };
+            /** @description The byte range asked for (Range), streamed. */
+            206: {
+                headers: {
+                    /** @description bytes */
+                    "Accept-Ranges"?: string;
+                    /** @description attachment; filename*=UTF-8''<name> */
+                    "Content-Disposition"?: string;
+                    /** @description bytes first-last/size */
+                    "Content-Range"?: string;
+                    /** @description The file's SHA-256 in quotes: If-Range takes it. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2070,6 +2323,8 @@ export interface operations {
                     csv_max_file_rows?: number;
                     /** @default [] */
                     destination_hosts?: string[];
+                    /** @default false */
+                    downloads_through_api?: boolean;
                     /** @default [] */
                     email_domains?: string[];
                     /** @default [] */
@@ -2247,6 +2502,7 @@ export interface operations {
                     csv_max_file_bytes?: number;
                     csv_max_file_rows?: number;
                     destination_hosts?: string[];
+                    downloads_through_api?: boolean;
                     email_domains?: string[];
                     embed_origins?: string[];
                     excel_max_file_bytes?: number;
@@ -3631,7 +3887,12 @@ export interface operations {
     downloadTask: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an earlier answer: the range is sent only if the file is still that one. */
+                "If-Range"?: string;
+                /** @description One byte range: bytes=first-last, bytes=first- or bytes=-suffix; anything else is ignored (the whole file, 200). */
+                Range?: string;
+            };
             path: {
                 /** @description A task of the caller's project (tsk_…). */
                 task_id: string;
@@ -3643,10 +3904,37 @@ export interface operations {
             /** @description The file, streamed. */
             200: {
                 headers: {
+                    /** @description bytes */
+                    "Accept-Ranges"?: string;
                     /** @description attachment; filename*=UTF-8''<name> */
                     "Content-Disposition"?: string;
+                    /** @description The file's SHA-256 in quotes: If-Range takes it. */
+                    ETag?: string;
                     /** @description SHA-256 of the file (hex). */
                     "X-Content-SHA256"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gzip": string;
+                    "application/jsonl": string;
+                    "application/vnd.apache.parquet": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                    "application/zip": string;
+                    "application/zstd": string;
+                    "text/csv": string;
+                };
+            };
+            /** @description The byte range asked for (Range), streamed. */
+            206: {
+                headers: {
+                    /** @description bytes */
+                    "Accept-Ranges"?: string;
+                    /** @description attachment; filename*=UTF-8''<name> */
+                    "Content-Disposition"?: string;
+                    /** @description bytes first-last/size */
+                    "Content-Range"?: string;
+                    /** @description The file's SHA-256 in quotes: If-Range takes it. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3705,6 +3993,69 @@ export interface operations {
                 };
             };
             /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTaskDownloads: {
+        parameters: {
+            query?: {
+                /** @description next_cursor of the page before. */
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description A task of the caller's project (tsk_…). */
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of downloads. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskDownloads"];
+                };
+            };
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, also for another project's resource. Codes answered with 404: not_found, destination_not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -7,6 +7,7 @@ import { ApiError, getJson, session } from './api.js';
 import { dateTime } from './format.js';
 import { I18n, type Lang, words } from './i18n.js';
 import { connectLive } from './live.js';
+import { MyDownloads } from './downloads.js';
 import { type Action, TaskRow } from './task-row.js';
 import type { OperatorTask, OperatorTaskPage } from './types.js';
 
@@ -107,6 +108,7 @@ export function OperatorCenter({ lang, token, info }: { lang: Lang; token: strin
             <button type="button" class="ghost more" disabled={loading} onClick={() => load(cursor)}>{w.loadMore}</button>
           )}
         </section>
+        <MyDownloads onError={failed} />
       </main>
     </I18n.Provider>
   );

@@ -2,6 +2,7 @@
 // (each part and the zip), the error sentence of a failure, and the actions its status allows.
 import { useState } from 'preact/hooks';
 import { post } from './api.js';
+import { TaskDownloads } from './downloads.js';
 import { bytes, count, dateTime, duration } from './format.js';
 import { useWords } from './i18n.js';
 import type { TaskErrorCode } from '../../model/errors.js';
@@ -95,6 +96,7 @@ export function TaskRow<T extends ShownTask>({ task: t, onChange, onError, can =
           ))}
         </ul>
       )}
+      {!mine && t.files.length > 0 && <TaskDownloads taskId={t.task_id} onError={onError} />}
       <div class="actions">
         {(Object.keys(ACTIONS) as Action[])
           .filter((a) => can(a) && (ACTIONS[a] as readonly string[]).includes(t.status))

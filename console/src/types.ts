@@ -14,6 +14,10 @@ export type OperatorTask = Schemas['OperatorTask'];
 export type OperatorTaskPage = Schemas['OperatorTaskPage'];
 /** What a task row shows: either view; the fields only a project key reads may be missing. */
 export type ShownTask = OperatorTask & Partial<Omit<Task, keyof OperatorTask>>;
+/** The record of downloads (GET /v1/downloads, GET /v1/tasks/:id/downloads). */
+export type Download = Schemas['Download'];
+export type DownloadPage = Schemas['DownloadPage'];
+export type DownloadCount = Schemas['DownloadCount'];
 export type SubmitBody = paths['/v1/tasks']['post']['requestBody']['content']['application/json'];
 
 /**

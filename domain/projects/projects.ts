@@ -1,6 +1,6 @@
 // Projects: the tenants. Creation issues the API key (kept only as a hash) and the webhook secret;
 // lookups here are the only way the rest of the code reads a project.
-import { and, eq, gt, or } from 'drizzle-orm';
+import { and, eq, gt, inArray, or } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { type ProjectRow, projects } from '../../db/schema.js';
 import { parseStoredSettings, type projectSettingsSchema, type StoredSettings } from '../../model/project-settings.js';
@@ -23,6 +23,14 @@ export interface NewProject extends ProjectSettings {
 export async function getProject(db: Db, projectId: string): Promise<ProjectRow | undefined> {
   const [row] = await db.select().from(projects).where(eq(projects.id, projectId));
   return row;
+}
+
+/** The stored settings of these projects, by id (a page of tasks across projects: its links). */
+export async function projectsSettings(db: Db, projectIds: string[]): Promise<Map<string, Pick<ProjectRow, 'settings'>>> {
+  const ids = [...new Set(projectIds)];
+  if (ids.length === 0) return new Map();
+  const rows = await db.select({ id: projects.id, settings: projects.settings }).from(projects).where(inArray(projects.id, ids));
+  return new Map(rows.map((r) => [r.id, r]));
 }
 
 export async function requireProject(db: Db, projectId: string): Promise<ProjectRow> {
@@ -104,6 +112,7 @@ export function projectJson(p: ProjectRow) {
     embed_origins: s.embed_origins,
     email_domains: s.email_domains,
     mask_columns: s.mask_columns,
+    downloads_through_api: s.downloads_through_api,
     excel_max_file_rows: excel.maxRows,
     excel_max_file_bytes: excel.maxBytes,
     csv_max_file_rows: csv.maxRows === Number.MAX_SAFE_INTEGER ? null : csv.maxRows,

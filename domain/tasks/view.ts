@@ -1,4 +1,5 @@
-import type { TaskRow } from '../../db/schema.js';
+import type { ProjectRow, TaskRow } from '../../db/schema.js';
+import { settingsOf } from '../projects/projects.js';
 import { taskErrorCode } from '../../model/errors.js';
 import type { Config } from '../../platform/config.js';
 import { type DirectLinks, directLink, directLinks, signLink } from '../../platform/links.js';
@@ -12,6 +13,18 @@ export interface LinkSigner {
   ttlSeconds: number;
   /** With S3 storage: files[].url goes to the bucket (or its CDN) directly; null: through the API. */
   direct: DirectLinks | null;
+  /** The operator session the links are made for: their downloads are recorded as its operator's. */
+  by?: string | undefined;
+}
+
+/**
+ * The signer of one project's links, for one operator session if given: a project with
+ * downloads_through_api gets the API's signed links even where direct downloads are on, since a
+ * presigned URL's downloads never reach us to be recorded (docs/downloads.md).
+ */
+export function signerFor(signer: LinkSigner, project: Pick<ProjectRow, 'settings'>, sessionId?: string): LinkSigner {
+  const direct = settingsOf(project).downloads_through_api ? null : signer.direct;
+  return { ...signer, direct, by: sessionId };
 }
 
 /** How file links are signed: the same for the API, the WebSocket and callbacks. */
@@ -46,7 +59,7 @@ function signedFiles(t: TaskRow, signer: LinkSigner) {
   return t.files.map((f) => {
     const link =
       (signer.direct && directLink(signer.direct, f, linkExpiry, now)) ??
-      signLink({ baseUrl: signer.baseUrl, secret: signer.secret, taskId: t.id, name: f.name, expiresAt: linkExpiry });
+      signLink({ baseUrl: signer.baseUrl, secret: signer.secret, taskId: t.id, name: f.name, expiresAt: linkExpiry, by: signer.by });
     return { file: f, url: link.url, expires_at: link.expiresAt.toISOString() };
   });
 }

@@ -3,7 +3,7 @@ import { copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 
 import { dirname, join, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { randomToken } from '../crypto.js';
-import { assertKey, type Storage } from './types.js';
+import { assertKey, type ByteRange, type Storage } from './types.js';
 
 export class LocalStorage implements Storage {
   readonly kind = 'local' as const;
@@ -60,10 +60,10 @@ export class LocalStorage implements Storage {
     return readFile(this.path(key));
   }
 
-  async getStream(key: string): Promise<Readable> {
+  async getStream(key: string, range?: ByteRange): Promise<Readable> {
     const p = this.path(key);
     await stat(p);
-    return createReadStream(p, { highWaterMark: 256 * 1024 });
+    return createReadStream(p, { highWaterMark: 256 * 1024, ...(range ? { start: range.start, end: range.end } : {}) });
   }
 
   async size(key: string): Promise<number | null> {

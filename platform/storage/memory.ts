@@ -2,7 +2,7 @@
 // stages its few pages and renders through the same code as an export, and nothing is kept.
 import { readFile, rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { assertKey, type Storage } from './types.js';
+import { assertKey, type ByteRange, type Storage } from './types.js';
 
 export class MemoryStorage implements Storage {
   readonly kind = 'memory' as const;
@@ -30,8 +30,9 @@ export class MemoryStorage implements Storage {
     return this.get(key);
   }
 
-  async getStream(key: string): Promise<Readable> {
-    return Readable.from([this.get(key)]);
+  async getStream(key: string, range?: ByteRange): Promise<Readable> {
+    const body = this.get(key);
+    return Readable.from([range ? body.subarray(range.start, range.end + 1) : body]);
   }
 
   async size(key: string): Promise<number | null> {

@@ -4,7 +4,7 @@ import { rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
 import type { Client } from 'minio';
-import { assertKey, type Storage } from './types.js';
+import { assertKey, type ByteRange, type Storage } from './types.js';
 
 export interface S3Options {
   endpoint: string;
@@ -86,9 +86,10 @@ export class S3Storage implements Storage {
     return Buffer.concat(chunks);
   }
 
-  async getStream(key: string): Promise<Readable> {
+  async getStream(key: string, range?: ByteRange): Promise<Readable> {
     assertKey(key);
     await this.ensureBucket();
+    if (range) return this.client.getPartialObject(this.bucket, key, range.start, range.end - range.start + 1);
     return this.client.getObject(this.bucket, key);
   }
 

@@ -10,7 +10,8 @@ export interface Storage {
   putFile(key: string, localPath: string): Promise<void>;
   putBuffer(key: string, body: Buffer): Promise<void>;
   getBuffer(key: string): Promise<Buffer>;
-  getStream(key: string): Promise<Readable>;
+  /** The object, or the bytes `start` to `end` (inclusive) of it: a download's Range. */
+  getStream(key: string, range?: ByteRange): Promise<Readable>;
   /** Size in bytes, or null when the key does not exist. */
   size(key: string): Promise<number | null>;
   /** Keys under prefix, sorted. */
@@ -20,6 +21,12 @@ export interface Storage {
   move(from: string, to: string): Promise<void>;
   deletePrefix(prefix: string): Promise<void>;
   ping(): Promise<void>;
+}
+
+/** Bytes `start` to `end` of an object, both inclusive (as HTTP's Range counts them). */
+export interface ByteRange {
+  start: number;
+  end: number;
 }
 
 export function assertKey(key: string): void {

@@ -8,7 +8,8 @@ import { PassThrough } from 'node:stream';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callbackEvent, errorEnvelope, projectSchema, taskEvent, taskPage, taskSchema } from '../../api/schemas/responses.js';
-import { CallbackVerificationError, DownloadCenter, DownloadCenterError, type TaskEvent, verifyCallback } from '../../client/src/index.js';
+import { CallbackVerificationError, type Download, DownloadCenter, DownloadCenterError, type TaskEvent, verifyCallback } from '../../client/src/index.js';
+import { downloadSchema } from '../../api/schemas/downloads.js';
 import { startTestEnv, type TestEnv } from '../support/env.js';
 import { startReceiver } from '../support/receiver.js';
 import { defaultRow, sourcePool } from '../support/source-server.js';
@@ -73,6 +74,20 @@ describe('export and download', () => {
     const webChunks: Uint8Array[] = [];
     await dc.download(task.task_id, new WritableStream<Uint8Array>({ write: (c) => void webChunks.push(c) }));
     expect(Buffer.concat(webChunks)).toEqual(body);
+
+    // Each of the three downloads is recorded (as its response ends), in the documented Download schema.
+    const list = async (): Promise<Download[]> => {
+      const items: Download[] = [];
+      for await (const d of dc.taskDownloads(task.task_id)) items.push(d);
+      return items;
+    };
+    let recorded = await list();
+    for (let i = 0; i < 100 && recorded.length < 3; i++) recorded = await new Promise((r) => setTimeout(r, 50)).then(list);
+    expect(recorded.map((d) => [d.via, d.by.kind, d.bytes, d.complete])).toEqual(Array(3).fill(['api', 'project', file.bytes, true]));
+    for (const d of recorded) expect(downloadSchema.strict().safeParse(d).error).toBeUndefined();
+    const all: Download[] = [];
+    for await (const d of dc.downloads({ limit: 1 })) all.push(d);
+    expect(all.map((d) => d.download_id)).toEqual(recorded.map((d) => d.download_id));
   });
 
   it('throws the error envelope as a DownloadCenterError, and leaves no partial file', async () => {

@@ -173,6 +173,13 @@ describe('web console', () => {
     const records = parse(body, { columns: true }) as Record<string, string>[];
     expect(records).toHaveLength(total);
     records.forEach((r, i) => expect(r).toEqual({ id: String(defaultRow(i).id), name: defaultRow(i).name, amount: String(defaultRow(i).amount), note: defaultRow(i).note }));
+
+    // The row's record of downloads: that one, through its signed link, from this browser's address.
+    await row('live-orders').getByText('Downloads', { exact: true }).click();
+    const record = row('live-orders').locator('.download-list li');
+    await record.first().waitFor();
+    expect(await record.count()).toBe(1);
+    expect(await record.first().textContent()).toMatch(/Link.*127\.0\.0\.1/);
   });
 
   it('cancels a slow export from its row', async () => {

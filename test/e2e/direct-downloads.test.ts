@@ -9,7 +9,7 @@ import { linkSigner, taskJson } from '../../domain/tasks/view.js';
 import { loadConfig } from '../../platform/config.js';
 import { directLink, directLinks, signLink } from '../../platform/links.js';
 import { type Cdn, startCdn } from '../support/cdn.js';
-import { s3Env, startTestEnv, type TestEnv } from '../support/env.js';
+import { ADMIN, s3Env, startTestEnv, type TestEnv } from '../support/env.js';
 import { type SourceServer, startSource } from '../support/source-server.js';
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -96,6 +96,33 @@ describe('with the S3 store', () => {
       expect(res.status).toBe(200);
       expect(sha256(Buffer.from(await res.arrayBuffer()))).toBe(task.files[0].sha256);
     }
+  });
+  it("goes past the API's record of downloads, unless the project sets downloads_through_api", async () => {
+    const recorded = async () => (await env.api('GET', `/v1/tasks/${task.task_id}/downloads?limit=100`, { token: key })).json.items as Array<{ via: string; by: { kind: string } }>;
+    const settled = async (n: number) => {
+      for (let i = 0; i < 100 && (await recorded()).length < n; i++) await new Promise((r) => setTimeout(r, 50));
+      return recorded();
+    };
+    const before = (await settled(2)).length;
+    expect((await download(task.files[0].url)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 300));
+    // The bucket answered it: the API never saw it, so there is nothing to record (docs/downloads.md).
+    expect(await recorded()).toHaveLength(before);
+    const set = await env.api('PATCH', `/v1/projects/${task.project_id}`, { token: ADMIN, body: { downloads_through_api: true } });
+    expect(set.json.downloads_through_api).toBe(true);
+    const url = (await env.api('GET', `/v1/tasks/${task.task_id}`, { token: key })).json.files[0].url as string;
+    expect(url.startsWith(`${env.config.publicBaseUrl}/v1/files/${task.task_id}/`)).toBe(true);
+    const res = await download(url);
+    expect(sha256(res.body)).toBe(task.files[0].sha256);
+    const [last] = await settled(before + 1);
+    expect(last).toMatchObject({ via: 'link', by: { kind: 'link' }, complete: true });
+    // A range of it, read as a range of the bucket's object.
+    const part = await fetch(url, { headers: { range: 'bytes=10-19' } });
+    expect(part.status).toBe(206);
+    expect(Buffer.from(await part.arrayBuffer())).toEqual(res.body.subarray(10, 20));
+    expect((await settled(before + 2))[0]).toMatchObject({ range: `bytes 10-19/${res.body.length}`, bytes: 10, complete: false });
+    await env.api('PATCH', `/v1/projects/${task.project_id}`, { token: ADMIN, body: { downloads_through_api: false } });
+    expect(new URL((await env.api('GET', `/v1/tasks/${task.task_id}`, { token: key })).json.files[0].url).origin).toBe(env.config.s3!.endpoint);
   });
 });
 

@@ -178,9 +178,11 @@ describe('what an operator token may do', () => {
 
   it('is refused (403) on every other documented route', async () => {
     const open = new Set(['GET /healthz', 'GET /readyz', 'GET /v1/files/{task_id}/{name}', 'GET /v1/ws']);
-    const allowed = /^(GET \/v1\/tasks(\/counts|\/\{task_id\}(\/download)?)?|POST \/v1\/tasks\/\{task_id\}\/(cancel|retry|pause|resume))$/;
+    // Their own downloads too (test/routes/downloads.test.ts); a task's whole record stays with the project key.
+    const allowed = /^(GET \/v1\/tasks(\/counts|\/\{task_id\}(\/download)?)?|GET \/v1\/downloads(\/count)?|POST \/v1\/tasks\/\{task_id\}\/(cancel|retry|pause|resume))$/;
     const others = Object.keys(ROUTE_TESTS).filter((r) => !open.has(r) && !allowed.test(r));
     expect(others).toContain('GET /v1/tasks/{task_id}/deliveries');
+    expect(others).toContain('GET /v1/tasks/{task_id}/downloads');
     const ids: Record<string, string> = { task_id: mine.task_id, project_id: a.project_id, schedule_id: 'sch_x', session_id: 'ops_x' };
     for (const route of others) {
       const [method, template] = route.split(' ') as [string, string];

@@ -5,7 +5,7 @@
 import { expect, it } from 'vitest';
 import type { RouteApp } from '../support/route-app.js';
 
-export type RouteFile = 'admin' | 'admin-mails' | 'destinations' | 'files' | 'operations' | 'operator-sessions' | 'preview' | 'projects' | 'schedules' | 'sync' | 'task-actions' | 'tasks' | 'ws';
+export type RouteFile = 'admin' | 'admin-mails' | 'destinations' | 'downloads' | 'files' | 'operations' | 'operator-sessions' | 'preview' | 'projects' | 'schedules' | 'sync' | 'task-actions' | 'tasks' | 'ws';
 
 export const ROUTE_TESTS: Record<string, RouteFile> = {
   'GET /healthz': 'operations',
@@ -34,6 +34,9 @@ export const ROUTE_TESTS: Record<string, RouteFile> = {
   'POST /v1/tasks/{task_id}/pause': 'task-actions',
   'POST /v1/tasks/{task_id}/resume': 'task-actions',
   'GET /v1/tasks/{task_id}/deliveries': 'task-actions',
+  'GET /v1/tasks/{task_id}/downloads': 'downloads',
+  'GET /v1/downloads': 'downloads',
+  'GET /v1/downloads/count': 'downloads',
   'POST /v1/schedules': 'schedules',
   'GET /v1/schedules': 'schedules',
   'GET /v1/schedules/{schedule_id}': 'schedules',

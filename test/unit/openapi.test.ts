@@ -26,12 +26,12 @@ describe('the OpenAPI document', () => {
     expect(validator.version).toBe('3.1');
     expect(doc.servers).toEqual([{ url: 'http://dc.example:8080' }]);
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['adminToken', 'operatorToken', 'projectKey']);
-    // An operator token opens its operator's tasks and actions and the socket, nothing else.
+    // An operator token opens its operator's tasks and actions, the socket and its own downloads, nothing else.
     const operatorRoutes = Object.entries(doc.paths).flatMap(([path, ops]: [string, any]) =>
       Object.entries(ops).filter(([, op]: [string, any]) => op.security?.some((s: object) => 'operatorToken' in s)).map(([method]) => `${method.toUpperCase()} ${path}`),
     );
     expect(operatorRoutes.sort()).toEqual(
-      ['GET /v1/tasks', 'GET /v1/tasks/counts', 'GET /v1/tasks/{task_id}', 'GET /v1/tasks/{task_id}/download', 'GET /v1/ws', ...['cancel', 'pause', 'resume', 'retry'].map((a) => `POST /v1/tasks/{task_id}/${a}`)].sort(),
+      ['GET /v1/downloads', 'GET /v1/downloads/count', 'GET /v1/tasks', 'GET /v1/tasks/counts', 'GET /v1/tasks/{task_id}', 'GET /v1/tasks/{task_id}/download', 'GET /v1/ws', ...['cancel', 'pause', 'resume', 'retry'].map((a) => `POST /v1/tasks/{task_id}/${a}`)].sort(),
     );
     expect(doc.components.schemas.Error.properties.error.required).toEqual(expect.arrayContaining(['code', 'message', 'request_id']));
     // Every documented refusal carries the envelope.

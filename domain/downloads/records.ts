@@ -1,0 +1,119 @@
+// The record of downloads (docs/downloads.md): one row per response that handed out a task's file,
+// written when the response ends, and the lists that read them newest first by index
+// (downloads_*_idx in db/schema.ts; test/e2e/download-plans.test.ts checks the plans).
+import { and, count, eq, gte, type SQL } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { type DownloadRow, downloads } from '../../db/schema.js';
+import { storableText } from '../../model/storable.js';
+import { newId } from '../../platform/crypto.js';
+import { encodeCursor, newestFirst, olderThan } from '../cursor.js';
+
+/** The longest user agent kept, in characters: past it the text is clipped (with an ellipsis). */
+export const USER_AGENT_MAX = 512;
+/** The most downloads counted: beyond it the count says "at least". */
+export const DOWNLOAD_COUNT_MAX = 10_000;
+
+export type DownloadVia = DownloadRow['via'];
+export type DownloadBy = { kind: 'project'; id: string } | { kind: 'operator'; id: string; sessionId: string } | { kind: 'link' };
+
+export interface DownloadRecord {
+  taskId: string;
+  projectId: string;
+  fileName: string;
+  fileIndex: number;
+  via: DownloadVia;
+  by: DownloadBy;
+  ip: string;
+  userAgent: string;
+  /** A Range answer's Content-Range; null for the whole file. */
+  range: string | null;
+  bytes: number;
+  complete: boolean;
+  startedAt: Date;
+}
+
+export async function recordDownload(db: Db, r: DownloadRecord): Promise<void> {
+  await db.insert(downloads).values({
+    id: newId('dl'),
+    taskId: r.taskId,
+    projectId: r.projectId,
+    fileName: r.fileName,
+    fileIndex: r.fileIndex,
+    via: r.via,
+    byKind: r.by.kind,
+    byId: r.by.kind === 'link' ? null : r.by.id,
+    sessionId: r.by.kind === 'operator' ? r.by.sessionId : null,
+    // Both come from the client: bounded and made storable (model/storable.ts).
+    ip: storableText(r.ip, 64),
+    userAgent: storableText(r.userAgent, USER_AGENT_MAX),
+    range: r.range,
+    bytes: r.bytes,
+    complete: r.complete,
+    startedAt: r.startedAt,
+    // Set here rather than by the database: list cursors compare it at millisecond precision.
+    at: new Date(),
+  });
+}
+
+export interface DownloadFilter {
+  projectId: string;
+  taskId?: string | undefined;
+  /** An operator's own: downloads made through their sessions. */
+  operatorId?: string | undefined;
+  /** Inclusive. */
+  since?: Date | undefined;
+}
+
+type Page = { limit: number; cursor?: string | undefined };
+
+function downloadWhere(f: DownloadFilter): SQL[] {
+  const w: SQL[] = [eq(downloads.projectId, f.projectId)];
+  if (f.taskId) w.push(eq(downloads.taskId, f.taskId));
+  if (f.operatorId !== undefined) w.push(eq(downloads.byKind, 'operator'), eq(downloads.byId, f.operatorId));
+  if (f.since) w.push(gte(downloads.at, f.since));
+  return w;
+}
+
+/**
+ * One page, newest first. Each filter has an index whose leading columns are its equalities and
+ * then (at, id): the project's, the task's, an operator's. `since` ends the index range.
+ */
+export function downloadPageQuery(db: Db, q: DownloadFilter & Page) {
+  const w = downloadWhere(q);
+  if (q.cursor) w.push(olderThan(downloads.at, downloads.id, q.cursor));
+  return db.select().from(downloads).where(and(...w)).orderBy(...newestFirst(downloads.at, downloads.id)).limit(q.limit + 1);
+}
+
+export async function listDownloads(db: Db, q: DownloadFilter & Page): Promise<{ items: DownloadRow[]; nextCursor: string | null }> {
+  const rows = await downloadPageQuery(db, q);
+  const items = rows.slice(0, q.limit);
+  const last = items[items.length - 1];
+  return { items, nextCursor: rows.length > q.limit && last ? encodeCursor({ createdAt: last.at, id: last.id }) : null };
+}
+
+/** How many, counted up to DOWNLOAD_COUNT_MAX (so a count costs at most that many index entries). */
+export async function countDownloads(db: Db, f: DownloadFilter): Promise<{ count: number; more: boolean }> {
+  const capped = db.select({ id: downloads.id }).from(downloads).where(and(...downloadWhere(f))).limit(DOWNLOAD_COUNT_MAX + 1).as('capped');
+  const [row] = await db.select({ n: count() }).from(capped);
+  const n = Number(row?.n ?? 0);
+  return { count: Math.min(n, DOWNLOAD_COUNT_MAX), more: n > DOWNLOAD_COUNT_MAX };
+}
+
+export function downloadJson(d: DownloadRow) {
+  return {
+    download_id: d.id,
+    task_id: d.taskId,
+    file: d.fileName,
+    at: d.at.toISOString(),
+    started_at: d.startedAt.toISOString(),
+    by: { kind: d.byKind, id: d.byId, ...(d.sessionId ? { session_id: d.sessionId } : {}) },
+    via: d.via,
+    ip: d.ip,
+    user_agent: d.userAgent,
+    range: d.range,
+    bytes: d.bytes,
+    complete: d.complete,
+  };
+}
+
+export type DownloadJson = ReturnType<typeof downloadJson>;
