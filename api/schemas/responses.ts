@@ -2,6 +2,7 @@
 // it, the typed client (client/). The handlers build these objects in domain/*/view.ts and
 // projectJson; the client's end-to-end tests read them through these types.
 import { z } from '@hono/zod-openapi';
+import { PAUSED_REASONS } from '../../model/schedule.js';
 import { COMPRESSIONS, EXPORT_TYPES, LOCALES, TASK_STAGES, TASK_STATUSES } from '../../model/task.js';
 
 const time = z.iso.datetime({ offset: true });
@@ -113,6 +114,8 @@ export const projectSchema = z
     max_schedules: z.number().int(),
     embed_origins: z.array(z.string()).openapi({ description: 'origins that may frame the operator center (CSP frame-ancestors); empty: none' }),
     email_domains: z.array(z.string()).openapi({ description: "domains the tasks' notify_email addresses may be at; empty: none" }),
+    alert_emails: z.array(z.string()).openapi({ description: 'who is mailed once when a schedule pauses itself after failing; empty: nobody' }),
+    alert_callback: z.string().nullable().openapi({ description: 'where a signed schedule.paused event is POSTed when a schedule pauses itself; null: nowhere' }),
     excel_max_file_rows: z.number().int(),
     excel_max_file_bytes: z.number().int(),
     csv_max_file_rows: z.number().int().nullable(),
@@ -143,8 +146,29 @@ export const scheduleObject = z
     pause_after_failures: z.number().int(),
     paused: z.boolean(),
     note: z.string().nullable(),
+    paused_reason: z
+      .enum(PAUSED_REASONS)
+      .nullable()
+      .openapi({
+        description:
+          'Why it is paused (null while it runs): failing (it paused itself after pause_after_failures failed runs in a row), manual (POST …/pause, or the Temporal UI), source_host_not_allowed (a run was refused: its source host left source_hosts), refused (a run was refused for another reason; last_error says which).',
+      }),
+    last_error: z
+      .object({
+        code: z.string(),
+        message: z.string(),
+        task_id: z.string().nullable().openapi({ description: 'The failed task; null when the run was refused before it made one.' }),
+        at: time,
+      })
+      .nullable()
+      .openapi({ description: "The last failed run's code and sentence, kept until the schedule is resumed." }),
+    consecutive_failures: z.number().int().openapi({ description: 'Failed runs in a row since failures last counted from zero (creation, a resume, or a run that did not fail).' }),
     task: z.record(z.string(), z.unknown()).openapi({ description: 'The task body each run submits, placeholders as written.' }),
     last_run: z.object({ at: time, outcome: z.string().nullable(), task_id: z.string().nullable() }).nullable(),
+    backfill: z
+      .object({ start: time, end: time, done: z.number().int(), total: z.number().int(), created_at: time })
+      .nullable()
+      .openapi({ description: 'The latest backfill: of its total runs, how many have made their task (done = total: finished); null: none.' }),
     next_runs: z.array(time).optional(),
     created_at: time,
     updated_at: time,
@@ -167,6 +191,17 @@ export const TASK_EVENTS = ['task.progress', 'task.paused', 'task.resumed', 'tas
 /** A WebSocket event frame (docs/api.md#get-v1ws); a callback carries the same shape with a final event. */
 export const taskEvent = z.object({ event: z.enum(TASK_EVENTS), task: taskSchema }).openapi('TaskEvent');
 export const callbackEvent = z.object({ event: z.enum(['task.succeeded', 'task.failed']), task: taskSchema }).openapi('CallbackEvent');
+/** What the project's alert_callback receives when a schedule pauses itself after failing (domain/schedules/alert-event.ts). */
+export const schedulePausedEvent = z
+  .object({
+    event: z.literal('schedule.paused'),
+    schedule_id: z.string(),
+    failures: z.number().int().openapi({ description: 'The failed runs in a row that paused it (its pause_after_failures).' }),
+    last_error: z.object({ code: z.string(), message: z.string(), task_id: z.string() }).openapi({ description: 'The last of those runs: its task, code and sentence.' }),
+    console_url: z.string().openapi({ description: "The console's schedules page, where it is resumed." }),
+    schedule: scheduleObject.openapi({ description: 'The schedule as it is when the event is sent (resumed meanwhile: paused is false).' }),
+  })
+  .openapi('SchedulePausedEvent');
 
 export const healthSchema = z.object({
   status: z.enum(['ok', 'unavailable']),
