@@ -9,6 +9,7 @@ import { type ScheduleRow, scheduleBackfills } from '../../db/schema.js';
 import { newId } from '../../platform/crypto.js';
 import { DomainError } from '../errors.js';
 import type { ScheduleDeps } from './schedules.js';
+import type { BackfillProgress } from './view.js';
 import { dueBetween } from './windows.js';
 
 /** Runs one backfill may start: Temporal buffers at most 1,000 starts per schedule (BUFFER_ALL). */
@@ -55,8 +56,6 @@ export async function backfillSchedule(deps: ScheduleDeps, row: ScheduleRow, sta
   }
   return { intervals: due.length, first: due[0]!, last: due[due.length - 1]! };
 }
-
-export type BackfillProgress = Pick<typeof scheduleBackfills.$inferSelect, 'scheduleId' | 'startAt' | 'endAt' | 'done' | 'intervals' | 'createdAt'>;
 
 /** The latest backfill of each of the schedules, with its progress (runs that made their task, of all). */
 export async function latestBackfills(db: Db, scheduleIds: readonly string[]): Promise<Map<string, BackfillProgress>> {

@@ -1,6 +1,8 @@
 // The schedule object the API answers with.
-import type { ScheduleRow } from '../../db/schema.js';
-import type { BackfillProgress } from './backfill.js';
+import type { ScheduleRow, scheduleBackfills } from '../../db/schema.js';
+
+/** A backfill's range and how many of its runs have made their task (backfill.ts latestBackfills). */
+export type BackfillProgress = Pick<typeof scheduleBackfills.$inferSelect, 'scheduleId' | 'startAt' | 'endAt' | 'done' | 'intervals' | 'createdAt'>;
 
 /** What Temporal says of the schedule now (schedules.ts liveState), when it was asked. */
 export interface LiveState {
