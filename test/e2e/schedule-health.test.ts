@@ -8,6 +8,7 @@
 // a 6-field cron without a year is refused; a backfill's progress shows on the schedule.
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifySchedulePaused } from '../../client/src/index.js';
 import { schedules, tasks } from '../../db/schema.js';
 import { noteRunEnded } from '../../domain/schedules/runs.js';
 import { ADMIN, startTestEnv, type TestEnv } from '../support/env.js';
@@ -133,6 +134,8 @@ describe('a schedule that keeps failing', () => {
       console_url: `https://exports.example.test/#/schedules/${s.schedule_id}`,
       schedule: { schedule_id: s.schedule_id, paused: true, paused_reason: 'failing' },
     });
+    // The client verifies it as a receiver would.
+    expect(verifySchedulePaused(project.webhook_secret, hit!.body, hit!.headers)).toMatchObject({ event: 'schedule.paused', failures: 3 });
     // The deliveries are recorded with the failed task that paused it.
     const deliveries = (await env.api('GET', `/v1/tasks/${last.task_id}/deliveries`, { token: key() })).json.items as any[];
     const alerts = deliveries.filter((d) => d.event === 'schedule.paused');
