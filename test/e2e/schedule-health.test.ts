@@ -5,24 +5,30 @@
 // receiver verifying with standardwebhooks), also when the step that paused it runs again after a
 // crash; resume clears it all; a manual pause says "manual"; a host leaving source_hosts says
 // "source_host_not_allowed"; the alert settings are checked against email_domains and callback_hosts;
-// a 6-field cron without a year is refused; a backfill's progress shows on the schedule.
+// a 6-field cron without a year is refused; a backfill's progress shows on the schedule. The console
+// (Chromium) shows a failing schedule at the alert's link and resumes it.
 import { eq } from 'drizzle-orm';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifySchedulePaused } from '../../client/src/index.js';
 import { schedules, tasks } from '../../db/schema.js';
 import { noteRunEnded } from '../../domain/schedules/runs.js';
+import { buildConsole, launchChromium } from '../support/browser.js';
 import { ADMIN, startTestEnv, type TestEnv } from '../support/env.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
 import { type SmtpSink, startSmtpSink } from '../support/smtp.js';
 import { sourcePool } from '../support/source-server.js';
 
 let env: TestEnv;
+let browser: Browser;
 let smtp: SmtpSink;
 let hook: Receiver;
 let project: { project_id: string; api_key: string; webhook_secret: string };
 const { source, closeSources } = sourcePool();
 
 beforeAll(async () => {
+  buildConsole();
+  browser = await launchChromium();
   smtp = await startSmtpSink();
   env = await startTestEnv({ SMTP_URL: smtp.url, EMAIL_FROM: 'Exports <exports@example.test>', PUBLIC_BASE_URL: 'https://exports.example.test' });
   project = await env.createProject({ callback_hosts: ['127.0.0.1'], email_domains: ['example.test'], max_running_tasks: 10 });
@@ -33,6 +39,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await browser?.close();
   await hook?.close();
   await closeSources();
   await env?.close();
@@ -236,5 +243,44 @@ describe('backfill progress', () => {
     expect(await runsOf(s.schedule_id)).toHaveLength(3);
     const listed = (await env.api('GET', '/v1/schedules?limit=100', { token: key() })).json.items.find((x: any) => x.schedule_id === s.schedule_id);
     expect(listed.backfill).toMatchObject({ done: 3, total: 3 });
+  });
+});
+
+describe('the console', () => {
+  /** The console opened at a schedule's link (the alert mail's), signed in with the project's key. */
+  async function openAt(scheduleId: string) {
+    const context = await browser.newContext({ locale: 'en-GB', viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await page.goto(`${env.base}/#/schedules/${scheduleId}`);
+    await page.getByLabel('Project API key').fill(key());
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    return { context, page, item: page.locator('li.schedule', { hasText: scheduleId }) };
+  }
+
+  it('shows a failing schedule at a glance, with its last error, and resumes it', async () => {
+    const src = await source({ total: 3, intercept: () => ({ status: 404, body: '{}' }) });
+    const s = await create({ cron: '0 6 1 * *', source_url: src.url, pause_after_failures: 1 });
+    const [run] = await runOnce(s.schedule_id, 1);
+    await until(() => get(s.schedule_id), (g) => g.paused_reason === 'failing');
+    const { context, page, item } = await openAt(s.schedule_id);
+    await item.locator('.badge.failed', { hasText: 'Failing' }).waitFor();
+    expect(await page.getByRole('alert').textContent()).toContain('paused itself after failing');
+    expect(await item.locator('.task-error').first().textContent()).toMatch(new RegExp(`Last error: source_bad_response .*HTTP 404.*${run.task_id}`));
+    await item.getByRole('button', { name: 'Resume' }).click();
+    await item.locator('.badge', { hasText: 'Active' }).waitFor();
+    await context.close();
+    expect(await get(s.schedule_id)).toMatchObject({ paused: false, paused_reason: null, last_error: null });
+  });
+
+  it("shows a backfill's progress", async () => {
+    const src = await source({ total: 2 });
+    const s = await create({ cron: '0 * * * *', overlap: 'allow_all', source_url: src.url });
+    const res = await env.api('POST', `/v1/schedules/${s.schedule_id}/backfill`, { token: key(), body: { start: '2026-02-01T00:00:00Z', end: '2026-02-01T02:00:00Z' } });
+    expect(res.json.intervals).toBe(2);
+    await until(() => get(s.schedule_id), (g) => g.backfill.done === 2);
+    const { context, item } = await openAt(s.schedule_id);
+    await item.getByText('Backfill: 2 of 2 runs').waitFor();
+    expect(await item.locator('progress').getAttribute('value')).toBe('2');
+    await context.close();
   });
 });
