@@ -191,7 +191,7 @@ export const TASK_EVENTS = ['task.progress', 'task.paused', 'task.resumed', 'tas
 /** A WebSocket event frame (docs/api.md#get-v1ws); a callback carries the same shape with a final event. */
 export const taskEvent = z.object({ event: z.enum(TASK_EVENTS), task: taskSchema }).openapi('TaskEvent');
 export const callbackEvent = z.object({ event: z.enum(['task.succeeded', 'task.failed']), task: taskSchema }).openapi('CallbackEvent');
-/** What the project's alert_callback receives when a schedule pauses itself after failing (domain/schedules/alert-event.ts). */
+/** What the project's alert_callback receives when a schedule pauses itself after failing (activities/schedule-alerts.ts). */
 export const schedulePausedEvent = z
   .object({
     event: z.literal('schedule.paused'),
