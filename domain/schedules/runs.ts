@@ -2,7 +2,8 @@
 // ends (ADR 0014). A run submits an ordinary task through submitTask, so admission, de-duplication,
 // the submit quota and allow-lists apply; an Idempotency-Key per run makes a retried run find
 // the task it made. A body with {{interval_start}} / {{interval_end}} gets the run's window (ADR 0034). A schedule whose tasks fail `pause_after_failures` times in a row is paused,
-// and its note says why; a run whose submission is refused (a host no longer allowed) pauses it too.
+// and its note, paused_reason and last_error say why, and its alert goes out once (ADR 0048); a run
+// whose submission is refused (a host no longer allowed) pauses it too. A backfill's runs count its progress.
 import { and, desc, eq, gte, inArray, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import { type ProjectRow, scheduleBackfills, type ScheduleRow, schedules, type TaskRow, tasks } from '../../db/schema.js';
 import { taskErrorCode } from '../../model/errors.js';
@@ -160,6 +161,18 @@ export async function noteRunEnded(deps: ScheduleDeps, task: TaskRow): Promise<v
     if (schedule.pausedReason === 'failing' && !schedule.alertedAt && schedule.lastError) await alertPaused(deps, schedule, schedule.lastError);
     return;
   }
+  if (task.status === 'succeeded') return streakEnded(deps, schedule);
+  await countFailure(deps, schedule);
+}
+
+/** A success ends the streak; no read of the schedule's tasks (the next failure recounts them anyway). */
+async function streakEnded(deps: ScheduleDeps, schedule: ScheduleRow): Promise<void> {
+  if (schedule.consecutiveFailures === 0) return;
+  await deps.db.update(schedules).set({ consecutiveFailures: 0 }).where(and(eq(schedules.id, schedule.id), eq(schedules.paused, false)));
+}
+
+/** The streak recounted from the tasks after a failure; at pause_after_failures, the pause and its alert. */
+async function countFailure(deps: ScheduleDeps, schedule: ScheduleRow): Promise<void> {
   const recent = await recentOutcomes(deps, schedule);
   const ok = recent.findIndex((t) => t.status !== 'failed');
   const failures = ok === -1 ? recent.length : ok;
