@@ -58,20 +58,19 @@ export async function mailOnce(db: Db, config: Pick<Config, 'SMTP_URL' | 'EMAIL_
 async function sendHeld(db: Db, via: { smtpUrl: string; from: string }, a: EmailAttempt, deliveryId: string, content: MailContent): Promise<SendEmailOutput> {
   const { smtpUrl, from } = via;
   const attempt = a.attempt;
-  const claim = { deliveryId };
   const started = Date.now();
   try {
     // Marked handed over before the first byte: a worker that dies before that leaves a mail
     // a later attempt may send; one that lost its claim meanwhile sends nothing.
     const beforeData = async () => {
-      if (!(await markHandedOver(db, claim.deliveryId))) throw new Error('a later attempt took this mail over; not sent');
+      if (!(await markHandedOver(db, deliveryId))) throw new Error('a later attempt took this mail over; not sent');
     };
     await sendMail(smtpUrl, { from, to: a.recipient, messageId: a.messageId, ...content }, { beforeData });
   } catch (err) {
     const f = sendFailure(err, smtpUrl);
     if (f.outcome === 'in_doubt') {
       // The message was handed over and no reply came: it may have arrived. Never sent twice.
-      await finishEmail(db, claim.deliveryId, { result: 'unknown', latencyMs: Date.now() - started, error: `${f.message}; whether the mail arrived is unknown, so it is not sent again` });
+      await finishEmail(db, deliveryId, { result: 'unknown', latencyMs: Date.now() - started, error: `${f.message}; whether the mail arrived is unknown, so it is not sent again` });
       throw ApplicationFailure.create({ type: 'email_in_doubt', message: f.message, nonRetryable: true });
     }
     // Nothing of the message was sent, or the server said it did not take it: retried, unless
@@ -79,7 +78,7 @@ async function sendHeld(db: Db, via: { smtpUrl: string; from: string }, a: Email
     const permanent = f.outcome === 'rejected';
     const delay = emailRetryDelay(attempt);
     const last = permanent || attempt >= EMAIL_MAX_ATTEMPTS;
-    await finishEmail(db, claim.deliveryId, {
+    await finishEmail(db, deliveryId, {
       result: 'failed',
       statusCode: f.responseCode,
       latencyMs: Date.now() - started,
@@ -95,6 +94,6 @@ async function sendHeld(db: Db, via: { smtpUrl: string; from: string }, a: Email
       category: ApplicationFailureCategory.BENIGN,
     });
   }
-  await finishEmail(db, claim.deliveryId, { result: 'delivered', statusCode: 250, latencyMs: Date.now() - started });
+  await finishEmail(db, deliveryId, { result: 'delivered', statusCode: 250, latencyMs: Date.now() - started });
   return { result: 'delivered' as const, attempt };
 }
