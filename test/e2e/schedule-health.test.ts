@@ -167,13 +167,16 @@ describe('a schedule that keeps failing', () => {
     expect(resumed).toMatchObject({ paused: false, paused_reason: null, last_error: null, consecutive_failures: 0 });
   });
 
-  it('says "manual" for a pause through the API, and nothing is sent', async () => {
+  it('says "manual" for a pause through the API or the Temporal UI, and nothing is sent', async () => {
     const src = await source({ total: 3 });
     const s = await create({ cron: '0 4 * * *', source_url: src.url });
     const paused = await act(s.schedule_id, 'pause');
     expect(paused).toMatchObject({ paused: true, paused_reason: 'manual', last_error: null });
     expect(await get(s.schedule_id)).toMatchObject({ paused_reason: 'manual' });
     expect(await act(s.schedule_id, 'resume')).toMatchObject({ paused: false, paused_reason: null });
+    // Paused in the Temporal UI (not through the API): someone paused it by hand too.
+    await env.temporal.schedule.getHandle(s.schedule_id).pause('from the Temporal UI');
+    expect(await get(s.schedule_id)).toMatchObject({ paused: true, paused_reason: 'manual' });
     expect(alertMails(s.schedule_id)).toHaveLength(0);
   });
 
