@@ -6,7 +6,7 @@ import { type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Env } from 'hono';
 import { auth, errors, type Responses } from './openapi.js';
 import { operatorTaskEvent, operatorTaskPage, operatorTaskSchema } from './schemas/operator-view.js';
-import { callbackEvent, taskEvent } from './schemas/responses.js';
+import { callbackEvent, schedulePausedEvent, taskEvent } from './schemas/responses.js';
 import { statesBadText } from './openapi-text.js';
 
 const WS_DESCRIPTION = `A WebSocket. Authenticate the upgrade request with \`Authorization: Bearer <api_key>\`;
@@ -106,6 +106,24 @@ export function describeExtras<E extends Env>(app: OpenAPIHono<E>): void {
         'webhook-signature': z.string().openapi({ description: 'Space-separated `v1,<base64 HMAC-SHA256>` signatures.' }),
       }),
       body: { content: { 'application/json': { schema: callbackEvent } }, required: true },
+    },
+    responses: { '2XX': { description: 'Delivered; no retry.' }, default: { description: 'Retried with backoff.' } },
+  });
+
+  registry.registerWebhook({
+    method: 'post',
+    path: 'schedule.paused',
+    operationId: 'schedulePaused',
+    summary: 'A schedule paused itself after pause_after_failures failed runs in a row',
+    description:
+      "POSTed once per such pause to the project's alert_callback (a URL on callback_hosts), signed and retried exactly as a task's callback (the same headers; the webhook-id is the same on every retry). Resume the schedule with POST /v1/schedules/{schedule_id}/resume.",
+    request: {
+      headers: z.object({
+        'webhook-id': z.string().openapi({ description: 'Unique per pause; the same on every retry of it (de-duplicate on it).' }),
+        'webhook-timestamp': z.string().openapi({ description: 'Unix seconds of this attempt.' }),
+        'webhook-signature': z.string().openapi({ description: 'Space-separated `v1,<base64 HMAC-SHA256>` signatures.' }),
+      }),
+      body: { content: { 'application/json': { schema: schedulePausedEvent } }, required: true },
     },
     responses: { '2XX': { description: 'Delivered; no retry.' }, default: { description: 'Retried with backoff.' } },
   });

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import type { StoredSettingsJson } from '../model/project-settings.js';
-import { OVERLAP_POLICIES } from '../model/schedule.js';
+import { OVERLAP_POLICIES, PAUSED_REASONS, type ScheduleLastError } from '../model/schedule.js';
 import { EXPORT_TYPES, type LaneProgress, type StoredFile, TASK_STAGES, TASK_STATUSES } from '../model/task.js';
 import { parseTaskOptions, type TaskOptions } from '../model/task-options.js';
 
@@ -157,6 +157,14 @@ export const schedules = pgTable(
     paused: boolean('paused').notNull().default(false),
     // Why it is paused (the caller's note, or the failures that paused it).
     note: text('note'),
+    // The same, machine-readable (model/schedule.ts); null while it runs.
+    pausedReason: text('paused_reason', { enum: PAUSED_REASONS }),
+    // The last failed run's code and sentence, kept until a resume.
+    lastError: jsonb('last_error').$type<ScheduleLastError>(),
+    // Failed runs in a row since failures last counted from zero (an ended run that did not fail resets it).
+    consecutiveFailures: integer('consecutive_failures').notNull().default(0),
+    // When the alert of its last pause for failing was started (its mail and event, domain/schedules/alerts.ts).
+    alertedAt: timestamp('alerted_at', { withTimezone: true }),
     // Runs' failures count from here: creation, or the last resume.
     countingSince: timestamp('counting_since', { withTimezone: true }).notNull().defaultNow(),
     // Runs of one schedule submit one at a time (domain/schedules/runs.ts): the holder's lease ends here.
@@ -226,6 +234,10 @@ export const scheduleBackfills = pgTable(
     startAt: timestamp('start_at', { withTimezone: true }).notNull(),
     endAt: timestamp('end_at', { withTimezone: true }).notNull(),
     intervals: integer('intervals').notNull(),
+    // Runs of the range that have made their task (domain/schedules/runs.ts counts each run once).
+    done: integer('done').notNull().default(0),
+    // The last run counted: a retried run's activity is not counted twice (the runs go one at a time).
+    lastRunId: text('last_run_id'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('schedule_backfills_schedule_idx').on(t.scheduleId, t.startAt)],

@@ -76,7 +76,15 @@ export interface PauseResult {
   pagesStaged: boolean;
 }
 
-export type CallbackEvent = 'task.succeeded' | 'task.failed';
+/** The end of a task: what its own callback and e-mails tell. */
+export type TaskEndEvent = 'task.succeeded' | 'task.failed';
+
+/**
+ * What a callback or e-mail delivery tells: a task's end, or (`schedule.paused`) that the task's
+ * failure paused its schedule: then it goes to the project's alert_callback / alert_emails, and
+ * the same delivery workflows carry it (domain/schedules/alerts.ts).
+ */
+export type CallbackEvent = TaskEndEvent | 'schedule.paused';
 
 export interface DeliverInput {
   taskId: string;
@@ -101,7 +109,7 @@ export interface EmailInput {
   recipients: number;
 }
 
-/** One recipient's mail: the task's notify_email[index]; the address itself stays out of history. */
+/** One recipient's mail: the task's notify_email[index] (a schedule.paused alert: the project's alert_emails[index]); the address itself stays out of history. */
 export interface SendEmailInput {
   taskId: string;
   run: number;

@@ -22,6 +22,9 @@ export const EMBED_ORIGIN = /^(?:https:\/\/[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-
  */
 export const EMAIL_DOMAIN = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
 
+/** Addresses a project's schedule alerts go to. */
+export const MAX_ALERT_EMAILS = 20;
+
 export const fileRows = z.number().int().min(1).max(EXCEL_SHEET_ROWS);
 export const fileBytes = z.number().int().min(MIN_FILE_BYTES).max(MAX_FILE_BYTES);
 
@@ -64,6 +67,15 @@ export const storedSettingsSchema = z.object({
     .default([]),
   // Columns masked in every task of the project, whatever its template says (docs/formats.md#masked-columns).
   mask_columns: maskColumnsSchema.default({}),
+  // Who hears of a schedule that paused itself after failing (domain/schedules/alerts.ts): one mail
+  // each, addresses at one of email_domains; and a signed schedule.paused event POSTed to a URL
+  // whose host is on callback_hosts. Both checked when set and again before each delivery.
+  alert_emails: z
+    .array(z.email('must be an e-mail address').max(254))
+    .max(MAX_ALERT_EMAILS)
+    .transform((list) => [...new Set(list.map((a) => a.toLowerCase()))])
+    .default([]),
+  alert_callback: z.string().max(4096).url('must be an http(s) URL').nullable().default(null),
 });
 
 /** Every setting of a project: the columns (read on hot paths) and the stored settings. */

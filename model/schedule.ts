@@ -25,3 +25,36 @@ export interface SubmitRunOutput {
   taskId?: string;
   reason?: string;
 }
+
+/**
+ * Why a schedule is paused: `failing` (it paused itself after pause_after_failures failed runs in a
+ * row), `manual` (POST …/pause, or the Temporal UI), `source_host_not_allowed` (a run's submission
+ * was refused because its source's host left the project's source_hosts), `refused` (a run's
+ * submission was refused for another reason no retry mends: last_error says which).
+ */
+export const PAUSED_REASONS = ['failing', 'manual', 'source_host_not_allowed', 'refused'] as const;
+export type PausedReason = (typeof PAUSED_REASONS)[number];
+
+/** The last failed run of a schedule: its code and sentence; `task_id` null for a refused submission. */
+export interface ScheduleLastError {
+  code: string;
+  message: string;
+  task_id: string | null;
+  /** The task's run that failed: with task_id, the key of the alert its pause sends (never shown). */
+  run?: number;
+  at: string;
+}
+
+/** The event a schedule's pause for failing sends to the project's alert_callback (and names its alert mail). */
+export const SCHEDULE_PAUSED_EVENT = 'schedule.paused';
+
+/**
+ * The ids of one pause's alert, keyed by the failed task (and its run) that paused it: the same on
+ * every attempt to start it, so Temporal (REJECT_DUPLICATE) starts each delivery once, and a
+ * receiver de-duplicates the event by its webhook-id.
+ */
+export const scheduleAlertIds = (scheduleId: string, taskId: string, run: number) => ({
+  callbackWorkflowId: `${scheduleId}.paused.${taskId}.${run}.callback`,
+  emailWorkflowId: `${scheduleId}.paused.${taskId}.${run}.email`,
+  webhookId: `msg_${scheduleId}_paused_${taskId}_${run}`,
+});

@@ -13,7 +13,7 @@ import {
   resumeSchedule,
   triggerSchedule,
 } from '../../domain/schedules/schedules.js';
-import { backfillSchedule } from '../../domain/schedules/backfill.js';
+import { backfillSchedule, latestBackfills } from '../../domain/schedules/backfill.js';
 import { scheduleJson } from '../../domain/schedules/view.js';
 import { auth, jsonBodyOf, queryOf, errors, json, keyed, openApiApp, type Responses, scheduleIdParam } from '../openapi.js';
 import { backfillObject, scheduleObject, schedulePage } from '../schemas/responses.js';
@@ -39,7 +39,8 @@ export function schedulesApp(ctx: ApiContext) {
   /** The schedule as it is now (read again after a change), with Temporal's next due times. */
   const current = async (s: ScheduleRow) => {
     const row = await ownedSchedule(deps.db, s.projectId, s.id);
-    return scheduleJson(row, await liveState(deps, row));
+    const backfills = await latestBackfills(deps.db, [row.id]);
+    return scheduleJson(row, await liveState(deps, row), backfills.get(row.id));
   };
 
   const create = createRoute({
@@ -73,7 +74,8 @@ export function schedulesApp(ctx: ApiContext) {
   });
   app.openapi(list, async (c) => {
     const { items, nextCursor } = await listSchedules(deps.db, c.get('project').id, c.req.valid('query'));
-    return c.json({ items: items.map((s) => scheduleJson(s)), next_cursor: nextCursor });
+    const backfills = await latestBackfills(deps.db, items.map((s) => s.id));
+    return c.json({ items: items.map((s) => scheduleJson(s, undefined, backfills.get(s.id))), next_cursor: nextCursor });
   });
 
   const at = (method: 'get' | 'post' | 'delete', suffix: string) => ({
@@ -119,7 +121,7 @@ export function schedulesApp(ctx: ApiContext) {
   const resume = createRoute({
     ...at('post', '/resume'),
     operationId: 'resumeSchedule',
-    summary: 'Resume a schedule; failures count afresh',
+    summary: 'Resume a schedule; failures count afresh, paused_reason and last_error are cleared',
     middleware: [owned, jsonBody],
     request: { params: scheduleIdParam, ...noteBody },
     responses: { ...one('The schedule, running.'), ...errors(400) } as Responses,

@@ -3,6 +3,7 @@
 // projectJson; the client's end-to-end tests read them through these types.
 import { z } from '@hono/zod-openapi';
 import { maskSchema } from '../../model/mask.js';
+import { PAUSED_REASONS } from '../../model/schedule.js';
 import { COMPRESSIONS, EXPORT_TYPES, LOCALES, TASK_STAGES, TASK_STATUSES } from '../../model/task.js';
 
 const time = z.iso.datetime({ offset: true });
@@ -116,6 +117,8 @@ export const projectSchema = z
     email_domains: z.array(z.string()).openapi({ description: "domains the tasks' notify_email addresses may be at; empty: none" }),
     mask_columns: z.record(z.string(), maskSchema).openapi({ description: 'columns (source keys) masked in every task of the project, whatever its template says' }),
     downloads_through_api: z.boolean().openapi({ description: "files[].url is the API's signed link even where direct downloads (presigned bucket URLs) are on, so every download is recorded" }),
+    alert_emails: z.array(z.string()).openapi({ description: 'who is mailed once when a schedule pauses itself after failing; empty: nobody' }),
+    alert_callback: z.string().nullable().openapi({ description: 'where a signed schedule.paused event is POSTed when a schedule pauses itself; null: nowhere' }),
     excel_max_file_rows: z.number().int(),
     excel_max_file_bytes: z.number().int(),
     csv_max_file_rows: z.number().int().nullable(),
@@ -147,8 +150,29 @@ export const scheduleObject = z
     pause_after_failures: z.number().int(),
     paused: z.boolean(),
     note: z.string().nullable(),
+    paused_reason: z
+      .enum(PAUSED_REASONS)
+      .nullable()
+      .openapi({
+        description:
+          'Why it is paused (null while it runs): failing (it paused itself after pause_after_failures failed runs in a row), manual (POST …/pause, or the Temporal UI), source_host_not_allowed (a run was refused: its source host left source_hosts), refused (a run was refused for another reason; last_error says which).',
+      }),
+    last_error: z
+      .object({
+        code: z.string(),
+        message: z.string(),
+        task_id: z.string().nullable().openapi({ description: 'The failed task; null when the run was refused before it made one.' }),
+        at: time,
+      })
+      .nullable()
+      .openapi({ description: "The last failed run's code and sentence, kept until the schedule is resumed." }),
+    consecutive_failures: z.number().int().openapi({ description: 'Failed runs in a row since failures last counted from zero (creation, a resume, or a run that did not fail).' }),
     task: z.record(z.string(), z.unknown()).openapi({ description: 'The task body each run submits, placeholders as written.' }),
     last_run: z.object({ at: time, outcome: z.string().nullable(), task_id: z.string().nullable() }).nullable(),
+    backfill: z
+      .object({ start: time, end: time, done: z.number().int(), total: z.number().int(), created_at: time })
+      .nullable()
+      .openapi({ description: 'The latest backfill: of its total runs, how many have made their task (done = total: finished); null: none.' }),
     next_runs: z.array(time).optional(),
     created_at: time,
     updated_at: time,
@@ -171,6 +195,17 @@ export const TASK_EVENTS = ['task.progress', 'task.paused', 'task.resumed', 'tas
 /** A WebSocket event frame (docs/api.md#get-v1ws); a callback carries the same shape with a final event. */
 export const taskEvent = z.object({ event: z.enum(TASK_EVENTS), task: taskSchema }).openapi('TaskEvent');
 export const callbackEvent = z.object({ event: z.enum(['task.succeeded', 'task.failed']), task: taskSchema }).openapi('CallbackEvent');
+/** What the project's alert_callback receives when a schedule pauses itself after failing (activities/schedule-alerts.ts). */
+export const schedulePausedEvent = z
+  .object({
+    event: z.literal('schedule.paused'),
+    schedule_id: z.string(),
+    failures: z.number().int().openapi({ description: 'The failed runs in a row that paused it (its pause_after_failures).' }),
+    last_error: z.object({ code: z.string(), message: z.string(), task_id: z.string() }).openapi({ description: 'The last of those runs: its task, code and sentence.' }),
+    console_url: z.string().openapi({ description: "The console's schedules page, where it is resumed." }),
+    schedule: scheduleObject.openapi({ description: 'The schedule as it is when the event is sent (resumed meanwhile: paused is false).' }),
+  })
+  .openapi('SchedulePausedEvent');
 
 export const healthSchema = z.object({
   status: z.enum(['ok', 'unavailable']),

@@ -18,8 +18,25 @@ export function parseEvery(text: string): number | null {
   return [UNITS.d, UNITS.h, UNITS.m, UNITS.s].reduce((ms, unit, i) => ms + Number(m[i + 1] ?? 0) * unit, 0);
 }
 
+/** A year field of a cron expression: 2027, 2026-2028, 2026-2030/2, 2026,2028. */
+const YEAR_FIELD = /^\d{4}(?:-\d{4})?(?:\/\d+)?(?:,\d{4}(?:-\d{4})?(?:\/\d+)?)*$/;
+
+/**
+ * Temporal reads a cron of 6 fields as minute … day-of-week **year**, where most cron dialects read
+ * seconds first: "*\/5 * * * * *" fires every 5 minutes, not every 5 seconds (checked on the dev
+ * server; docs/schedules.md#cron-fields). A sixth field that is not a year is refused as ambiguous;
+ * seconds take the 7-field form.
+ */
+export function cronProblem(cron: string): string | null {
+  const fields = cron.split('#')[0]!.trim().split(/\s+/);
+  if (fields.length !== 6 || YEAR_FIELD.test(fields[5]!)) return null;
+  return 'has 6 fields, which Temporal reads as minute hour day-of-month month day-of-week year (not seconds first); write 5 fields, or 7 with seconds first and a year last (e.g. "*/5 * * * * * *": every 5 seconds)';
+}
+
 const fields = submitFields.extend({
-  cron: requiredChars(200).optional(),
+  cron: requiredChars(200)
+    .openapi({ description: 'Read by Temporal: 5 fields (minute hour day-of-month month day-of-week), or 7 (second minute hour day-of-month month day-of-week year); 6 only with a year last. Names, ranges, steps, @daily.' })
+    .optional(),
   every: z.string().max(40).openapi({ pattern: `^(?=\\d)${EVERY.source.slice(1)}`, description: 'A duration such as 15m, 1h, 1h30m or 1d: at least one minute, at most 366 days.' }).optional(),
   timezone: requiredChars(64).default('UTC'),
   overlap: z.enum(OVERLAP_POLICIES).default('skip'),
@@ -35,6 +52,8 @@ export const scheduleSchema = withSheets(fields, whenStated)
     if (b.cron === undefined && b.every === undefined) issue(['cron'], 'give cron (with timezone) or every');
     if (b.cron !== undefined && b.every !== undefined) issue(['every'], 'give cron or every, not both');
     if (b.cron && /^(CRON_TZ|TZ)=|@every/i.test(b.cron)) issue(['cron'], 'give the time zone in timezone and an interval in every, not in the cron expression');
+    const ambiguous = b.cron ? cronProblem(b.cron) : null;
+    if (ambiguous) issue(['cron'], ambiguous);
     if (b.every !== undefined) {
       const ms = parseEvery(b.every);
       if (ms === null) issue(['every'], 'must be a duration such as 15m, 1h, 1h30m or 1d');

@@ -4,6 +4,8 @@ import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import type { components } from './schema.js';
 
 export type CallbackEvent = components['schemas']['CallbackEvent'];
+/** What the project's alert_callback receives when a schedule pauses itself after failing. */
+export type SchedulePausedEvent = components['schemas']['SchedulePausedEvent'];
 
 export type CallbackHeaders = Headers | Record<string, string | string[] | undefined>;
 
@@ -13,12 +15,21 @@ export type CallbackHeaders = Headers | Record<string, string | string[] | undef
  * secret rotation either secret verifies (the header carries a signature for each).
  */
 export function verifyCallback(secret: string, body: string | Uint8Array, headers: CallbackHeaders): CallbackEvent {
+  return verified<CallbackEvent>(secret, body, headers);
+}
+
+/** A `schedule.paused` event at the project's alert_callback, verified as verifyCallback verifies a task's callback. */
+export function verifySchedulePaused(secret: string, body: string | Uint8Array, headers: CallbackHeaders): SchedulePausedEvent {
+  return verified<SchedulePausedEvent>(secret, body, headers);
+}
+
+function verified<T>(secret: string, body: string | Uint8Array, headers: CallbackHeaders): T {
   const plain: Record<string, string> = {};
   if (headers instanceof Headers) headers.forEach((v, k) => (plain[k] = v));
   else for (const [k, v] of Object.entries(headers)) if (v !== undefined) plain[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
   const text = typeof body === 'string' ? body : new TextDecoder().decode(body);
   try {
-    return new Webhook(secret).verify(text, plain) as CallbackEvent;
+    return new Webhook(secret).verify(text, plain) as T;
   } catch (err) {
     throw new CallbackVerificationError(err instanceof WebhookVerificationError ? err.message : 'the callback could not be verified');
   }

@@ -437,7 +437,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Resume a schedule; failures count afresh */
+        /** Resume a schedule; failures count afresh, paused_reason and last_error are cleared */
         post: operations["resumeSchedule"];
         delete?: never;
         options?: never;
@@ -722,6 +722,26 @@ export interface paths {
     };
 }
 export interface webhooks {
+    "schedule.paused": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A schedule paused itself after pause_after_failures failed runs in a row
+         * @description POSTed once per such pause to the project's alert_callback (a URL on callback_hosts), signed and retried exactly as a task's callback (the same headers; the webhook-id is the same on every retry). Resume the schedule with POST /v1/schedules/{schedule_id}/resume.
+         */
+        post: operations["schedulePaused"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "task.callback": {
         parameters: {
             query?: never;
@@ -991,6 +1011,10 @@ export interface components {
             next_cursor: string | null;
         };
         Project: {
+            /** @description where a signed schedule.paused event is POSTed when a schedule pauses itself; null: nowhere */
+            alert_callback: string | null;
+            /** @description who is mailed once when a schedule pauses itself after failing; empty: nobody */
+            alert_emails: string[];
             callback_hosts: string[];
             /** Format: date-time */
             created_at: string;
@@ -1055,11 +1079,34 @@ export interface components {
             prefix: string;
             region: string;
         };
+        /** @description The schedule as it is when the event is sent (resumed meanwhile: paused is false). */
         Schedule: {
+            /** @description The latest backfill: of its total runs, how many have made their task (done = total: finished); null: none. */
+            backfill: {
+                /** Format: date-time */
+                created_at: string;
+                done: number;
+                /** Format: date-time */
+                end: string;
+                /** Format: date-time */
+                start: string;
+                total: number;
+            } | null;
+            /** @description Failed runs in a row since failures last counted from zero (creation, a resume, or a run that did not fail). */
+            consecutive_failures: number;
             /** Format: date-time */
             created_at: string;
             cron: string | null;
             every: string | null;
+            /** @description The last failed run's code and sentence, kept until the schedule is resumed. */
+            last_error: {
+                /** Format: date-time */
+                at: string;
+                code: string;
+                message: string;
+                /** @description The failed task; null when the run was refused before it made one. */
+                task_id: string | null;
+            } | null;
             last_run: {
                 /** Format: date-time */
                 at: string;
@@ -1071,6 +1118,11 @@ export interface components {
             overlap: string;
             pause_after_failures: number;
             paused: boolean;
+            /**
+             * @description Why it is paused (null while it runs): failing (it paused itself after pause_after_failures failed runs in a row), manual (POST …/pause, or the Temporal UI), source_host_not_allowed (a run was refused: its source host left source_hosts), refused (a run was refused for another reason; last_error says which).
+             * @enum {string|null}
+             */
+            paused_reason: "failing" | "manual" | "source_host_not_allowed" | "refused" | null;
             project_id: string;
             schedule_id: string;
             /** @description The task body each run submits, placeholders as written. */
@@ -1084,6 +1136,22 @@ export interface components {
         SchedulePage: {
             items: components["schemas"]["Schedule"][];
             next_cursor: string | null;
+        };
+        SchedulePausedEvent: {
+            /** @description The console's schedules page, where it is resumed. */
+            console_url: string;
+            /** @enum {string} */
+            event: "schedule.paused";
+            /** @description The failed runs in a row that paused it (its pause_after_failures). */
+            failures: number;
+            /** @description The last of those runs: its task, code and sentence. */
+            last_error: {
+                code: string;
+                message: string;
+                task_id: string;
+            };
+            schedule: components["schemas"]["Schedule"];
+            schedule_id: string;
         };
         SftpDestination: {
             /**
@@ -1932,7 +2000,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1982,7 +2050,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2317,6 +2385,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * Format: uri
+                     * @default null
+                     */
+                    alert_callback?: string | null;
+                    /** @default [] */
+                    alert_emails?: string[];
                     /** @default [] */
                     callback_hosts?: string[];
                     csv_max_file_bytes?: number;
@@ -2498,6 +2573,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** Format: uri */
+                    alert_callback?: string | null;
+                    alert_emails?: string[];
                     callback_hosts?: string[];
                     csv_max_file_bytes?: number;
                     csv_max_file_rows?: number;
@@ -2704,7 +2782,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2854,6 +2932,7 @@ export interface operations {
                      * @enum {string}
                      */
                     compression?: "gzip" | "zstd";
+                    /** @description Read by Temporal: 5 fields (minute hour day-of-month month day-of-week), or 7 (second minute hour day-of-month month day-of-week year); 6 only with a year last. Names, ranges, steps, @daily. */
                     cron?: string;
                     /** @description csv only: whether the file starts with a UTF-8 byte order mark, by which Excel reads it as UTF-8 (default true). */
                     csv_bom?: boolean;
@@ -4055,7 +4134,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, export_too_large, destination_host_not_allowed, too_many_parts. */
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4837,6 +4916,42 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    schedulePaused: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unique per pause; the same on every retry of it (de-duplicate on it). */
+                "webhook-id": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures. */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SchedulePausedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered; no retry. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried with backoff. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -7,7 +7,8 @@ import { SignIn } from './sign-in.js';
 import { TasksPage } from './tasks.js';
 import { SchedulesPage } from './schedules.js';
 
-const pageOf = () => (location.hash === '#/schedules' ? 'schedules' : 'tasks');
+// #/schedules/<schedule_id> (a schedule alert's link) opens the schedules page at that schedule.
+const pageOf = () => (location.hash === '#/schedules' || location.hash.startsWith('#/schedules/') ? 'schedules' : 'tasks');
 
 export function App() {
   const [lang, setLang] = useState<Lang>(defaultLang);

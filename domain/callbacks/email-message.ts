@@ -31,7 +31,7 @@ export interface MailContent {
 }
 
 /** The same on every attempt of one mail, so a receiver (and the claim) can tell a repeat. */
-export function emailMessageId(m: { taskId: string; run: number; event: TaskMail['event']; index: number }, host: string): string {
+export function emailMessageId(m: { taskId: string; run: number; event: string; index: number }, host: string): string {
   return `<${m.taskId}.${m.run}.${m.event === 'task.succeeded' ? 'succeeded' : 'failed'}.${m.index}@${host}>`;
 }
 
@@ -42,7 +42,7 @@ export function emailDomainAllowed(domains: readonly string[], address: string):
 }
 
 /** One line of text: a caller's line breaks must not start a header or a new paragraph. */
-const oneLine = (s: string): string => s.replace(/[\r\n\t\u2028\u2029]+/g, ' ').trim();
+export const oneLine = (s: string): string => s.replace(/[\r\n\t\u2028\u2029]+/g, ' ').trim();
 
 export function buildTaskMail(m: TaskMail): MailContent {
   return m.event === 'task.succeeded' ? readyMail(m) : failedMail(m);
@@ -81,7 +81,7 @@ ${m.link
     ? html`<p style="margin:0 0 24px"><a href="${m.link}" style="display:inline-block;padding:10px 18px;background:#1f4fd1;color:#fff;text-decoration:none;border-radius:4px">${w.open}</a></p>
 <p style="margin:0 0 16px;color:#555;font-size:13px">${note}</p>`
     : html`<p style="margin:0 0 16px">${w.noLink}</p>`}`;
-  return { subject: w.readySubject(name), text: text.join('\n'), html: page(m.locale, w.readySubject(name), body, w.footer) };
+  return { subject: w.readySubject(name), text: text.join('\n'), html: mailPage(m.locale, w.readySubject(name), body, w.footer) };
 }
 
 function failedMail(m: TaskMail): MailContent {
@@ -90,10 +90,10 @@ function failedMail(m: TaskMail): MailContent {
   // One sentence in the reader's language, from the vocabulary; never the raw technical message.
   const sentence = w.failed(name, w.why[m.error?.code ?? 'internal_error']);
   const body = html`<p style="margin:0 0 16px">${sentence}</p>`;
-  return { subject: w.failedSubject(name), text: [sentence, '', '-- ', w.footer].join('\n'), html: page(m.locale, w.failedSubject(name), body, w.footer) };
+  return { subject: w.failedSubject(name), text: [sentence, '', '-- ', w.footer].join('\n'), html: mailPage(m.locale, w.failedSubject(name), body, w.footer) };
 }
 
-function page(locale: Locale, title: string, body: unknown, footer: string): string {
+export function mailPage(locale: Locale, title: string, body: unknown, footer: string): string {
   return String(html`<!doctype html>
 <html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${title}</title></head>
 <body style="margin:0;padding:24px;font-family:-apple-system,Segoe UI,Roboto,'PingFang SC','Microsoft YaHei',sans-serif;font-size:15px;line-height:1.5;color:#111;background:#fff">

@@ -12,7 +12,8 @@ import { decodeCursor, encodeCursor } from '../cursor.js';
 import { DomainError } from '../errors.js';
 import { projectChanged } from './key-cache.js';
 import { sealedNewMaskKey } from './mask-key.js';
-import { type NewProject, requireProject } from './projects.js';
+import { checkAlertSettings } from './alert-settings.js';
+import { type NewProject, requireProject, settingsOf } from './projects.js';
 
 /** Creation's fields, each optional: what PATCH /v1/projects/:id may change. */
 export type ProjectPatch = Partial<NewProject>;
@@ -21,6 +22,11 @@ const COLUMNS = { name: 'name', source_hosts: 'sourceHosts', callback_hosts: 'ca
 
 export async function updateProject(db: Db, projectId: string, patch: ProjectPatch): Promise<ProjectRow> {
   const current = await requireProject(db, projectId);
+  // The alert settings being set, against the lists as they will be after this change.
+  checkAlertSettings(
+    { alert_emails: patch.alert_emails, alert_callback: patch.alert_callback },
+    { email_domains: patch.email_domains ?? settingsOf(current).email_domains, callback_hosts: patch.callback_hosts ?? current.callbackHosts },
+  );
   const set: Partial<typeof projects.$inferInsert> = {};
   const stored: Record<string, unknown> = { ...current.settings };
   for (const [k, v] of Object.entries(patch)) {

@@ -7,6 +7,7 @@ import { parseStoredSettings, type projectSettingsSchema, type StoredSettings } 
 import type { z } from 'zod';
 import { newId, randomToken, sha256Hex } from '../../platform/crypto.js';
 import { newWebhookSecret } from '../callbacks/webhooks.js';
+import { checkAlertSettings } from './alert-settings.js';
 import { resolveSplit } from '../formats/split.js';
 import { DomainError } from '../errors.js';
 import { sealedNewMaskKey } from './mask-key.js';
@@ -64,6 +65,7 @@ export const settingsOf = (p: Pick<ProjectRow, 'settings'>): StoredSettings => p
  */
 export async function createProject(db: Db, input: NewProject, sealingKeys?: readonly string[]): Promise<{ project: ProjectRow; apiKey: string; webhookSecret: string }> {
   const id = newId('prj');
+  checkAlertSettings(input, input);
   const apiKey = `dck_${randomToken(24)}`;
   const webhookSecret = newWebhookSecret();
   const { name, source_hosts, callback_hosts, destination_hosts, retention_hours, max_running_tasks, submit_per_minute, ...stored } = input;
@@ -113,6 +115,8 @@ export function projectJson(p: ProjectRow) {
     email_domains: s.email_domains,
     mask_columns: s.mask_columns,
     downloads_through_api: s.downloads_through_api,
+    alert_emails: s.alert_emails,
+    alert_callback: s.alert_callback,
     excel_max_file_rows: excel.maxRows,
     excel_max_file_bytes: excel.maxBytes,
     csv_max_file_rows: csv.maxRows === Number.MAX_SAFE_INTEGER ? null : csv.maxRows,

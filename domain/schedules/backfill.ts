@@ -3,11 +3,13 @@
 // backfill starts them, one after another, oldest first (BUFFER_ALL); each is an ordinary run that
 // submits its task, and none is skipped by the schedule's overlap rule (runs.ts reads this row).
 import { ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
-import { eq } from 'drizzle-orm';
+import { desc, eq, inArray } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
 import { type ScheduleRow, scheduleBackfills } from '../../db/schema.js';
 import { newId } from '../../platform/crypto.js';
 import { DomainError } from '../errors.js';
 import type { ScheduleDeps } from './schedules.js';
+import type { BackfillProgress } from './view.js';
 import { dueBetween } from './windows.js';
 
 /** Runs one backfill may start: Temporal buffers at most 1,000 starts per schedule (BUFFER_ALL). */
@@ -53,4 +55,16 @@ export async function backfillSchedule(deps: ScheduleDeps, row: ScheduleRow, sta
     throw new DomainError('temporal_unavailable', `Temporal did not take the backfill: ${String(err)}`);
   }
   return { intervals: due.length, first: due[0]!, last: due[due.length - 1]! };
+}
+
+/** The latest backfill of each of the schedules, with its progress (runs that made their task, of all). */
+export async function latestBackfills(db: Db, scheduleIds: readonly string[]): Promise<Map<string, BackfillProgress>> {
+  if (scheduleIds.length === 0) return new Map();
+  const b = scheduleBackfills;
+  const rows = await db
+    .selectDistinctOn([b.scheduleId], { scheduleId: b.scheduleId, startAt: b.startAt, endAt: b.endAt, done: b.done, intervals: b.intervals, createdAt: b.createdAt })
+    .from(b)
+    .where(inArray(b.scheduleId, [...scheduleIds]))
+    .orderBy(b.scheduleId, desc(b.createdAt));
+  return new Map(rows.map((r) => [r.scheduleId, r]));
 }

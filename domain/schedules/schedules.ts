@@ -6,7 +6,7 @@ import { type Client, ScheduleNotFoundError, ScheduleOverlapPolicy, type Schedul
 import { and, count, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { type ProjectRow, type ScheduleRow, schedules } from '../../db/schema.js';
-import type { OverlapPolicy } from '../../model/schedule.js';
+import type { OverlapPolicy, PausedReason, ScheduleLastError } from '../../model/schedule.js';
 import { storableText } from '../../model/storable.js';
 import type { Config } from '../../platform/config.js';
 import { newId } from '../../platform/crypto.js';
@@ -134,24 +134,30 @@ export async function liveState(deps: ScheduleDeps, row: ScheduleRow): Promise<L
 /** A schedule's note: what paused it, in at most this many UTF-16 units. */
 const SCHEDULE_NOTE_MAX = 1000;
 
-/** Pauses it in Temporal and on the row; false when it was paused already. */
-export async function pauseSchedule(deps: ScheduleDeps, id: string, reason: string): Promise<boolean> {
+/** Why a schedule is paused (model/schedule.ts), and the failed run that paused it, if one did. */
+export interface PauseCause {
+  reason: PausedReason;
+  lastError?: ScheduleLastError | undefined;
+}
+
+/** Pauses it in Temporal and on the row; false when it was paused already (the first cause stays). */
+export async function pauseSchedule(deps: ScheduleDeps, id: string, note: string, cause: PauseCause = { reason: 'manual' }): Promise<boolean> {
   // The note may quote a task's error: storable, and no longer than a note is (model/storable.ts).
-  const note = storableText(reason, SCHEDULE_NOTE_MAX);
+  const stored = storableText(note, SCHEDULE_NOTE_MAX);
   const [won] = await deps.db
     .update(schedules)
-    .set({ paused: true, note, updatedAt: new Date() })
+    .set({ paused: true, note: stored, pausedReason: cause.reason, ...(cause.lastError ? { lastError: cause.lastError } : {}), updatedAt: new Date() })
     .where(and(eq(schedules.id, id), eq(schedules.paused, false)))
     .returning({ id: schedules.id });
   try {
-    await deps.temporal.schedule.getHandle(id).pause(note);
+    await deps.temporal.schedule.getHandle(id).pause(stored);
   } catch (err) {
     if (!(err instanceof ScheduleNotFoundError)) throw fromTemporal(err);
   }
   return won !== undefined;
 }
 
-/** Resumes it; its failures count afresh from now. */
+/** Resumes it; its failures count afresh from now, and what paused it is forgotten. */
 export async function resumeSchedule(deps: ScheduleDeps, id: string, note: string): Promise<void> {
   try {
     await deps.temporal.schedule.getHandle(id).unpause(note);
@@ -159,7 +165,10 @@ export async function resumeSchedule(deps: ScheduleDeps, id: string, note: strin
     throw fromTemporal(err);
   }
   const now = new Date();
-  await deps.db.update(schedules).set({ paused: false, note: null, countingSince: now, updatedAt: now }).where(eq(schedules.id, id));
+  await deps.db
+    .update(schedules)
+    .set({ paused: false, note: null, pausedReason: null, lastError: null, consecutiveFailures: 0, alertedAt: null, countingSince: now, updatedAt: now })
+    .where(eq(schedules.id, id));
 }
 
 /** Starts a run now, whatever the calendar says (a paused schedule too). */

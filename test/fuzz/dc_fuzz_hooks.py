@@ -16,6 +16,9 @@ the node), and its charts (their column names must be the table's, the template'
 state accepts: the test's own source (DC_FUZZ_SOURCE_URL, on the project's source_hosts, never a
 host outside this machine) as every source and callback URL, a fresh Idempotency-Key, no cursor,
 addresses at the project's one e-mail domain (example.com) as notify_email, a daily cron in UTC, an hourly `every`, a backfill of three past hours, and no template or charts; a
+project's alert_emails at example.com and its alert_callback the test's source, with example.com
+and the source's host added to the email_domains and callback_hosts of the same body (the alert
+settings are checked against the lists as the change leaves them); a
 destination's endpoint is the source's origin (on the project's destination_hosts), an SFTP
 destination's host and port the source's, with a password and no private key (a key must parse as
 one, and exactly one of the two is given: rules between fields and of a format no schema states), and a task or
@@ -30,6 +33,9 @@ from schemathesis.generation.modes import GenerationMode
 
 SOURCE = os.environ["DC_FUZZ_SOURCE_URL"]
 ORIGIN = "/".join(SOURCE.split("/")[:3])
+HOST = SOURCE.split("/")[2]
+# Room for the one entry added to a generated list (both lists hold at most 50).
+LIST_ROOM = 49
 LAYOUT_RULES = ("template", "charts")
 
 
@@ -50,6 +56,7 @@ def _fill(body):
         body["notify_email"] = "fuzz@example.com"
     elif isinstance(emails, list):
         body["notify_email"] = [f"fuzz{i}@example.com" for i in range(len(emails))]
+    _fill_alerts(body)
     if isinstance(body.get("endpoint"), str):
         body["endpoint"] = ORIGIN
     if body.get("kind") == "sftp":
@@ -65,6 +72,16 @@ def _fill(body):
     if isinstance(sheets, list):
         for sheet in sheets:
             _fill(sheet)
+
+
+def _fill_alerts(body):
+    if isinstance(body.get("alert_callback"), str):
+        body["alert_callback"] = SOURCE
+        body["callback_hosts"] = list(body.get("callback_hosts") or [])[:LIST_ROOM] + [HOST]
+    alerts = body.get("alert_emails")
+    if isinstance(alerts, list) and alerts:
+        body["alert_emails"] = [f"alert{i}@example.com" for i in range(len(alerts))]
+        body["email_domains"] = list(body.get("email_domains") or [])[:LIST_ROOM] + ["example.com"]
 
 
 @schemathesis.hook

@@ -60,6 +60,23 @@ describe('POST /v1/projects', () => {
     }
   });
 
+  it('keeps alert_emails (on email_domains) and alert_callback (on callback_hosts), none by default', async () => {
+    const made = await rt.call('POST', '/v1/projects', { ...admin, body: { name: 'alerts', source_hosts: ['a.example'], callback_hosts: ['hooks.example'], email_domains: ['example.com'] } });
+    expect(made.json).toMatchObject({ alert_emails: [], alert_callback: null });
+    const at = `/v1/projects/${made.json.project_id}`;
+    const set = await rt.call('PATCH', at, { ...admin, body: { alert_emails: ['Ops@Example.com', 'ops@example.com'], alert_callback: 'https://hooks.example/dc' } });
+    expect(set.json).toMatchObject({ alert_emails: ['ops@example.com'], alert_callback: 'https://hooks.example/dc' });
+    expectError(await rt.call('PATCH', at, { ...admin, body: { alert_emails: ['ops@elsewhere.example'] } }), 422, 'email_domain_not_allowed');
+    expectError(await rt.call('PATCH', at, { ...admin, body: { alert_callback: 'https://elsewhere.example/dc' } }), 422, 'callback_host_not_allowed');
+    expectError(await rt.call('PATCH', at, { ...admin, body: { alert_callback: 'http://169.254.169.254/x', callback_hosts: ['169.254.169.254'] } }), 422, 'callback_host_not_allowed');
+    expectError(await rt.call('PATCH', at, { ...admin, body: { alert_emails: ['not-an-address'] } }), 422, 'validation_failed');
+    expectError(await rt.call('PATCH', at, { ...admin, body: { alert_emails: Array.from({ length: 21 }, (_, i) => `a${i}@example.com`) } }), 422, 'validation_failed');
+    // Checked against the lists as the same change leaves them; null takes the callback away.
+    expect((await rt.call('PATCH', at, { ...admin, body: { callback_hosts: ['new.example'], alert_callback: 'https://new.example/dc' } })).status).toBe(200);
+    expect((await rt.call('PATCH', at, { ...admin, body: { alert_callback: null, alert_emails: [] } })).json).toMatchObject({ alert_emails: [], alert_callback: null });
+    expectError(await rt.call('POST', '/v1/projects', { ...admin, body: { name: 'x', source_hosts: ['a.example'], alert_callback: 'https://hooks.example/dc' } }), 422, 'callback_host_not_allowed');
+  });
+
   it('is for the admin', async () => {
     await expectKeyRefusals(rt, 'POST', '/v1/projects', 'admin', { body: { name: 'x', source_hosts: ['a.example'] } });
   });

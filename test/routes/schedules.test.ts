@@ -37,11 +37,16 @@ describe('POST /v1/schedules', () => {
       [{ every: '10s' }, 'every'],
       [{ every: '1h', timezone: 'Mars/Olympus' }, 'timezone'],
       [{ every: '1h', page_size: 1 }, 'page_size'],
+      // Six fields are minute … day-of-week year to Temporal: seconds first would be misread.
+      [{ cron: '*/5 * * * * *' }, 'cron'],
+      [{ cron: '0 0 2 * * 1-5' }, 'cron'],
     ] as const) {
       const res = await create(a.api_key, extra);
       expectError(res, 422, 'validation_failed');
       expect(res.json.error.details.map((d: { field: string }) => d.field)).toContain(field);
     }
+    expect((await create(a.api_key, { cron: '0 2 * * * 2027' })).status).toBe(201);
+    expect((await create(a.api_key, { cron: '*/5 * * * * * *' })).status).toBe(201);
     expectError(await create(a.api_key, { every: '1h', source_url: 'https://elsewhere.example/x' }), 422, 'source_host_not_allowed');
     expect((await create(b.api_key)).status).toBe(201);
     expectError(await create(b.api_key), 409, 'schedule_limit_reached');
@@ -61,10 +66,10 @@ describe('one schedule', () => {
     expect(got.json).toMatchObject({ schedule_id: s.schedule_id, every: '30m', paused: false });
     const paused = await rt.call('POST', at('/pause'), { token: a.api_key, body: { note: 'source down' } });
     expect(paused.status).toBe(200);
-    expect(paused.json).toMatchObject({ paused: true, note: 'source down' });
+    expect(paused.json).toMatchObject({ paused: true, note: 'source down', paused_reason: 'manual', last_error: null, consecutive_failures: 0, backfill: null });
     const resumed = await rt.call('POST', at('/resume'), { token: a.api_key, body: {} });
     expect(resumed.status).toBe(200);
-    expect(resumed.json).toMatchObject({ paused: false, note: null });
+    expect(resumed.json).toMatchObject({ paused: false, note: null, paused_reason: null });
     const triggered = await rt.call('POST', at('/trigger'), { token: a.api_key });
     expect(triggered.status).toBe(202);
     expect(triggered.json.schedule_id).toBe(s.schedule_id);
