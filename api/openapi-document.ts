@@ -130,6 +130,7 @@ function documentOf<E extends Env>(app: OpenAPIHono<E>, serverUrl: string) {
       { name: 'tasks', description: 'Exports of the caller\'s project (project key).' },
       { name: 'schedules', description: 'Recurring exports (project key).' },
       { name: 'destinations', description: "Delivery into the customer's own bucket (project key)." },
+      { name: 'usage', description: "The project's use per day and its bytes stored; quotas are project settings (project key)." },
       { name: 'projects', description: 'Projects and their secrets (admin token; a project may read its own).' },
       { name: 'admin', description: 'Views across projects (admin token).' },
       { name: 'operations', description: 'Health, readiness, metrics.' },
