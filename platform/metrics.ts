@@ -150,10 +150,9 @@ const usage = () => (usageFigures ? (usageOfScrape ??= usageFigures()) : undefin
  * series per project that has files stored or use today, never per task or day: the labels are
  * bounded by the number of projects, as dc_tasks_queued's are.
  */
-function usageGauge(name: string, help: string, pick: (u: Awaited<ReturnType<UsageFigures>>) => Record<string, number>): void {
+function usageGauge(series: { name: string; help: string }, pick: (u: Awaited<ReturnType<UsageFigures>>) => Record<string, number>): void {
   new Gauge({
-    name,
-    help,
+    ...series,
     labelNames: ['project_id'] as const,
     registers,
     async collect() {
@@ -165,9 +164,9 @@ function usageGauge(name: string, help: string, pick: (u: Awaited<ReturnType<Usa
   });
 }
 
-usageGauge('dc_usage_stored_bytes', "Bytes of each project's live files (from the database)", (u) => u.stored);
-usageGauge('dc_usage_rows_today', 'Rows of the files each project produced today, UTC (from the database)', (u) => u.rowsToday);
-usageGauge('dc_usage_bytes_today', 'Bytes of the files each project produced today, UTC (from the database)', (u) => u.bytesToday);
+usageGauge({ name: 'dc_usage_stored_bytes', help: "Bytes of each project's live files (from the database)" }, (u) => u.stored);
+usageGauge({ name: 'dc_usage_rows_today', help: 'Rows of the files each project produced today, UTC (from the database)' }, (u) => u.rowsToday);
+usageGauge({ name: 'dc_usage_bytes_today', help: 'Bytes of the files each project produced today, UTC (from the database)' }, (u) => u.bytesToday);
 
 /** The API process reads the usage gauges with this. */
 export function readUsageWith(fn: UsageFigures): void {

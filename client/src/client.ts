@@ -17,6 +17,8 @@ export type SubmitBody = paths['/v1/tasks']['post']['requestBody']['content']['a
 export type ListQuery = NonNullable<paths['/v1/tasks']['get']['parameters']['query']>;
 export type TaskPage = components['schemas']['TaskPage'];
 export type OperatorSession = components['schemas']['OperatorSession'];
+export type Usage = components['schemas']['Usage'];
+export type UsageDay = components['schemas']['UsageDay'];
 export type OperatorSessionBody = paths['/v1/operator-sessions']['post']['requestBody']['content']['application/json'];
 
 export interface ClientOptions {
@@ -100,6 +102,14 @@ export class DownloadCenter {
 
   resume(taskId: string): Promise<Task> {
     return this.act('resume', taskId);
+  }
+
+  /**
+   * GET /v1/usage (project key): each UTC day from `from` to `to` (YYYY-MM-DD, both included, at
+   * most 366 days; days without use hold zeros) and the bytes the project stores now.
+   */
+  async usage(from: string, to: string): Promise<Usage> {
+    return ok(await this.api.GET('/v1/usage', { params: { query: { from, to } } }));
   }
 
   /** POST /v1/operator-sessions (project key): a token and a url for one operator; the token is shown this once. */

@@ -85,9 +85,11 @@ for (const kind of ['postgres', 'pglite'] as const) {
         at(t.project_id, dayOf(t.created_at)).tasks++;
         if (t.finished_at && ['succeeded', 'expired'].includes(t.status)) {
           const d = at(t.project_id, dayOf(t.finished_at));
+          // A split export's zip holds its parts again: only the parts count as output.
+          const parts = files.length > 1 ? files.filter((f) => !f.name.endsWith('.zip')) : files;
           d.succeeded++;
-          d.rows += files.reduce((s, f) => s + f.rows, 0);
-          d.bytes += files.reduce((s, f) => s + f.bytes, 0);
+          d.rows += parts.reduce((s, f) => s + f.rows, 0);
+          d.bytes += parts.reduce((s, f) => s + f.bytes, 0);
           if (files.some((f) => f.delivered_to)) d.deliveries++;
         }
         if (t.finished_at && t.status === 'failed') at(t.project_id, dayOf(t.finished_at)).failed++;
@@ -137,7 +139,7 @@ for (const kind of ['postgres', 'pglite'] as const) {
       const chains: Array<Array<(id: string) => Promise<unknown>>> = [
         [(id) => status.finishTask(db, id, { status: 'succeeded', files: [fileOf(0, 120, 4096)], expiresAt: later() }), (id) => mail(id, 'a@x.test', 'delivered'), (id) => mail(id, 'b@x.test', 'delivered')],
         // Split files, delivered to a destination.
-        [(id) => status.finishTask(db, id, { status: 'succeeded', files: [fileOf(0, 1000, 70_000, true), fileOf(1, 1000, 71_000, true), fileOf(2, 7, 900, true)], expiresAt: later() }), (id) => mail(id, 'c@x.test', 'failed')],
+        [(id) => status.finishTask(db, id, { status: 'succeeded', files: [fileOf(0, 1000, 70_000, true), fileOf(1, 1000, 71_000, true), fileOf(2, 7, 900, true), { ...fileOf(3, 2007, 120_000, true), name: 'all.zip' }], expiresAt: later() }), (id) => mail(id, 'c@x.test', 'failed')],
         [(id) => status.finishTask(db, id, { status: 'failed', errorCode: 'source_unreachable', errorMessage: 'x' }), (id) => mail(id, 'd@x.test', 'delivered')],
         // A failed delivery keeps the files until they expire; the cleaner then forgets them.
         [(id) => status.finishTask(db, id, { status: 'failed', errorCode: 'destination_unreachable', errorMessage: 'x', kept: { files: [fileOf(0, 50, 5000)], expiresAt: past() } }), (id) => status.markBatchExpired(db, [id])],
@@ -166,7 +168,7 @@ for (const kind of ['postgres', 'pglite'] as const) {
       expect(await kept()).toEqual(truth);
     });
 
-    it('a retried task counts each of its ends; the output of the run that succeeded once', async () => {
+    it('a retried task counts each of its ends; a split export its parts, not its zip', async () => {
       const settings = { name: 'retried', source_hosts: ['127.0.0.1:9'], callback_hosts: [], retention_hours: 1, max_running_tasks: 5, submit_per_minute: 10_000 };
       const p = (await createProject(database.db, settings as never)).project;
       const before = await projectUsage(database.db, p.id, { from: utcToday(), to: utcToday() });
@@ -182,6 +184,13 @@ for (const kind of ['postgres', 'pglite'] as const) {
         tasks: 1, failed: 1, succeeded: 1, rows: 42, bytes: 4200,
       });
       expect(after.stored_bytes - before.stored_bytes).toBe(4200);
+      // A split export: its parts count, not the zip that holds them again (stored, though, it is).
+      const split = await acceptSubmission(database.db, newTask(p, input('split'), 'hash-split', undefined), true);
+      if (split.kind !== 'inserted') throw new Error(split.kind);
+      await status.markRunning(database.db, split.task.id);
+      await status.finishTask(database.db, split.task.id, { status: 'succeeded', files: [fileOf(0, 5, 50), fileOf(1, 6, 60), { ...fileOf(2, 11, 100), name: 'x.zip' }], expiresAt: later() });
+      const last = await projectUsage(database.db, p.id, { from: utcToday(), to: utcToday() });
+      expect({ rows: last.days[0]!.rows - c.rows, bytes: last.days[0]!.bytes - c.bytes, stored: last.stored_bytes - after.stored_bytes }).toEqual({ rows: 11, bytes: 110, stored: 210 });
     });
 
     it('after statements of many rows and a rollback', async () => {

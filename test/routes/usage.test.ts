@@ -2,6 +2,7 @@
 // meets them: 429 quota_exceeded on a submission, a sync export and a retry once one is reached,
 // with the quota, its use and its reset in the body; each project sees only its own use.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DownloadCenter, DownloadCenterError } from '../../client/src/index.js';
 import { finishTask, markRunning } from '../../domain/tasks/status.js';
 import { utcToday } from '../../domain/usage/usage.js';
 import { expectError, expectKeyRefusals } from '../support/route-checks.js';
@@ -94,9 +95,9 @@ describe('GET /v1/admin/usage', () => {
   });
 });
 
-describe('quotas', () => {
-  const patch = (body: Record<string, unknown>) => rt.call('PATCH', `/v1/projects/${a.project_id}`, { token: ADMIN, body });
+const patch = (body: Record<string, unknown>) => rt.call('PATCH', `/v1/projects/${a.project_id}`, { token: ADMIN, body });
 
+describe('quotas', () => {
   it('refuses a submission, a sync export and a retry once the monthly rows are reached, naming the quota, its use and its reset', async () => {
     const set = await patch({ quota_monthly_rows: 6 });
     expect(set.status).toBe(200);
@@ -134,6 +135,19 @@ describe('quotas', () => {
 
   it('refuses a quota that is not a whole number of zero or more (422)', async () => {
     for (const bad of [-1, 1.5, 'many']) expectError(await patch({ quota_monthly_rows: bad }), 422, 'validation_failed');
+  });
+});
+
+describe('the client', () => {
+  it('reads the usage and throws a quota refusal with its quota', async () => {
+    const dc = new DownloadCenter({ baseUrl: 'http://dc.test', apiKey: a.api_key, fetch: (req) => Promise.resolve(rt.app.request(req)) });
+    const usage = await dc.usage(dateAt(0), dateAt(0));
+    expect(usage).toEqual((await usageOf(a.api_key, dateAt(0), dateAt(0))).json);
+    await patch({ quota_stored_bytes: 0 });
+    const err = await dc.submit(taskBody({ file_name: 'client-over' }) as never).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DownloadCenterError);
+    expect(err).toMatchObject({ status: 429, code: 'quota_exceeded', quota: { name: 'quota_stored_bytes', limit: 0, used: 2 * CSV.length } });
+    await patch({ quota_stored_bytes: null });
   });
 });
 
