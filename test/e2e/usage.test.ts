@@ -217,6 +217,23 @@ for (const kind of ['postgres', 'pglite'] as const) {
       await expectNoDrift();
     });
 
+    it('a database with tasks and no kept usage (made before it was kept) is backfilled once, at migrate', async () => {
+      const truth = await expectNoDrift();
+      const [p] = projects as [ProjectRow];
+      const rerun = () => database.db.execute(sql`update drizzle.dc_repeatables set hash = 'edited' where name = 'dc_usage_recount.sql'`);
+      await database.db.execute(sql`delete from usage_days`);
+      await database.db.execute(sql`delete from usage_stored`);
+      await rerun();
+      await database.migrate();
+      expect(await kept()).toEqual(truth);
+      // Once: with usage kept, applying the file again recounts nothing (a kept figure stays as it is).
+      await database.db.execute(sql`update usage_stored set bytes = bytes + 1 where project_id = ${p.id}`);
+      await rerun();
+      await database.migrate();
+      expect((await kept()).stored[p.id]).toBe(truth.stored[p.id]! + 1);
+      await database.db.execute(sql`update usage_stored set bytes = bytes - 1 where project_id = ${p.id}`);
+    });
+
     it('racing submissions past a quota: none is accepted once it is reached, and no rate is taken', async () => {
       const [, p] = projects as [ProjectRow, ProjectRow];
       const month = await q<{ rows: string }>(sql`select coalesce(sum(rows), 0) as rows from usage_days where project_id = ${p.id} and day >= date_trunc('month', now() at time zone 'UTC')::date`);
