@@ -23,12 +23,22 @@ const figures = (r: Record<string, unknown>): Figures => Object.fromEntries(USAG
 /** Today's UTC date, the day usage is counted on now. */
 export const utcToday = (now = Date.now()): string => dateOf(now);
 
+// Dates the service can have counted: from its own era to the last year four digits write (a year
+// 0 would reach Postgres, which has none, as an error instead of a 422).
+const EARLIEST = Date.UTC(2000, 0, 1);
+const LATEST = Date.UTC(9999, 11, 31);
+
+function checkDate(field: 'from' | 'to', value: string): number {
+  const ms = dayMs(value);
+  if (Number.isNaN(ms) || dateOf(ms) !== value) throw DomainError.invalid(field, 'must be a date YYYY-MM-DD');
+  if (ms < EARLIEST || ms > LATEST) throw DomainError.invalid(field, 'must be a date from 2000-01-01 to 9999-12-31');
+  return ms;
+}
+
 /** from..to as asked: real dates, from not after to, at most MAX_USAGE_DAYS days. */
 export function checkRange(from: string, to: string): { from: string; to: string; days: number } {
-  const a = dayMs(from);
-  const b = dayMs(to);
-  if (Number.isNaN(a) || dateOf(a) !== from) throw DomainError.invalid('from', 'must be a date YYYY-MM-DD');
-  if (Number.isNaN(b) || dateOf(b) !== to) throw DomainError.invalid('to', 'must be a date YYYY-MM-DD');
+  const a = checkDate('from', from);
+  const b = checkDate('to', to);
   if (b < a) throw DomainError.invalid('to', 'must not be before from');
   const days = (b - a) / DAY_MS + 1;
   if (days > MAX_USAGE_DAYS) throw DomainError.invalid('to', `the range may span at most ${MAX_USAGE_DAYS} days (asked: ${days})`);

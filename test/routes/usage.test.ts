@@ -56,12 +56,15 @@ describe('GET /v1/usage', () => {
       ['2025-01-01', '2026-01-02', 'to'],
       ['2026-02-30', '2026-03-01', 'from'],
       ['yesterday', dateAt(0), 'from'],
+      ['0000-01-01', '0000-01-02', 'from'],
+      ['1999-12-31', '2000-01-01', 'from'],
     ] as const) {
       const res = await usageOf(a.api_key, from, to);
       expectError(res, 422, 'validation_failed');
       expect(res.json.error.details[0].field).toBe(field);
     }
     expect((await usageOf(a.api_key, '2025-01-01', '2026-01-01')).status).toBe(200);
+    expect((await usageOf(a.api_key, '9999-12-31', '9999-12-31')).json.days).toHaveLength(1);
     expectError(await rt.call('GET', '/v1/usage', { token: a.api_key }), 422, 'validation_failed');
     await expectKeyRefusals(rt, 'GET', `/v1/usage?from=${dateAt(0)}&to=${dateAt(0)}`, { project: a.project_id });
   });
