@@ -3,6 +3,7 @@
 // with the quota, its use and its reset in the body; each project sees only its own use.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DownloadCenter, DownloadCenterError } from '../../client/src/index.js';
+import { submitRun } from '../../domain/schedules/runs.js';
 import { finishTask, markRunning } from '../../domain/tasks/status.js';
 import { utcToday } from '../../domain/usage/usage.js';
 import { expectError, expectKeyRefusals } from '../support/route-checks.js';
@@ -134,6 +135,24 @@ describe('quotas', () => {
     expect(stored.json.error.message).toContain('expire');
     await patch({ quota_stored_bytes: null });
     expect((await rt.call('POST', '/v1/tasks', { token: a.api_key, body: taskBody({ file_name: 'no-quota' }) })).status).toBe(202);
+  });
+
+  it("refuses a schedule's run while a quota is reached, without pausing the schedule", async () => {
+    const created = await rt.call('POST', '/v1/schedules', { token: a.api_key, body: { ...taskBody({ file_name: 'nightly' }), every: '1h' } });
+    expect(created.status).toBe(201);
+    const scheduleId = created.json.schedule_id as string;
+    const deps = { db: rt.database.db, temporal: rt.temporal.client, config: rt.config };
+    const tasksBefore = (await usageOf(a.api_key, dateAt(0), dateAt(0))).json.days[0].tasks;
+    await patch({ quota_stored_bytes: 0 });
+    const run = await submitRun(deps, { scheduleId, scheduledAt: new Date().toISOString(), run: 'run-over-quota' });
+    expect(run).toMatchObject({ outcome: 'refused', reason: expect.stringContaining('quota_exceeded') });
+    const schedule = (await rt.call('GET', `/v1/schedules/${scheduleId}`, { token: a.api_key })).json;
+    expect(schedule).toMatchObject({ paused: false, last_run: { outcome: 'refused', task_id: null } });
+    // Counted neither as a task nor refused for good: with the quota lifted, the next run makes its task.
+    await patch({ quota_stored_bytes: null });
+    expect(await submitRun(deps, { scheduleId, scheduledAt: new Date().toISOString(), run: 'run-under-quota' })).toMatchObject({ outcome: 'submitted' });
+    expect((await usageOf(a.api_key, dateAt(0), dateAt(0))).json.days[0].tasks).toBe(tasksBefore + 1);
+    await rt.call('DELETE', `/v1/schedules/${scheduleId}`, { token: a.api_key });
   });
 
   it('refuses a quota that is not a whole number of zero or more (422)', async () => {
