@@ -34,6 +34,7 @@ import { schedulesApp } from './routes/schedules.js';
 import { syncApp } from './routes/sync.js';
 import { taskActionsApp } from './routes/task-actions.js';
 import { tasksApp } from './routes/tasks.js';
+import { usageApp } from './routes/usage.js';
 import type { ApiContext, ApiDeps, AppEnv } from './types.js';
 import { createRealtime } from './ws/realtime.js';
 
@@ -74,6 +75,7 @@ export function createApp(deps: ApiDeps) {
   app.use('/v1/downloads/*', authenticate(deps), projectOrOperator);
   app.use('/v1/schedules/*', authenticate(deps), projectOnly);
   app.use('/v1/destinations/*', authenticate(deps), projectOnly);
+  app.use('/v1/usage/*', authenticate(deps), projectOnly);
   app.use('/v1/operator-sessions/*', authenticate(deps), projectOnly);
   app.use('/v1/admin/*', authenticate(deps), adminOnly);
   app.route('/healthz', healthApp(deps));
@@ -90,6 +92,7 @@ export function createApp(deps: ApiDeps) {
   app.route('/v1/downloads', downloadsApp(ctx));
   app.route('/v1/schedules', schedulesApp(ctx));
   app.route('/v1/destinations', destinationsApp(ctx));
+  app.route('/v1/usage', usageApp(ctx));
   app.route('/v1/operator-sessions', operatorSessionsApp(deps));
   app.route('/v1/ws', realtime.routes);
   app.route('/v1/files', filesApp(deps));

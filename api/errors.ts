@@ -7,6 +7,7 @@ import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { DomainError } from '../domain/errors.js';
 import type { ApiErrorCode, TaskErrorCode } from '../model/errors.js';
 import { RateLimitedError, type RateState } from '../domain/tasks/rate.js';
+import { QuotaExceededError } from '../domain/usage/quota.js';
 
 /** Every code's status; a Record over the whole vocabulary, so a code without one does not compile. */
 export const STATUS: Record<ApiErrorCode, ContentfulStatusCode> = {
@@ -44,6 +45,7 @@ export const STATUS: Record<ApiErrorCode, ContentfulStatusCode> = {
   idempotency_key_reused: 422,
   upgrade_required: 426,
   rate_limited: 429,
+  quota_exceeded: 429,
   temporal_unavailable: 503,
   database_unavailable: 503,
   too_many_connections: 503,
@@ -108,9 +110,9 @@ export function failedExport(taskId: string, code: TaskErrorCode, message: strin
   return new DomainError(code, `the export failed (task ${taskId}): ${why}`);
 }
 
-function body(c: Context, code: ApiErrorCode, message: string, details?: unknown) {
+function body(c: Context, code: ApiErrorCode, message: string, details?: unknown, quota?: unknown) {
   const request_id = (c.get('requestId' as never) as string | undefined) ?? null;
-  return { error: { code, message, request_id, ...(details ? { details } : {}) } };
+  return { error: { code, message, request_id, ...(details ? { details } : {}), ...(quota ? { quota } : {}) } };
 }
 
 export function onError(err: Error, c: Context): Response {
@@ -120,7 +122,8 @@ export function onError(err: Error, c: Context): Response {
       ...(err.retryAfter ? { 'Retry-After': String(err.retryAfter) } : {}),
       ...(err instanceof RateLimitedError ? rateLimitHeaders(err.rate) : {}),
     };
-    return c.json(body(c, err.code, err.message, err.details), statusOf(err.code), headers);
+    const quota = err instanceof QuotaExceededError ? err.quota : undefined;
+    return c.json(body(c, err.code, err.message, err.details, quota), statusOf(err.code), headers);
   }
   if (err instanceof HTTPException) {
     const code = err.status === 413 ? 'payload_too_large' : err.status === 401 ? 'unauthorized' : 'bad_request';

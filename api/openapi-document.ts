@@ -149,6 +149,7 @@ function documentOf<E extends Env>(app: OpenAPIHono<E>, serverUrl: string) {
       { name: 'schedules', description: 'Recurring exports (project key).' },
       { name: 'downloads', description: "The record of every download of the project's files (project key; an operator session: its own)." },
       { name: 'destinations', description: "Delivery into the customer's own bucket (project key)." },
+      { name: 'usage', description: "The project's use per day and its bytes stored; quotas are project settings (project key)." },
       { name: 'projects', description: 'Projects and their secrets (admin token; a project may read its own).' },
       { name: 'admin', description: 'Views across projects (admin token).' },
       { name: 'operations', description: 'Health, readiness, metrics.' },

@@ -72,7 +72,7 @@ const MEANING: Record<number, string> = {
   413: 'The body is larger than MAX_BODY_BYTES.',
   422: 'A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked.',
   426: 'Not a WebSocket upgrade.',
-  429: "Over the project's submit rate; Retry-After, RateLimit-Policy and RateLimit set.",
+  429: "Over the project's submit rate (rate_limited; Retry-After, RateLimit-Policy and RateLimit set), or a project quota reached (quota_exceeded; error.quota names it, its use and when it resets).",
   500: 'It failed on our side; the message says no more, the log has the details.',
   502: "The source, or the customer's bucket, failed or answered badly.",
   503: 'Not available now (a dependency unreachable, the process shutting down or full); try again later, after Retry-After when set.',

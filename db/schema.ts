@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, boolean, customType, date, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import type { StoredSettingsJson } from '../model/project-settings.js';
 import { OVERLAP_POLICIES, PAUSED_REASONS, type ScheduleLastError } from '../model/schedule.js';
 import { EXPORT_TYPES, type LaneProgress, type StoredFile, TASK_STAGES, TASK_STATUSES } from '../model/task.js';
@@ -133,6 +133,34 @@ export const taskCounts = pgTable(
   },
   (c) => [primaryKey({ name: 'task_counts_pk', columns: [c.projectId, c.status] })],
 );
+
+/**
+ * Each project's use per UTC day, kept by triggers on tasks and deliveries as rows change
+ * (db/functions/dc_usage_apply.sql, docs/adr/0049-usage-and-quotas.md): submissions, ends, the
+ * output of succeeded tasks, destination deliveries and e-mails sent. Read-only here, like task_counts.
+ */
+export const usageDays = pgTable(
+  'usage_days',
+  {
+    projectId: text('project_id').notNull(),
+    // The UTC calendar date the use happened on.
+    day: date('day', { mode: 'string' }).notNull(),
+    tasks: integer('tasks').notNull().default(0),
+    succeeded: integer('succeeded').notNull().default(0),
+    failed: integer('failed').notNull().default(0),
+    rows: bigint('rows', { mode: 'number' }).notNull().default(0),
+    bytes: bigint('bytes', { mode: 'number' }).notNull().default(0),
+    deliveries: integer('deliveries').notNull().default(0),
+    emails: integer('emails').notNull().default(0),
+  },
+  (u) => [primaryKey({ name: 'usage_days_pk', columns: [u.projectId, u.day] }), index('usage_days_day_idx').on(u.day)],
+);
+
+/** Bytes of each project's live files (succeeded tasks, and failed ones that kept theirs), kept by the same triggers. */
+export const usageStored = pgTable('usage_stored', {
+  projectId: text('project_id').primaryKey(),
+  bytes: bigint('bytes', { mode: 'number' }).notNull().default(0),
+});
 
 /**
  * Recurring exports (domain/schedules, ADR 0014). Each row has a Temporal Schedule of the same id

@@ -58,6 +58,7 @@ export const REQUEST_ERROR_CODES = [
   'idempotency_key_reused',
   'upgrade_required',
   'rate_limited',
+  'quota_exceeded',
   'temporal_unavailable',
   'database_unavailable',
   'too_many_connections',

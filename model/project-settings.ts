@@ -28,6 +28,9 @@ export const MAX_ALERT_EMAILS = 20;
 export const fileRows = z.number().int().min(1).max(EXCEL_SHEET_ROWS);
 export const fileBytes = z.number().int().min(MIN_FILE_BYTES).max(MAX_FILE_BYTES);
 
+/** A quota: a whole number up to 2^53 - 1 (JSON's exact integers), or null for none. */
+const quota = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable().default(null);
+
 /** Kept in projects.settings (JSON): knobs read only where they apply, added without a migration. */
 export const storedSettingsSchema = z.object({
   // Politeness towards the project's source, across all its tasks, lanes and workers (domain/source/limiter.ts).
@@ -45,6 +48,12 @@ export const storedSettingsSchema = z.object({
   csv_max_file_bytes: fileBytes.optional(),
   // Recurring exports (schedules) the project may have at once; their runs are ordinary tasks.
   max_schedules: z.number().int().min(0).max(1000).default(20),
+  // Quotas (docs/usage.md#quotas): null, the default, is none. Monthly ones count the output of
+  // tasks that succeeded this UTC calendar month; stored bytes, the project's live files now. A
+  // submission once one is reached is refused (429 quota_exceeded); tasks already accepted finish.
+  quota_monthly_rows: quota,
+  quota_monthly_bytes: quota,
+  quota_stored_bytes: quota,
   // Who may frame the operator's center (GET /operator): its CSP frame-ancestors. Empty: nobody
   // (docs/adr/0030-embedding-the-operator-center.md). Origins only: a path would be ignored by
   // browsers, and http: (but on the loopback) is refused: a host page on plain HTTP shows the token to the network.

@@ -140,6 +140,39 @@ export function countTasksWith(fn: TaskCounts): void {
   taskCounts = fn;
 }
 
+type UsageFigures = () => Promise<{ stored: Record<string, number>; rowsToday: Record<string, number>; bytesToday: Record<string, number> }>;
+let usageFigures: UsageFigures | undefined;
+let usageOfScrape: ReturnType<UsageFigures> | undefined;
+const usage = () => (usageFigures ? (usageOfScrape ??= usageFigures()) : undefined);
+
+/**
+ * Per-project usage gauges (docs/usage.md#metrics), read from the kept usage when scraped. One
+ * series per project that has files stored or use today, never per task or day: the labels are
+ * bounded by the number of projects, as dc_tasks_queued's are.
+ */
+function usageGauge(series: { name: string; help: string }, pick: (u: Awaited<ReturnType<UsageFigures>>) => Record<string, number>): void {
+  new Gauge({
+    ...series,
+    labelNames: ['project_id'] as const,
+    registers,
+    async collect() {
+      const u = await usage();
+      if (!u) return;
+      this.reset();
+      for (const [project_id, n] of Object.entries(pick(u))) this.set({ project_id }, n);
+    },
+  });
+}
+
+usageGauge({ name: 'dc_usage_stored_bytes', help: "Bytes of each project's live files (from the database)" }, (u) => u.stored);
+usageGauge({ name: 'dc_usage_rows_today', help: 'Rows of the files each project produced today, UTC (from the database)' }, (u) => u.rowsToday);
+usageGauge({ name: 'dc_usage_bytes_today', help: 'Bytes of the files each project produced today, UTC (from the database)' }, (u) => u.bytesToday);
+
+/** The API process reads the usage gauges with this. */
+export function readUsageWith(fn: UsageFigures): void {
+  usageFigures = fn;
+}
+
 let temporalMetricsUrl: string | undefined;
 
 /** Where the Temporal SDK's Prometheus exporter listens in this process (set when the Runtime is installed). */
@@ -150,6 +183,7 @@ export function setTemporalMetricsUrl(url: string): void {
 /** The whole exposition of this process: ours, then the Temporal SDK's. */
 export async function metricsText(): Promise<string> {
   countsOfScrape = undefined;
+  usageOfScrape = undefined;
   const ours = await registry.metrics();
   if (!temporalMetricsUrl) return ours;
   try {

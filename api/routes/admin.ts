@@ -1,13 +1,15 @@
-// /v1/admin (docs/api.md#admin, admin token only): tasks across projects, for operators.
+// /v1/admin (docs/api.md#admin, admin token only): tasks and usage across projects, for operators.
 import { createRoute } from '@hono/zod-openapi';
 import { countAllTasks } from '../../domain/tasks/counts.js';
 import { listAllTasks } from '../../domain/tasks/queries.js';
 import { signerFor, taskJson } from '../../domain/tasks/view.js';
 import { projectsSettings } from '../../domain/projects/projects.js';
 import type { TaskRow } from '../../db/schema.js';
+import { adminUsage } from '../../domain/usage/usage.js';
 import { auth, queryOf, errors, json, keyed, openApiApp, type Responses } from '../openapi.js';
 import { taskCounts, taskPage } from '../schemas/responses.js';
 import { adminFilterSchema, adminListSchema } from '../schemas/tasks.js';
+import { adminUsagePage, adminUsageQuery } from '../schemas/usage.js';
 import type { ApiContext, AppEnv } from '../types.js';
 
 const list = createRoute({
@@ -32,6 +34,18 @@ const counts = createRoute({
   responses: { 200: json(taskCounts, 'Counts by status.'), ...errors(...keyed) } as Responses,
 });
 
+const usage = createRoute({
+  method: 'get',
+  path: '/usage',
+  operationId: 'adminUsage',
+  tags: ['admin'],
+  summary: "Each project's use over a range of days, and its bytes stored (admin)",
+  description: 'UTC dates, both ends included, at most 366 days. Projects with any use in the range or any file stored, by project id; cursor paging.',
+  security: auth.admin,
+  ...queryOf(adminUsageQuery),
+  responses: { 200: json(adminUsagePage, 'One page of projects.'), ...errors(...keyed) } as Responses,
+});
+
 export function adminApp(ctx: ApiContext) {
   const { db } = ctx.database;
   const app = openApiApp<AppEnv>();
@@ -43,5 +57,6 @@ export function adminApp(ctx: ApiContext) {
     return c.json({ items: items.map(view), next_cursor: nextCursor });
   });
   app.openapi(counts, async (c) => c.json({ counts: await countAllTasks(db, c.req.valid('query')) }));
+  app.openapi(usage, async (c) => c.json(await adminUsage(db, c.req.valid('query'))));
   return app;
 }

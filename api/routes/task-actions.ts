@@ -33,7 +33,7 @@ export function taskActionsApp(ctx: ApiContext) {
       request: { params: taskIdParam },
       responses: {
         202: json(taskSchema, `Accepted: the task as it is now. ${OPERATOR_ANSWER}`),
-        ...errors(...keyed, 404),
+        ...errors(...keyed, 404, ...(name === 'retry' ? [429] : [])),
         409: errorAnswer(409, `The task is ${action.conflict}.`),
       } as Responses,
     });

@@ -19,6 +19,17 @@ export const errorEnvelope = z
         .array(z.object({ field: z.string(), message: z.string() }))
         .optional()
         .openapi({ description: 'validation_failed: one entry per refused field.' }),
+      quota: z
+        .object({
+          name: z.enum(['quota_monthly_rows', 'quota_monthly_bytes', 'quota_stored_bytes']),
+          limit: z.number().int(),
+          used: z.number().int(),
+          resets_at: z.string().nullable().openapi({
+            description: 'Monthly quotas: the start of the next UTC calendar month. Stored bytes fall as files expire: when the next one does (null: none expires yet).',
+          }),
+        })
+        .optional()
+        .openapi({ description: 'quota_exceeded: the quota reached, its limit, the use and when it resets.' }),
     }),
   })
   .openapi('Error');
@@ -113,6 +124,9 @@ export const projectSchema = z
     source_retry_max_interval_seconds: z.number().int(),
     source_retry_backoff: z.enum(['exponential', 'uniform']),
     max_schedules: z.number().int(),
+    quota_monthly_rows: z.number().int().nullable().openapi({ description: 'rows this UTC calendar month may produce (succeeded tasks); null: no quota' }),
+    quota_monthly_bytes: z.number().int().nullable().openapi({ description: 'bytes of files this UTC calendar month may produce; null: no quota' }),
+    quota_stored_bytes: z.number().int().nullable().openapi({ description: 'bytes of live files the project may hold; null: no quota' }),
     embed_origins: z.array(z.string()).openapi({ description: 'origins that may frame the operator center (CSP frame-ancestors); empty: none' }),
     email_domains: z.array(z.string()).openapi({ description: "domains the tasks' notify_email addresses may be at; empty: none" }),
     mask_columns: z.record(z.string(), maskSchema).openapi({ description: 'columns (source keys) masked in every task of the project, whatever its template says' }),

@@ -19,6 +19,8 @@ export type TaskPage = components['schemas']['TaskPage'];
 export type OperatorSession = components['schemas']['OperatorSession'];
 export type Download = components['schemas']['Download'];
 export type DownloadQuery = NonNullable<paths['/v1/downloads']['get']['parameters']['query']>;
+export type Usage = components['schemas']['Usage'];
+export type UsageDay = components['schemas']['UsageDay'];
 export type OperatorSessionBody = paths['/v1/operator-sessions']['post']['requestBody']['content']['application/json'];
 
 export interface ClientOptions {
@@ -125,6 +127,14 @@ export class DownloadCenter {
       yield* page.items;
       cursor = page.next_cursor ?? undefined;
     } while (cursor);
+  }
+
+  /**
+   * GET /v1/usage (project key): each UTC day from `from` to `to` (YYYY-MM-DD, both included, at
+   * most 366 days; days without use hold zeros) and the bytes the project stores now.
+   */
+  async usage(from: string, to: string): Promise<Usage> {
+    return ok(await this.api.GET('/v1/usage', { params: { query: { from, to } } }));
   }
 
   /** POST /v1/operator-sessions (project key): a token and a url for one operator; the token is shown this once. */

@@ -9,6 +9,8 @@ export class DownloadCenterError extends Error {
   readonly code: string;
   readonly requestId: string | null;
   readonly details: ErrorBody['details'];
+  /** quota_exceeded: the project quota reached, its limit, the use and when it resets. */
+  readonly quota: ErrorBody['quota'];
   /** Seconds to wait before trying again (429, 503), when the API said so. */
   readonly retryAfter: number | undefined;
 
@@ -19,6 +21,7 @@ export class DownloadCenterError extends Error {
     this.code = body?.code ?? `http_${status}`;
     this.requestId = body?.request_id ?? null;
     this.details = body?.details;
+    this.quota = body?.quota;
     this.retryAfter = retryAfter ? Number(retryAfter) : undefined;
   }
 

@@ -121,6 +121,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Each project's use over a range of days, and its bytes stored (admin)
+         * @description UTC dates, both ends included, at most 366 days. Projects with any use in the range or any file stored, by project id; cursor paging.
+         */
+        get: operations["adminUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/destinations": {
         parameters: {
             query?: never;
@@ -682,6 +702,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The project's use per day and its bytes stored
+         * @description Days are UTC dates; every day of the range is listed, zeros included. At most 366 days (422 beyond).
+         */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ws": {
         parameters: {
             query?: never;
@@ -935,6 +975,15 @@ export interface components {
                 }[];
                 /** @description A human sentence. */
                 message: string;
+                /** @description quota_exceeded: the quota reached, its limit, the use and when it resets. */
+                quota?: {
+                    limit: number;
+                    /** @enum {string} */
+                    name: "quota_monthly_rows" | "quota_monthly_bytes" | "quota_stored_bytes";
+                    /** @description Monthly quotas: the start of the next UTC calendar month. Stored bytes fall as files expire: when the next one does (null: none expires yet). */
+                    resets_at: string | null;
+                    used: number;
+                };
                 /** @description The X-Request-Id of this request, for the logs. */
                 request_id: string | null;
             };
@@ -1042,6 +1091,12 @@ export interface components {
             max_schedules: number;
             name: string;
             project_id: string;
+            /** @description bytes of files this UTC calendar month may produce; null: no quota */
+            quota_monthly_bytes: number | null;
+            /** @description rows this UTC calendar month may produce (succeeded tasks); null: no quota */
+            quota_monthly_rows: number | null;
+            /** @description bytes of live files the project may hold; null: no quota */
+            quota_stored_bytes: number | null;
             retention_hours: number;
             source_hosts: string[];
             source_max_concurrency: number;
@@ -1060,6 +1115,30 @@ export interface components {
         };
         ProjectPage: {
             items: components["schemas"]["Project"][];
+            next_cursor: string | null;
+        };
+        ProjectUsage: {
+            /** @description Bytes of the files of the tasks that succeeded. */
+            bytes: number;
+            /** @description Tasks whose files were delivered to a destination. */
+            deliveries: number;
+            /** @description E-mails sent (notify_email, one per recipient). */
+            emails: number;
+            /** @description Tasks that ended failed (a retried task that fails again counts again). */
+            failed: number;
+            project_id: string;
+            /** @description Rows of the files of the tasks that succeeded. */
+            rows: number;
+            /** @description Bytes of the project's live files now (falls as they expire). */
+            stored_bytes: number;
+            /** @description Tasks that ended succeeded. */
+            succeeded: number;
+            /** @description Tasks submitted (API, sync exports, schedule runs). */
+            tasks: number;
+        };
+        ProjectUsagePage: {
+            /** @description The range's totals per project with any use in it or any file stored, by project id. */
+            items: components["schemas"]["ProjectUsage"][];
             next_cursor: string | null;
         };
         S3Destination: {
@@ -1259,6 +1338,30 @@ export interface components {
         TaskPage: {
             items: components["schemas"]["Task"][];
             next_cursor: string | null;
+        };
+        Usage: {
+            /** @description Every day of the range, oldest first; a day with no use holds zeros. */
+            days: components["schemas"]["UsageDay"][];
+            /** @description Bytes of the project's live files now (falls as they expire). */
+            stored_bytes: number;
+        };
+        UsageDay: {
+            /** @description Bytes of the files of the tasks that succeeded. */
+            bytes: number;
+            /** @description A UTC date, YYYY-MM-DD. */
+            date: string;
+            /** @description Tasks whose files were delivered to a destination. */
+            deliveries: number;
+            /** @description E-mails sent (notify_email, one per recipient). */
+            emails: number;
+            /** @description Tasks that ended failed (a retried task that fails again counts again). */
+            failed: number;
+            /** @description Rows of the files of the tasks that succeeded. */
+            rows: number;
+            /** @description Tasks that ended succeeded. */
+            succeeded: number;
+            /** @description Tasks submitted (API, sync exports, schedule runs). */
+            tasks: number;
         };
         WebhookSecretRotated: components["schemas"]["Project"] & {
             /** Format: date-time */
@@ -1579,6 +1682,61 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TaskCounts"];
+                };
+            };
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminUsage: {
+        parameters: {
+            query: {
+                cursor?: string;
+                /** @description The first day (a UTC date, YYYY-MM-DD, included); the range spans at most 366 days. */
+                from: string;
+                limit?: number;
+                project_id?: string;
+                /** @description The last day (a UTC date, YYYY-MM-DD, included); the range spans at most 366 days. */
+                to: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of projects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectUsagePage"];
                 };
             };
             /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
@@ -2423,6 +2581,12 @@ export interface operations {
                     /** @default 20 */
                     max_schedules?: number;
                     name: string;
+                    /** @default null */
+                    quota_monthly_bytes?: number | null;
+                    /** @default null */
+                    quota_monthly_rows?: number | null;
+                    /** @default null */
+                    quota_stored_bytes?: number | null;
                     /** @default 168 */
                     retention_hours?: number;
                     source_hosts: string[];
@@ -2597,6 +2761,9 @@ export interface operations {
                     max_running_tasks?: number;
                     max_schedules?: number;
                     name?: string;
+                    quota_monthly_bytes?: number | null;
+                    quota_monthly_rows?: number | null;
+                    quota_stored_bytes?: number | null;
                     retention_hours?: number;
                     source_hosts?: string[];
                     source_max_concurrency?: number;
@@ -3766,7 +3933,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Over the project's submit rate; Retry-After, RateLimit-Policy and RateLimit set. Codes answered with 429: rate_limited. */
+            /** @description Over the project's submit rate (rate_limited; Retry-After, RateLimit-Policy and RateLimit set), or a project quota reached (quota_exceeded; error.quota names it, its use and when it resets). Codes answered with 429: rate_limited, quota_exceeded. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4347,6 +4514,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Over the project's submit rate (rate_limited; Retry-After, RateLimit-Policy and RateLimit set), or a project quota reached (quota_exceeded; error.quota names it, its use and when it resets). Codes answered with 429: rate_limited, quota_exceeded. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     countTasks: {
@@ -4589,7 +4765,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Over the project's submit rate; Retry-After, RateLimit-Policy and RateLimit set. Codes answered with 429: rate_limited. */
+            /** @description Over the project's submit rate (rate_limited; Retry-After, RateLimit-Policy and RateLimit set), or a project quota reached (quota_exceeded; error.quota names it, its use and when it resets). Codes answered with 429: rate_limited, quota_exceeded. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4830,7 +5006,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Over the project's submit rate; Retry-After, RateLimit-Policy and RateLimit set. Codes answered with 429: rate_limited. */
+            /** @description Over the project's submit rate (rate_limited; Retry-After, RateLimit-Policy and RateLimit set), or a project quota reached (quota_exceeded; error.quota names it, its use and when it resets). Codes answered with 429: rate_limited, quota_exceeded. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4850,6 +5026,58 @@ export interface operations {
             };
             /** @description The source failed or answered badly (template_invalid: the source's own template). Codes answered with 502: source_unreachable, source_bad_response, source_changed, template_invalid, destination_auth_failed, destination_bucket_missing, destination_permission_denied, destination_unreachable, destination_host_key_mismatch. */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getUsage: {
+        parameters: {
+            query: {
+                /** @description The first day (a UTC date, YYYY-MM-DD, included); the range spans at most 366 days. */
+                from: string;
+                /** @description The last day (a UTC date, YYYY-MM-DD, included); the range spans at most 366 days. */
+                to: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The days of the range and the bytes stored now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Usage"];
+                };
+            };
+            /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field out of range or missing (details[].field names it), a refused host, or a request that cannot be carried out as asked. Codes answered with 422: backfill_too_large, preview_too_large, validation_failed, compression_unsupported, callback_host_not_allowed, email_domain_not_allowed, idempotency_key_reused, source_host_not_allowed, render_failed, chart_column_unknown, export_too_large, destination_host_not_allowed, too_many_parts. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

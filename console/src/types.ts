@@ -34,3 +34,6 @@ export interface TaskFilters {
   from: string;
   to: string;
 }
+
+export type Usage = Schemas['Usage'];
+export type UsageDay = Schemas['UsageDay'];

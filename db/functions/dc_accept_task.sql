@@ -1,5 +1,5 @@
 -- Accepting a submission (domain/tasks/admission/accept.ts) in one call: under the admission lock,
--- the duplicate it repeats, or the quota taken and the row inserted, admitted with its start claimed
+-- the duplicate it repeats, or (no project quota reached, dc_quota_check.sql) the submit rate's quota taken and the row inserted, admitted with its start claimed
 -- when a slot is free and nobody waits. A sync export (p_outside_queue) may pass tasks still queued,
 -- as its caller waits on the line, but never takes more slots than its project has: without a free
 -- one it is recorded queued, an ordinary export, and the caller is answered 202. admitted is null
@@ -31,6 +31,8 @@ BEGIN
     RETURN QUERY SELECT d.dup_id, d.dup_hash, prj.submit_per_minute, NULL::float8, NULL::float8, 0::float8, NULL::boolean, 0, false;
     RETURN;
   END IF;
+  -- A quota reached refuses it (an exception, SQLSTATE DCQ01) before the rate or a slot is taken.
+  PERFORM dc_quota_check(p_project_id);
   SELECT * INTO r FROM dc_take_submission(p_project_id, p_window_ms);
   held := dc_slots_held(p_project_id);
   SELECT EXISTS (SELECT 1 FROM tasks t WHERE t.project_id = p_project_id AND t.status = 'queued' AND t.admitted_at IS NULL) INTO w;

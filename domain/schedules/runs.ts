@@ -3,7 +3,8 @@
 // the submit quota and allow-lists apply; an Idempotency-Key per run makes a retried run find
 // the task it made. A body with {{interval_start}} / {{interval_end}} gets the run's window (ADR 0034). A schedule whose tasks fail `pause_after_failures` times in a row is paused,
 // and its note, paused_reason and last_error say why, and its alert goes out once (ADR 0048); a run
-// whose submission is refused (a host no longer allowed) pauses it too. A backfill's runs count its progress.
+// whose submission is refused (a host no longer allowed) pauses it too, bar a quota reached, which
+// refuses the run alone (the quota resets on its own). A backfill's runs count its progress.
 import { and, desc, eq, gte, inArray, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import { type ProjectRow, scheduleBackfills, type ScheduleRow, schedules, type TaskRow, tasks } from '../../db/schema.js';
 import { taskErrorCode } from '../../model/errors.js';
@@ -104,6 +105,12 @@ async function submitLeased(deps: RunDeps, schedule: ScheduleRow, project: Proje
     if (!(err instanceof DomainError)) throw err;
     // To be tried again later (Temporal retries the activity): a full submit quota, Temporal away.
     if (err.code === 'rate_limited' || err.code === 'temporal_unavailable') throw DomainError.transient(err.code, err.message, (err.retryAfter ?? 5) * 1000);
+    // Refused until the quota resets (docs/usage.md#quotas): this run is not made, the schedule
+    // stays active, and its runs make tasks again once the month turns or files expire.
+    if (err.code === 'quota_exceeded') {
+      await record(deps, scheduleId, 'refused', null);
+      return { outcome: 'refused', reason: `${err.code}: ${err.message}` };
+    }
     // Refused for good (the body no longer passes the project's allow-lists): every later run would be too.
     const reason = `${err.code}: ${err.message}`;
     await record(deps, scheduleId, 'refused', null);

@@ -11,6 +11,7 @@ import { Admission } from './admission/index.js';
 import { getProject } from '../projects/projects.js';
 import { getTask } from './queries.js';
 import { cancelActive, finishTask, pauseQueued, resetForRetry, resumePaused } from './status.js';
+import { checkQuota } from '../usage/quota.js';
 import { checkTaskSources, type SubmitDeps } from './submit.js';
 
 // A stopping run cleans up (stops its fetches, removes or keeps staged data) before it closes; a
@@ -37,6 +38,8 @@ export async function retryTask(deps: SubmitDeps, task: TaskRow): Promise<TaskRo
     throw new DomainError('task_not_retryable', `the task is ${task.status}; only a failed or cancelled task can be retried`);
   }
   await sourcesStillAllowed(deps, task);
+  // A retry runs the export again: a quota reached refuses it as it refuses a submission.
+  await checkQuota(deps.db, task.projectId);
   await previousRunClosed(deps, task.id);
   const row = await resetForRetry(deps.db, task.id);
   if (!row) throw new DomainError('task_not_retryable', 'the task changed meanwhile; fetch it and try again');

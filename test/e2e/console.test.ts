@@ -1,5 +1,5 @@
 // The web console (docs/console.md) in a real browser against the real service: sign in, the task list,
-// a live progress bar, preview, download, cancel, filters, languages, and the key never in a URL.
+// a live progress bar, preview, download, cancel, filters, languages, the usage chart, and the key never in a URL.
 // `npm run screenshots` (DC_SCREENSHOTS=1) also writes docs/console-desktop.png and -phone.png.
 import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -216,7 +216,7 @@ describe('web console', () => {
     await page.getByRole('heading', { name: 'Tasks' }).waitFor();
   });
 
-  it('shows a task submitted elsewhere as it runs, fits a phone, pauses and resumes, manages schedules, never puts the key in a URL', async () => {
+  it('shows a task submitted elsewhere as it runs, fits a phone, pauses and resumes, manages schedules, charts usage, never puts the key in a URL', async () => {
     const slow = await source({ total: 200_000, delayMs: (r) => (r.pageSize === 1 ? 0 : 300) });
     const other = (await submitVia({ source_url: slow.url, file_name: 'orders-2026-11', type: 'excel', page_size: 1000 })).json.task_id;
     await expect.poll(async () => Number(await row('orders-2026-11').getByRole('progressbar').getAttribute('aria-valuenow')), { timeout: 30_000 }).toBeGreaterThan(0);
@@ -250,6 +250,22 @@ describe('web console', () => {
     page.once('dialog', (d) => void d.accept());
     await schedule.getByRole('button', { name: 'Delete' }).click();
     await page.getByText('No schedules').waitFor();
+
+    // Usage: the last 30 UTC days as bars, today's as tall as the API's figure says, by tasks then rows.
+    const today = new Date().toISOString().slice(0, 10);
+    const usage = (await env.api('GET', `/v1/usage?from=${today}&to=${today}`, { token: key })).json;
+    await page.getByRole('link', { name: 'Usage' }).click();
+    const chart = page.getByRole('img', { name: 'Tasks per day, the last 30 days (UTC)' });
+    await chart.waitFor();
+    expect(await chart.locator('rect.usage-bar').count()).toBe(30);
+    const bar = chart.locator(`rect[data-date="${today}"]`);
+    expect(Number(await bar.getAttribute('data-value'))).toBe(usage.days[0].tasks);
+    expect(Number(await bar.getAttribute('height'))).toBeGreaterThan(0);
+    await page.getByRole('button', { name: 'Rows', exact: true }).click();
+    await page.getByRole('img', { name: 'Rows per day, the last 30 days (UTC)' }).waitFor();
+    expect(Number(await bar.getAttribute('data-value'))).toBe(usage.days[0].rows);
+    expect(usage.days[0].rows).toBeGreaterThan(0);
+    expect(await page.locator('.usage-totals').textContent()).toContain('Stored now');
 
     expect(seen.length).toBeGreaterThan(5);
     expect(seen.filter((u) => u.includes(key) || u.includes(encodeURIComponent(key)))).toEqual([]);

@@ -10,12 +10,13 @@ parser and the ICU time-zone database; the document gives their form, not their 
 `every` (the document's pattern gives its form, its description the bounds of 1 minute to 366
 days, which a regular expression can state only unreadably), a backfill's range (end after
 start and not in the future, and at most 1,000 due times: rules between two fields and the clock), a
+usage range (`to` not before `from`, at most 366 days apart: a rule between two fields), and a
 task's template (its nodes and conditions, docs/excel.md: refused with 422 naming
 the node), and its charts (their column names must be the table's, the template's or the source's:
 422 chart_column_unknown). For schema-valid (positive) cases only, these are filled with values the service's
 state accepts: the test's own source (DC_FUZZ_SOURCE_URL, on the project's source_hosts, never a
 host outside this machine) as every source and callback URL, a fresh Idempotency-Key, no cursor,
-addresses at the project's one e-mail domain (example.com) as notify_email, a daily cron in UTC, an hourly `every`, a backfill of three past hours, and no template or charts; a
+addresses at the project's one e-mail domain (example.com) as notify_email, a daily cron in UTC, an hourly `every`, a backfill of three past hours, a usage range of one month, and no template or charts; a
 project's alert_emails at example.com and its alert_callback the test's source, with example.com
 and the source's host added to the email_domains and callback_hosts of the same body (the alert
 settings are checked against the lists as the change leaves them); a
@@ -95,6 +96,8 @@ def before_call(context, case, kwargs):
     # Query and headers are mappings, not necessarily dicts (headers are case-insensitive).
     if case.query:
         case.query.pop("cursor", None)
+        if case.operation.path.endswith("/usage"):
+            case.query.update({"from": "2026-11-01", "to": "2026-11-30"})
     if case.headers:
         for name in list(case.headers):
             if name.lower() == "idempotency-key":

@@ -5,7 +5,7 @@
 import { expect, it } from 'vitest';
 import type { RouteApp } from '../support/route-app.js';
 
-export type RouteFile = 'admin' | 'admin-mails' | 'destinations' | 'downloads' | 'files' | 'operations' | 'operator-sessions' | 'preview' | 'projects' | 'schedules' | 'sync' | 'task-actions' | 'tasks' | 'ws';
+export type RouteFile = 'admin' | 'admin-mails' | 'destinations' | 'downloads' | 'files' | 'operations' | 'operator-sessions' | 'preview' | 'projects' | 'schedules' | 'sync' | 'task-actions' | 'tasks' | 'usage' | 'ws';
 
 export const ROUTE_TESTS: Record<string, RouteFile> = {
   'GET /healthz': 'operations',
@@ -13,6 +13,8 @@ export const ROUTE_TESTS: Record<string, RouteFile> = {
   'GET /metrics': 'operations',
   'GET /v1/admin/tasks': 'admin',
   'GET /v1/admin/tasks/counts': 'admin',
+  'GET /v1/admin/usage': 'usage',
+  'GET /v1/usage': 'usage',
   'GET /v1/admin/mails': 'admin-mails',
   'GET /v1/admin/mails/{mail_id}': 'admin-mails',
   'POST /v1/projects': 'projects',

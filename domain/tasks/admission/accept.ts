@@ -8,6 +8,7 @@ import { type Db, rowsOf } from '../../../db/client.js';
 import type { TaskRow } from '../../../db/schema.js';
 import type { TaskOptions } from '../../../model/task-options.js';
 import { DomainError } from '../../errors.js';
+import { quotaRefusal } from '../../usage/quota.js';
 import { type RateState, refusal, state, WINDOW_MS } from '../rate.js';
 import { noRunYet } from '../status.js';
 import { claimMs, START_CLAIM_MS } from './claim.js';
@@ -76,7 +77,11 @@ function insertedRow(v: NewTaskValues, admittedAt: Date | null): TaskRow {
  */
 export async function acceptSubmission(db: Db, v: NewTaskValues, outsideQueue = false): Promise<Acceptance> {
   const admittedAt = new Date();
-  const [a] = rowsOf<Answer>(await db.execute(acceptStatement(v, admittedAt, outsideQueue)));
+  // A quota reached is refused by the statement itself (dc_quota_check.sql): quota_exceeded.
+  const answer = await db.execute(acceptStatement(v, admittedAt, outsideQueue)).catch(async (err: unknown) => {
+    throw await quotaRefusal(db, v.projectId, err);
+  });
+  const [a] = rowsOf<Answer>(answer);
   if (!a || a.limit === null) throw DomainError.notFound(`project ${v.projectId}`);
   if (a.dup_id !== null) return { kind: 'duplicate', taskId: a.dup_id, requestHash: a.dup_hash! };
   if (a.tat === null) throw refusal(a.limit, a.old_tat ?? 0, a.now_ms);
