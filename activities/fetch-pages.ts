@@ -5,6 +5,7 @@
 import { Context } from '@temporalio/activity';
 import type { FetchPagesInput, FetchPagesOutput } from '../model/activities.js';
 import { DomainError } from '../domain/errors.js';
+import { csvStyle } from '../domain/formats/csv/encode.js';
 import type { TaskRow } from '../db/schema.js';
 import type { SourceLimits } from '../domain/source/limiter.js';
 import { type LaneAnswer, LaneRequests } from '../domain/source/lane-requests.js';
@@ -78,6 +79,7 @@ async function openLane({ db, storage, source, encoder, load }: FetchPagesDeps, 
   const sheets = taskSheets(task);
   const meta = await readMeta(storage, input.taskId, sheet);
   const ext = stagedExt(task.type);
+  const style = csvStyle(task.options);
   const chunk = new LaneChunk(input, meta, ctx.info.heartbeatDetails);
   const target = { sourceUrl: sheets[sheet]!.sourceUrl, projectId: task.projectId, limits, pageSize: meta.pageSize, bytes: ext !== 'ndjson' };
   const requests = new LaneRequests(source, target, ctx.cancellationSignal, async () => ((await taskCancelled(db, input.taskId)) ? 0 : PAUSE_GRACE_MS));
@@ -85,7 +87,7 @@ async function openLane({ db, storage, source, encoder, load }: FetchPagesDeps, 
     chunk,
     requests,
     ask: (page: number) => (chunk.wants(page) ? requests.ask(page) : undefined),
-    stage: (got: LaneAnswer, page: number) => encoder.stage(got, page, meta, ext),
+    stage: (got: LaneAnswer, page: number) => encoder.stage(got, page, meta, ext, style),
     labelled: (err: unknown): never => {
       throw inSheet(err, sheetLabel(sheets, sheet));
     },

@@ -6,6 +6,7 @@ import { DomainError } from '../errors.js';
 import { parsePage } from '../source/client.js';
 import { checkPage } from '../source/polite.js';
 import type { Column } from '../formats/columns.js';
+import type { CsvStyle } from '../formats/csv/encode.js';
 import { transcoderFor } from '../formats/csv/transcode.js';
 import { jsonlTranscoderFor } from '../formats/jsonl-transcode.js';
 import { encodeStaged } from './pieces.js';
@@ -18,6 +19,8 @@ export interface EncodeTask {
   columns: Column[];
   /** What the page becomes (absent: csv, as before JSON Lines). */
   ext?: 'csv' | 'jsonl';
+  /** csv: the task's dialect and time_zone (absent: RFC 4180, date-times as written). */
+  style?: CsvStyle | undefined;
 }
 
 export type EncodeResult = { ok: true; staged: Uint8Array } | { ok: false; code: TaskErrorCode; message: string; retryable: boolean };
@@ -27,14 +30,14 @@ export default function encodePage(task: EncodeTask): EncodeResult {
     const body = Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength);
     // Plain pages go straight from JSON bytes to CSV bytes; any other is parsed (and judged) below.
     const ext = task.ext ?? 'csv';
-    const fast = ext === 'csv' ? transcoderFor(task.columns).transcode(body) : jsonlTranscoderFor(task.columns).transcode(body);
+    const fast = ext === 'csv' ? transcoderFor(task.columns, task.style).transcode(body) : jsonlTranscoderFor(task.columns).transcode(body);
     if (fast) {
       checkPage(fast.total, fast.rows, task.page, task.probed);
       return { ok: true, staged: 'csv' in fast ? fast.csv : fast.lines };
     }
     const page = parsePage(body, task.where);
     checkPage(page.total, page.data.length, task.page, task.probed);
-    return { ok: true, staged: encodeStaged(ext, page.data, task.columns) };
+    return { ok: true, staged: encodeStaged(ext, page.data, task.columns, task.style) };
   } catch (err) {
     // The checks above throw only task codes; anything else thrown here is the page's fault.
     if (err instanceof DomainError) return { ok: false, code: err.code as TaskErrorCode, message: err.message, retryable: err.retryable };

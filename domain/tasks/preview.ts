@@ -8,6 +8,7 @@ import type { Config } from '../../platform/config.js';
 import { newId } from '../../platform/crypto.js';
 import { MemoryStorage } from '../../platform/storage/memory.js';
 import { DomainError } from '../errors.js';
+import { csvStyle } from '../formats/csv/encode.js';
 import { settingsOf } from '../projects/projects.js';
 import { keys } from '../staging/keys.js';
 import { resolveSplit } from '../formats/split.js';
@@ -115,7 +116,7 @@ async function stageSheet(deps: PreviewDeps, { task, spec, sheet, rows, limits, 
   const kept = task.type === 'excel' ? data : data.slice(0, wanted);
   const ext = stagedExt(task.type);
   await writeMeta(store, task.id, { ...meta, total: kept.length }, sheet);
-  if (kept.length) await store.putBuffer(keys.piece(task.id, 0, pageCount(kept.length, task.pageSize), ext, sheet), encodeStaged(ext, kept, meta.columns));
+  if (kept.length) await store.putBuffer(keys.piece(task.id, 0, pageCount(kept.length, task.pageSize), ext, sheet), encodeStaged(ext, kept, meta.columns, csvStyle(task.options)));
   return meta;
 }
 

@@ -10,8 +10,9 @@
 // costs about a third of that. test/unit/csv-transcode.test.ts checks it byte for byte against
 // encodeCsvRows(JSON.parse(page).data) on generated pages, tricky ones included. The page scan it
 // shares with the JSON Lines transcoder is ../page-transcoder.ts.
+import type { Column } from '../columns.js';
 import { PageTranscoder, transcoderCache } from '../page-transcoder.js';
-import { LONE_EMPTY, textCell } from './encode.js';
+import { type CsvCells, csvCells, type CsvStyle, LONE_EMPTY, RFC4180 } from './encode.js';
 import { FLAG_COMMA, FLAG_ESCAPE } from './json-bytes.js';
 
 export interface TranscodedPage {
@@ -23,17 +24,39 @@ export interface TranscodedPage {
 // Cell kinds, per column of the row being read.
 const MISSING = 0;
 const RAW = 1; // string without escapes or a comma: its bytes as they are
-const RAW_COMMA = 2; // the same, quoted
+const RAW_COMMA = 2; // the same, quoted (it holds the delimiter)
 const DECODE = 3; // decoded and encoded as encodeCsvRows does: escapes, formula starts, objects, arrays
 const VERBATIM = 4; // a number or true/false written as it is spelled
 const NUMBER = 5; // a number whose JavaScript spelling may differ (String(Number(text)))
 const EMPTY = 6; // null
 
-/** The transcoder of a column list, kept for the next page (a lane reads many with the same columns). */
-export const transcoderFor = transcoderCache((columns) => new CsvTranscoder(columns));
+const byStyle = new Map<string, (columns: Column[]) => CsvTranscoder>();
 
-/** One reusable transcoder per column list: the columns' key bytes are prepared once. */
+/** The transcoder of a column list and style, kept for the next page (a lane reads many with the same columns). */
+export function transcoderFor(columns: Column[], style: CsvStyle = RFC4180): CsvTranscoder {
+  const id = `${style.delimiter ?? ','}\u0000${style.lineEnding ?? 'crlf'}\u0000${style.timeZone ?? ''}`;
+  let cache = byStyle.get(id);
+  if (!cache) {
+    if (byStyle.size >= 16) byStyle.clear();
+    cache = transcoderCache((cols) => new CsvTranscoder(cols, style));
+    byStyle.set(id, cache);
+  }
+  return cache(columns);
+}
+
+/** One reusable transcoder per column list and style: the columns' key bytes are prepared once. */
 export class CsvTranscoder extends PageTranscoder {
+  private readonly cells: CsvCells;
+  /** LF only (csv_line_ending lf), else CR LF. */
+  private readonly lf: boolean;
+
+  constructor(columns: Column[], style: CsvStyle = RFC4180) {
+    super(columns);
+    this.cells = csvCells(style);
+    this.sep = this.cells.sepByte;
+    this.lf = this.cells.eol === '\n';
+  }
+
   /** Room the row being written may still need for its copied cells. */
   private reserve = 0;
   /** The last DECODE cell decoded. */
@@ -93,12 +116,14 @@ export class CsvTranscoder extends PageTranscoder {
         const t = this.b[s + 3];
         if (t === 0x8b || t === 0x8d || t === 0x9d || t === 0xa0) return this.decoded(s, used);
       }
+      // With a time_zone, a text shaped like yyyy-mm-dd… is looked at as a date-time (time-zone.ts).
+      if (this.cells.zone && this.i - s >= 19 && this.b[s + 5] === 0x2d && used) return this.zoned(s);
       return this.flags & FLAG_COMMA ? RAW_COMMA : RAW;
     }
     if (c === 0x7b || c === 0x5b) {
       const s = this.i;
       this.skipNested();
-      this.text = textCell(JSON.stringify(JSON.parse(this.b.toString('utf8', s, this.i))));
+      this.text = this.cells.text(JSON.stringify(JSON.parse(this.b.toString('utf8', s, this.i))));
       return DECODE;
     }
     if (c === 0x74 || c === 0x66 || c === 0x6e) {
@@ -110,7 +135,15 @@ export class CsvTranscoder extends PageTranscoder {
 
   /** A string cell as encodeCsvRows writes it, kept in `text` for the row's line. */
   private decoded(s: number, needed: boolean): number {
-    if (needed) this.text = textCell(JSON.parse(this.b.toString('utf8', s, this.i)) as string);
+    if (needed) this.text = this.cells.source(JSON.parse(this.b.toString('utf8', s, this.i)) as string);
+    return DECODE;
+  }
+
+  /** A string without escapes that may be a zoned date-time: its wall-clock text, else its bytes. */
+  private zoned(s: number): number {
+    const wall = this.cells.zone!.wallClock(this.b.toString('latin1', s + 1, this.i - 1));
+    if (wall === null) return this.flags & FLAG_COMMA ? RAW_COMMA : RAW;
+    this.text = wall;
     return DECODE;
   }
 
@@ -123,7 +156,7 @@ export class CsvTranscoder extends PageTranscoder {
     const { kinds, starts, ends, b } = this;
     const lineStart = this.o;
     for (let col = 0; col < kinds.length; col++) {
-      if (col > 0) this.out[this.o++] = 0x2c;
+      if (col > 0) this.out[this.o++] = this.sep;
       const kind = kinds[col]!;
       const s = starts[col]!;
       const e = ends[col]!;
@@ -138,7 +171,7 @@ export class CsvTranscoder extends PageTranscoder {
     }
     // A lone empty field is `""`, never a blank line (LONE_EMPTY in encode.ts).
     if (this.o === lineStart && kinds.length === 1) this.write(LONE_EMPTY);
-    this.out[this.o++] = 0x0d;
+    if (!this.lf) this.out[this.o++] = 0x0d;
     this.out[this.o++] = 0x0a;
   }
 
