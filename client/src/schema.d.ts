@@ -865,6 +865,18 @@ export interface components {
             callback_hosts: string[];
             /** Format: date-time */
             created_at: string;
+            /** @description whether csv files start with a byte order mark when their task does not say */
+            csv_bom: boolean;
+            /**
+             * @description the csv tasks' field separator when they name none
+             * @enum {string}
+             */
+            csv_delimiter: "," | ";" | "\t" | "|";
+            /**
+             * @description the csv tasks' record separator when they name none
+             * @enum {string}
+             */
+            csv_line_ending: "crlf" | "lf";
             csv_max_file_bytes: number;
             csv_max_file_rows: number | null;
             destination_hosts: string[];
@@ -1717,6 +1729,7 @@ export interface operations {
                     "application/zip": string;
                     "application/zstd": string;
                     "text/csv": string;
+                    "text/tab-separated-values": string;
                 };
             };
             /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
@@ -1974,6 +1987,11 @@ export interface operations {
                 "application/json": {
                     /** @default [] */
                     callback_hosts?: string[];
+                    csv_bom?: boolean;
+                    /** @enum {string} */
+                    csv_delimiter?: "," | ";" | "\t" | "|";
+                    /** @enum {string} */
+                    csv_line_ending?: "crlf" | "lf";
                     csv_max_file_bytes?: number;
                     csv_max_file_rows?: number;
                     /** @default [] */
@@ -2140,6 +2158,11 @@ export interface operations {
             content: {
                 "application/json": {
                     callback_hosts?: string[];
+                    csv_bom?: boolean;
+                    /** @enum {string} */
+                    csv_delimiter?: "," | ";" | "\t" | "|";
+                    /** @enum {string} */
+                    csv_line_ending?: "crlf" | "lf";
                     csv_max_file_bytes?: number;
                     csv_max_file_rows?: number;
                     destination_hosts?: string[];
@@ -2406,6 +2429,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description excel only: a filter on the table header of every sheet (default true). */
+                    autofilter?: boolean;
                     /** Format: uri */
                     callback?: string;
                     /**
@@ -2414,8 +2439,18 @@ export interface operations {
                      */
                     compression?: "gzip" | "zstd";
                     cron?: string;
-                    /** @description csv only: whether the file starts with a UTF-8 byte order mark, by which Excel reads it as UTF-8 (default true). */
+                    /** @description csv only: whether the file starts with a UTF-8 byte order mark, by which Excel reads it as UTF-8 (default: the project's csv_bom, else true). */
                     csv_bom?: boolean;
+                    /**
+                     * @description csv only: the field separator: comma, semicolon, tab (the file is named .tsv) or pipe (default: the project's csv_delimiter, else a comma).
+                     * @enum {string}
+                     */
+                    csv_delimiter?: "," | ";" | "\t" | "|";
+                    /**
+                     * @description csv only: records end in CR LF or LF (default: the project's csv_line_ending, else crlf).
+                     * @enum {string}
+                     */
+                    csv_line_ending?: "crlf" | "lf";
                     destination_id?: string;
                     /** @description Where each file goes under the destination's prefix; default {{task_id}}/{{file_name}}. */
                     destination_path?: string;
@@ -2485,6 +2520,11 @@ export interface operations {
                     source_url: string;
                     summary?: string;
                     template?: unknown;
+                    /**
+                     * @description csv and excel only: date-times the source writes with a zone (Z or an offset) are written as wall-clock time in this IANA zone, e.g. Asia/Shanghai.
+                     * @example Asia/Shanghai
+                     */
+                    time_zone?: string;
                     /** @default UTC */
                     timezone?: string;
                     title?: string;
@@ -3055,6 +3095,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description excel only: a filter on the table header of every sheet (default true). */
+                    autofilter?: boolean;
                     /** Format: uri */
                     callback?: string;
                     /**
@@ -3062,8 +3104,18 @@ export interface operations {
                      * @enum {string}
                      */
                     compression?: "gzip" | "zstd";
-                    /** @description csv only: whether the file starts with a UTF-8 byte order mark, by which Excel reads it as UTF-8 (default true). */
+                    /** @description csv only: whether the file starts with a UTF-8 byte order mark, by which Excel reads it as UTF-8 (default: the project's csv_bom, else true). */
                     csv_bom?: boolean;
+                    /**
+                     * @description csv only: the field separator: comma, semicolon, tab (the file is named .tsv) or pipe (default: the project's csv_delimiter, else a comma).
+                     * @enum {string}
+                     */
+                    csv_delimiter?: "," | ";" | "\t" | "|";
+                    /**
+                     * @description csv only: records end in CR LF or LF (default: the project's csv_line_ending, else crlf).
+                     * @enum {string}
+                     */
+                    csv_line_ending?: "crlf" | "lf";
                     destination_id?: string;
                     /** @description Where each file goes under the destination's prefix; default {{task_id}}/{{file_name}}. */
                     destination_path?: string;
@@ -3124,6 +3176,11 @@ export interface operations {
                     source_url: string;
                     summary?: string;
                     template?: unknown;
+                    /**
+                     * @description csv and excel only: date-times the source writes with a zone (Z or an offset) are written as wall-clock time in this IANA zone, e.g. Asia/Shanghai.
+                     * @example Asia/Shanghai
+                     */
+                    time_zone?: string;
                     title?: string;
                     /**
                      * @default csv
@@ -3433,6 +3490,7 @@ export interface operations {
                     "application/zip": string;
                     "application/zstd": string;
                     "text/csv": string;
+                    "text/tab-separated-values": string;
                 };
             };
             /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
@@ -3758,6 +3816,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description excel only: a filter on the table header of every sheet (default true). */
+                    autofilter?: boolean;
                     /** Format: uri */
                     callback?: string;
                     /**
@@ -3765,8 +3825,18 @@ export interface operations {
                      * @enum {string}
                      */
                     compression?: "gzip" | "zstd";
-                    /** @description csv only: whether the file starts with a UTF-8 byte order mark, by which Excel reads it as UTF-8 (default true). */
+                    /** @description csv only: whether the file starts with a UTF-8 byte order mark, by which Excel reads it as UTF-8 (default: the project's csv_bom, else true). */
                     csv_bom?: boolean;
+                    /**
+                     * @description csv only: the field separator: comma, semicolon, tab (the file is named .tsv) or pipe (default: the project's csv_delimiter, else a comma).
+                     * @enum {string}
+                     */
+                    csv_delimiter?: "," | ";" | "\t" | "|";
+                    /**
+                     * @description csv only: records end in CR LF or LF (default: the project's csv_line_ending, else crlf).
+                     * @enum {string}
+                     */
+                    csv_line_ending?: "crlf" | "lf";
                     destination_id?: string;
                     /** @description Where each file goes under the destination's prefix; default {{task_id}}/{{file_name}}. */
                     destination_path?: string;
@@ -3829,6 +3899,11 @@ export interface operations {
                     source_url: string;
                     summary?: string;
                     template?: unknown;
+                    /**
+                     * @description csv and excel only: date-times the source writes with a zone (Z or an offset) are written as wall-clock time in this IANA zone, e.g. Asia/Shanghai.
+                     * @example Asia/Shanghai
+                     */
+                    time_zone?: string;
                     title?: string;
                     /**
                      * @default csv
@@ -3862,6 +3937,7 @@ export interface operations {
                     "application/zip": string;
                     "application/zstd": string;
                     "text/csv": string;
+                    "text/tab-separated-values": string;
                 };
             };
             /** @description The body is not JSON, or the request is malformed. Codes answered with 400: malformed_json, bad_request. */
@@ -3950,6 +4026,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description excel only: a filter on the table header of every sheet (default true). */
+                    autofilter?: boolean;
                     /** Format: uri */
                     callback?: string;
                     /**
@@ -3957,8 +4035,18 @@ export interface operations {
                      * @enum {string}
                      */
                     compression?: "gzip" | "zstd";
-                    /** @description csv only: whether the file starts with a UTF-8 byte order mark, by which Excel reads it as UTF-8 (default true). */
+                    /** @description csv only: whether the file starts with a UTF-8 byte order mark, by which Excel reads it as UTF-8 (default: the project's csv_bom, else true). */
                     csv_bom?: boolean;
+                    /**
+                     * @description csv only: the field separator: comma, semicolon, tab (the file is named .tsv) or pipe (default: the project's csv_delimiter, else a comma).
+                     * @enum {string}
+                     */
+                    csv_delimiter?: "," | ";" | "\t" | "|";
+                    /**
+                     * @description csv only: records end in CR LF or LF (default: the project's csv_line_ending, else crlf).
+                     * @enum {string}
+                     */
+                    csv_line_ending?: "crlf" | "lf";
                     destination_id?: string;
                     /** @description Where each file goes under the destination's prefix; default {{task_id}}/{{file_name}}. */
                     destination_path?: string;
@@ -4019,6 +4107,11 @@ export interface operations {
                     source_url: string;
                     summary?: string;
                     template?: unknown;
+                    /**
+                     * @description csv and excel only: date-times the source writes with a zone (Z or an offset) are written as wall-clock time in this IANA zone, e.g. Asia/Shanghai.
+                     * @example Asia/Shanghai
+                     */
+                    time_zone?: string;
                     title?: string;
                     /**
                      * @default csv
@@ -4046,6 +4139,7 @@ export interface operations {
                     "application/zip": string;
                     "application/zstd": string;
                     "text/csv": string;
+                    "text/tab-separated-values": string;
                 };
             };
             /** @description Degraded to the asynchronous path: the task. */
