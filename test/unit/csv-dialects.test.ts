@@ -5,8 +5,7 @@
 // Date-times with a zone around DST changes are written in a time_zone and compared with what
 // Python's zoneinfo (the system's tz database, not Node's ICU) says the wall clock shows; workbooks
 // are read by openpyxl (the autofilter's range, the cells). test/support/dialect-readers.py.
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -23,32 +22,13 @@ import { renderTask } from '../../domain/staging/render.js';
 import type { StoredSettings } from '../../model/project-settings.js';
 import { MemoryStorage } from '../../platform/storage/memory.js';
 import { csvCell, csvText } from '../support/format-expected.js';
-import { pyreadersDir } from '../support/pyreaders.js';
+import { type CsvRead, readDialects, type ReadJob, type SheetRead } from '../support/dialect-readers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'dc-dialects-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-type Job = { id: string; kind: 'csv'; path: string; delimiter: string } | { id: string; kind: 'xlsx'; path: string } | { id: string; kind: 'zone'; zone: string; texts: string[] };
-interface CsvRead {
-  bom: boolean;
-  rows: string[][];
-  line_endings: string[];
-}
-interface SheetRead {
-  name: string;
-  filter: string | null;
-  rows: unknown[][];
-}
-
-function outside(jobs: Job[]): Promise<Record<string, unknown>> {
-  if (!existsSync(join(pyreadersDir, 'openpyxl'))) throw new Error('openpyxl is missing from .tools/pyreaders: run `node scripts/test-tools.mjs`');
-  return new Promise((resolve, reject) => {
-    const child = execFile('python3', [join(import.meta.dirname, '../support/dialect-readers.py')], { env: { ...process.env, PYTHONPATH: pyreadersDir }, maxBuffer: 64 << 20 }, (err, stdout, stderr) =>
-      err ? reject(new Error(`dialect-readers.py: ${err.message}\n${stderr}`)) : resolve(JSON.parse(stdout) as Record<string, unknown>),
-    );
-    child.stdin!.end(JSON.stringify(jobs));
-  });
-}
+type Job = ReadJob;
+const outside = readDialects;
 
 const DIALECTS: CsvStyle[] = (['crlf', 'lf'] as const).flatMap((lineEnding) => ([',', ';', '\t', '|'] as const).map((delimiter) => ({ delimiter, lineEnding })));
 const eolOf = (s: CsvStyle) => (s.lineEnding === 'lf' ? '\n' : '\r\n');
