@@ -27,6 +27,7 @@ import { benchHistory } from './history.js';
 import { benchExpiry } from './expiry.js';
 import { benchFormats } from './formats.js';
 import { benchEncode } from './encode-formats.js';
+import { benchCsvDialects } from './csv-dialects.js';
 import { benchParquetWriters } from './parquet-writers.js';
 import { fuzzFormats } from './fuzz-formats.js';
 import { cpuSeconds, dirBytes, freePort, machineBusySeconds, median, phaseSpans, rssMb, spawnNode, workflowClosed } from './measure.js';
@@ -56,6 +57,8 @@ async function main() {
   if (positionals[0] === 'parquet') return console.log(await benchParquetWriters(Number(values.rows ?? 1_000_000), values.only, values.repeat ? repeat : 1));
   // `encode`: a page's encoding alone, CSV's transcoder beside JSON Lines' (bench/encode-formats.ts).
   if (positionals[0] === 'encode') return console.log(benchEncode(Number(values.rows ?? 1_000_000)));
+  // `csv-dialects`: both CSV encoders in every csv_delimiter / csv_line_ending and with a time_zone (bench/csv-dialects.ts).
+  if (positionals[0] === 'csv-dialects') return console.log(benchCsvDialects(Number(values.rows ?? 1_000_000)));
   // `formats [--rows N] [--only TYPE]`: one source exported as csv, jsonl, parquet and compressed (bench/formats.ts).
   if (positionals[0] === 'formats') return console.log(await benchFormats(Number(values.rows ?? 1_000_000), repeat, values.only));
   // `fuzz-formats [--runs N] [--seed S]`: the differential format test, longer and shrinking (bench/fuzz-formats.ts).

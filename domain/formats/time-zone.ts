@@ -12,11 +12,68 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 /** Hours of offsets one zone keeps (a few years of hourly values); then it starts over. */
 const CACHE_HOURS = 50_000;
+/** 0001-01-01 and 10000-01-01 as milliseconds since 1970. */
+const FIRST_MS = civilDays(1, 1, 1) * DAY_MS;
+const END_MS = civilDays(10_000, 1, 1) * DAY_MS;
 
-// yyyy-mm-dd[T ]hh:mm[:ss[.fraction]] then Z or ±hh[[:]mm]: a zone is required.
-const ZONED = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)$/;
 const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 const leap = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+const TWO = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0'));
+
+/** The n digits of s at `from` as a number, -1 when one is not a digit. */
+function digits(s: string, from: number, n: number): number {
+  let v = 0;
+  for (let i = from; i < from + n; i++) {
+    const c = s.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    v = v * 10 + c;
+  }
+  return v;
+}
+
+/**
+ * `yyyy-mm-dd[T ]hh:mm[:ss[.f{1,9}]]` then `Z` or `±hh[[:]mm]` (a zone is required), read without a
+ * regex (a million values an export): the UTC milliseconds and where the fraction is, or null.
+ */
+function parseZoned(s: string): { utc: number; fracFrom: number; fracTo: number } | null {
+  const c10 = s.charCodeAt(10);
+  if (s.charCodeAt(7) !== 45 || (c10 !== 84 && c10 !== 116 && c10 !== 32) || s.charCodeAt(13) !== 58) return null;
+  const [y, mo, d, h, mi] = [digits(s, 0, 4), digits(s, 5, 2), digits(s, 8, 2), digits(s, 11, 2), digits(s, 14, 2)];
+  if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > (mo === 2 && leap(y) ? 29 : MONTH_DAYS[mo - 1]!) || h < 0 || h > 23 || mi < 0 || mi > 59) return null;
+  let at = 16;
+  let sec = 0;
+  let fracFrom = 0;
+  let fracTo = 0;
+  if (s.charCodeAt(at) === 58) {
+    sec = digits(s, 17, 2);
+    if (sec < 0 || sec > 59) return null;
+    at = 19;
+    if (s.charCodeAt(at) === 46) {
+      fracFrom = at;
+      at++;
+      while (at < s.length && s.charCodeAt(at) >= 48 && s.charCodeAt(at) <= 57) at++;
+      if (at === fracFrom + 1 || at > fracFrom + 10) return null;
+      fracTo = at;
+    }
+  }
+  const offset = zoneOffset(s, at);
+  if (offset === null) return null;
+  return { utc: civilDays(y, mo, d) * DAY_MS + (h * 3600 + mi * 60 + sec) * 1000 - offset, fracFrom, fracTo };
+}
+
+/** The zone suffix at `at` to the end (Z, ±hh, ±hhmm, ±hh:mm) in milliseconds east of UTC, or null. */
+function zoneOffset(s: string, at: number): number | null {
+  const c = s.charCodeAt(at);
+  if (c === 90 || c === 122) return at + 1 === s.length ? 0 : null;
+  if (c !== 43 && c !== 45) return null;
+  const rest = s.length - at - 1;
+  const colon = rest === 5 && s.charCodeAt(at + 3) === 58;
+  if (rest !== 2 && rest !== 4 && !colon) return null;
+  const oh = digits(s, at + 1, 2);
+  const om = rest === 2 ? 0 : digits(s, at + (colon ? 4 : 3), 2);
+  if (oh < 0 || oh > 23 || om < 0 || om > 59) return null;
+  return (c === 45 ? -1 : 1) * (oh * 60 + om) * 60_000;
+}
 
 /** The zone's canonical name, or null when Intl does not know it. */
 export function canonicalZone(name: string): string | null {
@@ -27,12 +84,8 @@ export function canonicalZone(name: string): string | null {
   }
 }
 
-const pad = (n: number, w = 2) => String(n).padStart(w, '0');
-
-/** y-m-d hh:mm:ss of milliseconds since 1970 (proleptic Gregorian; Hinnant's civil_from_days). */
-function wallText(ms: number): string {
-  const days = Math.floor(ms / DAY_MS);
-  const secs = Math.floor((ms - days * DAY_MS) / 1000);
+/** `yyyy-mm-dd` of days since 1970-01-01 (proleptic Gregorian; Hinnant's civil_from_days). */
+function dateText(days: number): string {
   const z = days + 719_468;
   const era = Math.floor(z / 146_097);
   const doe = z - era * 146_097;
@@ -42,12 +95,15 @@ function wallText(ms: number): string {
   const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
   const m = mp < 10 ? mp + 3 : mp - 9;
   const y = yoe + era * 400 + (m <= 2 ? 1 : 0);
-  return `${pad(y, 4)}-${pad(m)}-${pad(d)} ${pad(Math.floor(secs / 3600))}:${pad(Math.floor(secs / 60) % 60)}:${pad(secs % 60)}`;
+  return `${String(y).padStart(4, '0')}-${TWO[m]}-${TWO[d]}`;
 }
 
 export class TimeZone {
   private readonly format: Intl.DateTimeFormat;
   private readonly offsets = new Map<number, number>();
+  /** The last wall-clock day written and its text: rows of an export mostly share their day. */
+  private day = Number.NaN;
+  private dayText = '';
 
   constructor(readonly name: string) {
     this.format = new Intl.DateTimeFormat('en-US', {
@@ -92,21 +148,19 @@ export class TimeZone {
    */
   wallClock(s: string): string | null {
     if (s.length < 17 || s.length > 35 || s.charCodeAt(4) !== 45) return null;
-    const m = ZONED.exec(s);
-    if (!m) return null;
-    const [y, mo, d, h, mi] = [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5])];
-    const sec = m[6] === undefined ? 0 : Number(m[6]);
-    if (mo < 1 || mo > 12 || d < 1 || d > (mo === 2 && leap(y) ? 29 : MONTH_DAYS[mo - 1]!) || h > 23 || mi > 59 || sec > 59) return null;
-    let utc = civilDays(y, mo, d) * DAY_MS + (h * 3600 + mi * 60 + sec) * 1000;
-    if (m[9]) {
-      const [oh, om] = [Number(m[10]), m[11] === undefined ? 0 : Number(m[11])];
-      if (oh > 23 || om > 59) return null;
-      utc -= (m[9] === '-' ? -1 : 1) * (oh * 60 + om) * 60_000;
-    }
-    const wall = utc + this.offsetAt(utc);
+    const p = parseZoned(s);
+    if (!p) return null;
+    const wall = p.utc + this.offsetAt(p.utc);
     // Outside the years 0001-9999 the text would not read as a date: leave it as the source wrote it.
-    if (wall < civilDays(1, 1, 1) * DAY_MS || wall >= civilDays(10_000, 1, 1) * DAY_MS) return null;
-    return wallText(wall) + (m[7] ?? '');
+    if (wall < FIRST_MS || wall >= END_MS) return null;
+    const days = Math.floor(wall / DAY_MS);
+    if (days !== this.day) {
+      this.day = days;
+      this.dayText = dateText(days);
+    }
+    const secs = Math.floor((wall - days * DAY_MS) / 1000);
+    const time = `${TWO[Math.floor(secs / 3600)]}:${TWO[Math.floor(secs / 60) % 60]}:${TWO[secs % 60]}`;
+    return `${this.dayText} ${time}${p.fracTo ? s.slice(p.fracFrom, p.fracTo) : ''}`;
   }
 
   /** A value with its zoned date-time text moved to this zone; any other value unchanged. */

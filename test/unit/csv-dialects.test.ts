@@ -172,10 +172,11 @@ describe('time_zone in CSV against Python\'s zoneinfo', () => {
 
   it('leaves text that is no zoned date-time, and impossible dates, as the source wrote them', () => {
     const columns: Column[] = [{ key: 'v', title: 'v' }];
-    const kept = ['2026-02-30T10:00:00Z', '2026-01-01T24:00:00Z', '2026-01-01T10:00:00+24:00', '2026-01-01T10:00:00', '2026-01-01', 'x2026-01-01T10:00:00Z', '2026-01-01T10:00:00Z ', '2026-01-01T10:00:00.1234567890Z'];
+    const kept = ['2026-02-30T10:00:00Z', '2026-01-01T24:00:00Z', '2026-01-01T10:00:00+24:00', '2026-01-01T10:00:00', '2026-01-01', 'x2026-01-01T10:00:00Z', '2026-01-01T10:00:00Z ', '2026-01-01T10:00:00.1234567890Z', '2026-01-01T10:00:00.Z', '2026-01-01T10:00:00+08:0', '2026-01-01T10:00+0800x', '2026-01-01T10:00:00+8', '2026-1-01T10:00:00Z'];
     const style: CsvStyle = { timeZone: 'Asia/Shanghai' };
     expect(encodeCsvRows(kept.map((v) => ({ v })), columns, style).toString()).toBe(kept.map((v) => `${v}\r\n`).join(''));
-    expect(encodeCsvRows([{ v: '2026-01-01T10:00:00Z' }, { v: '2025-12-31T23:30:00-08:00' }], columns, style).toString()).toBe('2026-01-01 18:00:00\r\n2026-01-01 15:30:00\r\n');
+    const moved = ['2026-01-01T10:00:00Z', '2025-12-31T23:30:00-08:00', '2026-01-01 10:00+08', '2026-01-01t10:00:00.25-0130', '2026-01-01T10:00:00z'];
+    expect(encodeCsvRows(moved.map((v) => ({ v })), columns, style).toString()).toBe('2026-01-01 18:00:00\r\n2026-01-01 15:30:00\r\n2026-01-01 10:00:00\r\n2026-01-01 19:30:00.25\r\n2026-01-01 18:00:00\r\n');
   });
 });
 
