@@ -31,34 +31,41 @@ function digits(s: string, from: number, n: number): number {
   return v;
 }
 
+/** Where parseZoned found the fraction (from its dot; 0, 0: none): fields, so a parse allocates nothing. */
+let fracFrom = 0;
+let fracTo = 0;
+
 /**
  * `yyyy-mm-dd[T ]hh:mm[:ss[.f{1,9}]]` then `Z` or `±hh[[:]mm]` (a zone is required), read without a
- * regex (a million values an export): the UTC milliseconds and where the fraction is, or null.
+ * regex (a million values an export): its UTC milliseconds (the fraction's place in fracFrom,
+ * fracTo), or NaN.
  */
-function parseZoned(s: string): { utc: number; fracFrom: number; fracTo: number } | null {
+function parseZoned(s: string): number {
   const c10 = s.charCodeAt(10);
-  if (s.charCodeAt(7) !== 45 || (c10 !== 84 && c10 !== 116 && c10 !== 32) || s.charCodeAt(13) !== 58) return null;
-  const [y, mo, d, h, mi] = [digits(s, 0, 4), digits(s, 5, 2), digits(s, 8, 2), digits(s, 11, 2), digits(s, 14, 2)];
-  if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > (mo === 2 && leap(y) ? 29 : MONTH_DAYS[mo - 1]!) || h < 0 || h > 23 || mi < 0 || mi > 59) return null;
+  if (s.charCodeAt(7) !== 45 || (c10 !== 84 && c10 !== 116 && c10 !== 32) || s.charCodeAt(13) !== 58) return Number.NaN;
+  const y = digits(s, 0, 4);
+  const mo = digits(s, 5, 2);
+  const d = digits(s, 8, 2);
+  const h = digits(s, 11, 2);
+  const mi = digits(s, 14, 2);
+  if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > (mo === 2 && leap(y) ? 29 : MONTH_DAYS[mo - 1]!) || h < 0 || h > 23 || mi < 0 || mi > 59) return Number.NaN;
   let at = 16;
   let sec = 0;
-  let fracFrom = 0;
-  let fracTo = 0;
+  fracFrom = fracTo = 0;
   if (s.charCodeAt(at) === 58) {
     sec = digits(s, 17, 2);
-    if (sec < 0 || sec > 59) return null;
+    if (sec < 0 || sec > 59) return Number.NaN;
     at = 19;
     if (s.charCodeAt(at) === 46) {
-      fracFrom = at;
-      at++;
+      const from = at++;
       while (at < s.length && s.charCodeAt(at) >= 48 && s.charCodeAt(at) <= 57) at++;
-      if (at === fracFrom + 1 || at > fracFrom + 10) return null;
+      if (at === from + 1 || at > from + 10) return Number.NaN;
+      fracFrom = from;
       fracTo = at;
     }
   }
   const offset = zoneOffset(s, at);
-  if (offset === null) return null;
-  return { utc: civilDays(y, mo, d) * DAY_MS + (h * 3600 + mi * 60 + sec) * 1000 - offset, fracFrom, fracTo };
+  return offset === null ? Number.NaN : civilDays(y, mo, d) * DAY_MS + (h * 3600 + mi * 60 + sec) * 1000 - offset;
 }
 
 /** The zone suffix at `at` to the end (Z, ±hh, ±hhmm, ±hh:mm) in milliseconds east of UTC, or null. */
@@ -148,9 +155,9 @@ export class TimeZone {
    */
   wallClock(s: string): string | null {
     if (s.length < 17 || s.length > 35 || s.charCodeAt(4) !== 45) return null;
-    const p = parseZoned(s);
-    if (!p) return null;
-    const wall = p.utc + this.offsetAt(p.utc);
+    const utc = parseZoned(s);
+    if (Number.isNaN(utc)) return null;
+    const wall = utc + this.offsetAt(utc);
     // Outside the years 0001-9999 the text would not read as a date: leave it as the source wrote it.
     if (wall < FIRST_MS || wall >= END_MS) return null;
     const days = Math.floor(wall / DAY_MS);
@@ -160,7 +167,7 @@ export class TimeZone {
     }
     const secs = Math.floor((wall - days * DAY_MS) / 1000);
     const time = `${TWO[Math.floor(secs / 3600)]}:${TWO[Math.floor(secs / 60) % 60]}:${TWO[secs % 60]}`;
-    return `${this.dayText} ${time}${p.fracTo ? s.slice(p.fracFrom, p.fracTo) : ''}`;
+    return fracTo ? `${this.dayText} ${time}${s.slice(fracFrom, fracTo)}` : `${this.dayText} ${time}`;
   }
 
   /** A value with its zoned date-time text moved to this zone; any other value unchanged. */

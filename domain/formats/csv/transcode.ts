@@ -29,6 +29,7 @@ const DECODE = 3; // decoded and encoded as encodeCsvRows does: escapes, formula
 const VERBATIM = 4; // a number or true/false written as it is spelled
 const NUMBER = 5; // a number whose JavaScript spelling may differ (String(Number(text)))
 const EMPTY = 6; // null
+const WALL = 7; // a zoned date-time as wall-clock time (time_zone): ASCII no longer than its JSON text
 
 const byStyle = new Map<string, (columns: Column[]) => CsvTranscoder>();
 
@@ -88,7 +89,7 @@ export class CsvTranscoder extends PageTranscoder {
           kinds[col] = kind;
           starts[col] = s;
           ends[col] = this.i;
-          if (kind === DECODE) this.texts[col] = this.text;
+          if (kind === DECODE || kind === WALL) this.texts[col] = this.text;
         }
         if (!this.anotherMember()) break;
       }
@@ -144,7 +145,7 @@ export class CsvTranscoder extends PageTranscoder {
     const wall = this.cells.zone!.wallClock(this.b.toString('latin1', s + 1, this.i - 1));
     if (wall === null) return this.flags & FLAG_COMMA ? RAW_COMMA : RAW;
     this.text = wall;
-    return DECODE;
+    return WALL;
   }
 
   protected skipValue(): void {
@@ -167,6 +168,7 @@ export class CsvTranscoder extends PageTranscoder {
         this.copy(s + 1, e - 1);
         this.out[this.o++] = 0x22;
       } else if (kind === DECODE) this.write(this.texts[col]!);
+      else if (kind === WALL) this.ascii(this.texts[col]!);
       else if (kind === NUMBER) this.write(String(Number(b.toString('latin1', s, e))));
     }
     // A lone empty field is `""`, never a blank line (LONE_EMPTY in encode.ts).
@@ -183,6 +185,13 @@ export class CsvTranscoder extends PageTranscoder {
     if (len < 32) for (let k = 0; k < len; k++) out[this.o + k] = b[s + k]!;
     else b.copy(out, this.o, s, e);
     this.o += len;
+  }
+
+  /** ASCII text no longer than the JSON it came from (room already made by row()), without a native call. */
+  private ascii(s: string): void {
+    const { out } = this;
+    for (let k = 0; k < s.length; k++) out[this.o + k] = s.charCodeAt(k);
+    this.o += s.length;
   }
 
   private write(s: string): void {
