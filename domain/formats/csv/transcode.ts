@@ -154,10 +154,10 @@ export class CsvTranscoder extends PageTranscoder {
 
   /** The row's CSV line from the located values. */
   private line(): void {
-    const { kinds, starts, ends, b } = this;
+    const { kinds, starts, ends, b, sep } = this;
     const lineStart = this.o;
     for (let col = 0; col < kinds.length; col++) {
-      if (col > 0) this.out[this.o++] = this.sep;
+      if (col > 0) this.out[this.o++] = sep;
       const kind = kinds[col]!;
       const s = starts[col]!;
       const e = ends[col]!;
