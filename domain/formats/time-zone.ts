@@ -4,8 +4,9 @@
 // time already and stays as written; JSON Lines and Parquet keep the instant (docs/formats.md).
 //
 // The zone's offset comes from Intl (the tz database Node ships), asked once per UTC hour and kept:
-// a value costs a regex and a Map lookup. An hour whose two ends differ in offset (a DST change, or
+// a value costs a parse of its digits in place and a Map lookup. An hour whose two ends differ in offset (a DST change, or
 // a historical change at an odd minute) is never cached: each of its values asks Intl for itself.
+import { DomainError } from '../errors.js';
 import { civilDays } from './parquet/dates.js';
 
 const HOUR_MS = 3_600_000;
@@ -183,6 +184,8 @@ export function timeZone(name: string | undefined | null): TimeZone | null {
   if (!name) return null;
   let z = zones.get(name);
   if (!z) {
+    // The API took only zones Intl knows; a stored one this Node no longer knows fails the task, said plainly.
+    if (!canonicalZone(name)) throw new DomainError('render_failed', `time_zone ${JSON.stringify(name)} is not a time zone this server knows`);
     if (zones.size >= 64) zones.clear();
     z = new TimeZone(name);
     zones.set(name, z);

@@ -135,11 +135,6 @@ export function csvCells(style: CsvStyle = RFC4180): CsvCells {
   return c;
 }
 
-/** RFC 4180's text cell (escapeFormula, then quoted when it must be). */
-export function textCell(s: string): string {
-  return csvCells().text(s);
-}
-
 /** Rows (objects from the source's JSON) as CSV lines in the columns' order. */
 export function encodeCsvRows(rows: unknown[], columns: Column[], style: CsvStyle = RFC4180): Buffer {
   if (rows.length === 0) return Buffer.alloc(0);
