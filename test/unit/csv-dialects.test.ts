@@ -18,6 +18,8 @@ import { transcoderFor } from '../../domain/formats/csv/transcode.js';
 import { keys } from '../../domain/staging/keys.js';
 import { writeMeta } from '../../domain/staging/meta.js';
 import { encodeStaged, stagedExt } from '../../domain/staging/pieces.js';
+import { buildLayout } from '../../domain/formats/template/layout.js';
+import { writeSheets } from '../../domain/formats/xlsx/workbook.js';
 import { renderTask } from '../../domain/staging/render.js';
 import type { StoredSettings } from '../../model/project-settings.js';
 import { MemoryStorage } from '../../platform/storage/memory.js';
@@ -250,6 +252,30 @@ describe('xlsx: autofilter and time_zone read by openpyxl', () => {
     const workbook = (await import('yauzl')).default;
     expect(await entryText(workbook, treeFile[0]!.path, 'xl/workbook.xml')).toContain(`<definedName name="_xlnm._FilterDatabase" localSheetId="0" hidden="1">'Sheet1'!$A$2:$C$7</definedName>`);
   }, 60_000);
+});
+
+describe('xlsx: the header filter of each sheet of a workbook of several', () => {
+  it('every sheet filters its own table, and the workbook names each range for its own sheet', async () => {
+    const sheet = (name: string, rows: number, title?: string) => ({
+      name,
+      title,
+      layout: buildLayout(null, [{ key: 'a', title: 'A' }, { key: 'b', title: 'B' }]),
+      pages: (async function* () {
+        yield Array.from({ length: rows }, (_, i) => ({ a: i, b: `${name} ${i}` }));
+      })(),
+    });
+    const [part] = await writeSheets([sheet('Orders', 3), sheet("Refunds 'Q4'", 0, 'Refunds'), sheet('Fees', 2)], {
+      maxRows: 1000,
+      maxBytes: 50 << 20,
+      pathFor: () => join(dir, 'sheets.xlsx'),
+      mtime: new Date('2026-11-27T00:00:00Z'),
+    });
+    const read = (await readDialects([{ id: 'book', kind: 'xlsx', path: part!.path }])).book as SheetRead[];
+    // A sheet without data rows filters its header row alone; a title moves the header down a row.
+    expect(read.map((s) => [s.name, s.filter])).toEqual([['Orders', 'A1:B4'], ["Refunds 'Q4'", 'A2:B2'], ['Fees', 'A1:B3']]);
+    const workbook = await entryText((await import('yauzl')).default, part!.path, 'xl/workbook.xml');
+    expect(workbook).toContain(`<definedNames><definedName name="_xlnm._FilterDatabase" localSheetId="0" hidden="1">'Orders'!$A$1:$B$4</definedName><definedName name="_xlnm._FilterDatabase" localSheetId="1" hidden="1">'Refunds ''Q4'''!$A$2:$B$2</definedName>`);
+  });
 });
 
 async function entryText(yauzl: typeof import('yauzl'), path: string, name: string): Promise<string> {
