@@ -12,6 +12,7 @@
 // shares with the JSON Lines transcoder is ../page-transcoder.ts.
 import type { Column } from '../columns.js';
 import { PageTranscoder, transcoderCache } from '../page-transcoder.js';
+import type { TimeZone } from '../time-zone.js';
 import { type CsvCells, csvCells, type CsvStyle, LONE_EMPTY, RFC4180 } from './encode.js';
 import { FLAG_COMMA, FLAG_ESCAPE } from './json-bytes.js';
 
@@ -48,6 +49,8 @@ export function transcoderFor(columns: Column[], style: CsvStyle = RFC4180): Csv
 /** One reusable transcoder per column list and style: the columns' key bytes are prepared once. */
 export class CsvTranscoder extends PageTranscoder {
   private readonly cells: CsvCells;
+  /** The task's time_zone (null: none), kept here so a string cell checks one field. */
+  private readonly zone: TimeZone | null;
   /** LF only (csv_line_ending lf), else CR LF. */
   private readonly lf: boolean;
 
@@ -55,6 +58,7 @@ export class CsvTranscoder extends PageTranscoder {
     super(columns);
     this.cells = csvCells(style);
     this.sep = this.cells.sepByte;
+    this.zone = this.cells.zone;
     this.lf = this.cells.eol === '\n';
   }
 
@@ -118,7 +122,7 @@ export class CsvTranscoder extends PageTranscoder {
         if (t === 0x8b || t === 0x8d || t === 0x9d || t === 0xa0) return this.decoded(s, used);
       }
       // With a time_zone, a text shaped like yyyy-mm-dd… is looked at as a date-time (time-zone.ts).
-      if (this.cells.zone && this.i - s >= 19 && this.b[s + 5] === 0x2d && used) return this.zoned(s);
+      if (this.zone !== null && this.i - s >= 19 && this.b[s + 5] === 0x2d && used) return this.zoned(s);
       return this.flags & FLAG_COMMA ? RAW_COMMA : RAW;
     }
     if (c === 0x7b || c === 0x5b) {
@@ -142,7 +146,7 @@ export class CsvTranscoder extends PageTranscoder {
 
   /** A string without escapes that may be a zoned date-time: its wall-clock text, else its bytes. */
   private zoned(s: number): number {
-    const wall = this.cells.zone!.wallClock(this.b.toString('latin1', s + 1, this.i - 1));
+    const wall = this.zone!.wallClock(this.b.toString('latin1', s + 1, this.i - 1));
     if (wall === null) return this.flags & FLAG_COMMA ? RAW_COMMA : RAW;
     this.text = wall;
     return WALL;
