@@ -14,11 +14,11 @@ export const serverTests = [
 ];
 
 /**
- * Slow files the inner loop leaves to `npm test`: the differential format test (half a minute of
- * outside readers in Python), the open-files bounds (thousands of parts written and zipped, ~11 s)
+ * Slow files the inner loop leaves to `npm test`: the differential format test and the CSV dialect
+ * and time_zone test (each half a minute of outside readers in Python), the open-files bounds (thousands of parts written and zipped, ~11 s)
  * and the import-layering check (dependency-cruiser over the tree, ~10 s; `npm run lint` runs it too).
  */
-const slowTests = ['test/unit/format-differential.test.ts', 'test/unit/render-bounds.test.ts', 'test/unit/layering.test.ts'];
+const slowTests = ['test/unit/format-differential.test.ts', 'test/unit/csv-dialects.test.ts', 'test/unit/render-bounds.test.ts', 'test/unit/layering.test.ts'];
 
 export default defineConfig({
   test: {

@@ -5,6 +5,7 @@
 import { Context } from '@temporalio/activity';
 import type { FetchPagesInput, FetchPagesOutput } from '../model/activities.js';
 import { DomainError } from '../domain/errors.js';
+import { csvStyle } from '../domain/formats/csv/encode.js';
 import type { TaskRow } from '../db/schema.js';
 import type { SourceLimits } from '../domain/source/limiter.js';
 import { type LaneAnswer, LaneRequests } from '../domain/source/lane-requests.js';
@@ -83,6 +84,7 @@ async function openLane({ db, storage, source, encoder, load, maskKey }: FetchPa
   const meta = await readMeta(storage, input.taskId, sheet);
   const ext = stagedExt(task.type);
   const mask = maskJob(task.type, meta, plansHash(meta.masks) ? await maskKey(task.projectId) : undefined);
+  const style = csvStyle(task.options);
   const chunk = new LaneChunk(input, meta, ctx.info.heartbeatDetails);
   const target = { sourceUrl: sheets[sheet]!.sourceUrl, projectId: task.projectId, limits, pageSize: meta.pageSize, bytes: ext !== 'ndjson' };
   const requests = new LaneRequests(source, target, ctx.cancellationSignal, async () => ((await taskCancelled(db, input.taskId)) ? 0 : PAUSE_GRACE_MS));
@@ -90,7 +92,7 @@ async function openLane({ db, storage, source, encoder, load, maskKey }: FetchPa
     chunk,
     requests,
     ask: (page: number) => (chunk.wants(page) ? requests.ask(page) : undefined),
-    stage: (got: LaneAnswer, page: number) => encoder.stage(got, page, meta, ext, mask),
+    stage: (got: LaneAnswer, page: number) => encoder.stage(got, page, meta, ext, style, mask),
     labelled: (err: unknown): never => {
       throw inSheet(err, sheetLabel(sheets, sheet));
     },

@@ -40,7 +40,7 @@ export const json = (schema: z.ZodType, description: string, headers?: Headers) 
 });
 
 const binary = { type: 'string' as const, format: 'binary' };
-/** A file answer: CSV, an xlsx workbook, JSON Lines, Parquet, a compressed file, or a zip of parts. */
+/** A file answer: CSV (or TSV), an xlsx workbook, JSON Lines, Parquet, a compressed file, or a zip of parts. */
 export const file = (description: string, headers: Headers = {}) => ({
   description,
   headers: {
@@ -49,6 +49,7 @@ export const file = (description: string, headers: Headers = {}) => ({
   },
   content: {
     'text/csv': { schema: binary },
+    'text/tab-separated-values': { schema: binary },
     'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': { schema: binary },
     'application/jsonl': { schema: binary },
     'application/vnd.apache.parquet': { schema: binary },

@@ -28,6 +28,7 @@ import { benchExpiry } from './expiry.js';
 import { benchFormats } from './formats.js';
 import { benchEncode } from './encode-formats.js';
 import { benchEncodeMasked } from './encode-masked.js';
+import { benchCsvDialects } from './csv-dialects.js';
 import { benchParquetWriters } from './parquet-writers.js';
 import { fuzzFormats } from './fuzz-formats.js';
 import { cpuSeconds, dirBytes, freePort, machineBusySeconds, median, phaseSpans, rssMb, spawnNode, workflowClosed } from './measure.js';
@@ -59,6 +60,8 @@ async function main() {
   if (positionals[0] === 'encode') return console.log(benchEncode(Number(values.rows ?? 1_000_000)));
   // `encode-masked`: a CSV page with masked columns beside the same page unmasked (bench/encode-masked.ts).
   if (positionals[0] === 'encode-masked') return console.log(benchEncodeMasked(Number(values.rows ?? 200_000)));
+  // `csv-dialects`: both CSV encoders in every csv_delimiter / csv_line_ending and with a time_zone (bench/csv-dialects.ts).
+  if (positionals[0] === 'csv-dialects') return console.log(benchCsvDialects(Number(values.rows ?? 1_000_000)));
   // `formats [--rows N] [--only TYPE]`: one source exported as csv, jsonl, parquet and compressed (bench/formats.ts).
   if (positionals[0] === 'formats') return console.log(await benchFormats(Number(values.rows ?? 1_000_000), repeat, values.only));
   // `fuzz-formats [--runs N] [--seed S]`: the differential format test, longer and shrinking (bench/fuzz-formats.ts).

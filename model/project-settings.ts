@@ -2,6 +2,7 @@
 // and fills defaults for rows written before a setting existed.
 import { z } from 'zod';
 import { maskColumnsSchema } from './mask.js';
+import { CSV_DELIMITERS, CSV_LINE_ENDINGS } from './task.js';
 
 /** Excel's hard limit of rows on one sheet. */
 export const EXCEL_SHEET_ROWS = 1_048_576;
@@ -46,6 +47,10 @@ export const storedSettingsSchema = z.object({
   excel_max_file_bytes: fileBytes.optional(),
   csv_max_file_rows: fileRows.optional(),
   csv_max_file_bytes: fileBytes.optional(),
+  // The CSV dialect of the project's csv tasks that do not name their own (filled in at submission).
+  csv_delimiter: z.enum(CSV_DELIMITERS).optional(),
+  csv_line_ending: z.enum(CSV_LINE_ENDINGS).optional(),
+  csv_bom: z.boolean().optional(),
   // Recurring exports (schedules) the project may have at once; their runs are ordinary tasks.
   max_schedules: z.number().int().min(0).max(1000).default(20),
   // Quotas (docs/usage.md#quotas): null, the default, is none. Monthly ones count the output of

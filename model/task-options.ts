@@ -3,7 +3,7 @@
 // row is read (db/schema.ts), so no reader casts. Written only from a validated request
 // (domain/tasks/submit.ts newTask); the request's own rules are api/schemas/tasks.ts's.
 import { z } from 'zod';
-import { COMPRESSIONS, LOCALES } from './task.js';
+import { COMPRESSIONS, CSV_DELIMITERS, CSV_LINE_ENDINGS, LOCALES } from './task.js';
 
 /**
  * What a worksheet is laid out by. The template and the areas are checked where they are used,
@@ -33,6 +33,13 @@ export const taskOptionsSchema = z.object({
   compression: z.enum(COMPRESSIONS).optional(),
   /** A CSV file starts with a UTF-8 byte order mark unless this is false (Excel reads UTF-8 by it). */
   csv_bom: z.boolean().optional(),
+  /** The CSV dialect (absent: comma and CR LF); the project's defaults are filled in at submission. */
+  csv_delimiter: z.enum(CSV_DELIMITERS).optional(),
+  csv_line_ending: z.enum(CSV_LINE_ENDINGS).optional(),
+  /** Excel: a filter on the table header of each sheet unless this is false. */
+  autofilter: z.boolean().optional(),
+  /** An IANA zone (checked at the API): date-times with a zone are written as wall-clock time there (CSV, xlsx). */
+  time_zone: z.string().optional(),
 });
 
 export type TaskOptions = z.infer<typeof taskOptionsSchema>;

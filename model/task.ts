@@ -23,6 +23,12 @@ export const COMPRESSIONS = ['gzip', 'zstd'] as const;
 export const LOCALES = ['en', 'zh-CN'] as const;
 export type Locale = (typeof LOCALES)[number];
 export type Compression = (typeof COMPRESSIONS)[number];
+/** A CSV file's field separator: comma, semicolon (locales whose decimal mark is a comma), tab (a .tsv file), pipe. */
+export const CSV_DELIMITERS = [',', ';', '\t', '|'] as const;
+export type CsvDelimiter = (typeof CSV_DELIMITERS)[number];
+/** A CSV file's record separator: CR LF (RFC 4180, the default) or LF. */
+export const CSV_LINE_ENDINGS = ['crlf', 'lf'] as const;
+export type CsvLineEnding = (typeof CSV_LINE_ENDINGS)[number];
 
 const terminal = new Set<string>(TERMINAL_STATUSES);
 export const isTerminal = (status: string): boolean => terminal.has(status);

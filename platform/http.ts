@@ -16,6 +16,8 @@ export function parseRetryAfter(header: string | string[] | undefined, maxMs = N
 
 const contentTypes: Record<string, string> = {
   csv: 'text/csv; charset=utf-8',
+  // A CSV task with csv_delimiter tab (IANA's type for tab-separated values).
+  tsv: 'text/tab-separated-values; charset=utf-8',
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
   zip: 'application/zip',
   // JSON Lines has no registered type; this is the one its readers and the jsonlines.org page use.

@@ -4,7 +4,7 @@
 import { z } from '@hono/zod-openapi';
 import { maskSchema } from '../../model/mask.js';
 import { PAUSED_REASONS } from '../../model/schedule.js';
-import { COMPRESSIONS, EXPORT_TYPES, LOCALES, TASK_STAGES, TASK_STATUSES } from '../../model/task.js';
+import { COMPRESSIONS, CSV_DELIMITERS, CSV_LINE_ENDINGS, EXPORT_TYPES, LOCALES, TASK_STAGES, TASK_STATUSES } from '../../model/task.js';
 
 const time = z.iso.datetime({ offset: true });
 const nullableTime = time.nullable();
@@ -137,6 +137,9 @@ export const projectSchema = z
     excel_max_file_bytes: z.number().int(),
     csv_max_file_rows: z.number().int().nullable(),
     csv_max_file_bytes: z.number().int(),
+    csv_delimiter: z.enum(CSV_DELIMITERS).openapi({ description: "the csv tasks' field separator when they name none" }),
+    csv_line_ending: z.enum(CSV_LINE_ENDINGS).openapi({ description: "the csv tasks' record separator when they name none" }),
+    csv_bom: z.boolean().openapi({ description: 'whether csv files start with a byte order mark when their task does not say' }),
     created_at: time,
   })
   .openapi('Project');

@@ -10,7 +10,8 @@ import { templateField } from '../../domain/formats/template/template.js';
 import { sheetName } from '../../domain/formats/xlsx/sheet-names.js';
 import { pathProblem } from '../../domain/destinations/path.js';
 import { PREVIEW_DEFAULT_ROWS, PREVIEW_MAX_ROWS } from '../../domain/tasks/preview.js';
-import { COMPRESSIBLE_TYPES, COMPRESSIONS, LOCALES, TASK_STAGES, TASK_STATUSES } from '../../model/task.js';
+import { canonicalZone } from '../../domain/formats/time-zone.js';
+import { COMPRESSIBLE_TYPES, COMPRESSIONS, CSV_DELIMITERS, CSV_LINE_ENDINGS, LOCALES, TASK_STAGES, TASK_STATUSES } from '../../model/task.js';
 import { maxChars, requiredChars } from './chars.js';
 
 /** Worksheets one Excel task may have (each one more source to fetch). */
@@ -30,6 +31,25 @@ const notifyEmail = z
   .union([emailAddress, z.array(emailAddress).min(1).max(MAX_NOTIFY_EMAILS)])
   .transform((a) => [...new Set(Array.isArray(a) ? a : [a])])
   .openapi({ description: `Who is e-mailed when the task succeeds or fails: an address or up to ${MAX_NOTIFY_EMAILS}, each at one of the project's email_domains.` });
+/** An IANA zone Intl knows, kept by its canonical name (asia/shanghai → Asia/Shanghai). */
+const timeZoneField = z
+  .string()
+  .min(1)
+  .max(64)
+  .transform((name, ctx) => {
+    const zone = canonicalZone(name);
+    if (zone) return zone;
+    ctx.addIssue({ code: 'custom', message: 'is not a time zone this server knows (an IANA name such as Asia/Shanghai or UTC)' });
+    return z.NEVER;
+  })
+  .openapi({
+    type: 'string',
+    minLength: 1,
+    maxLength: 64,
+    description: 'csv and excel only: date-times the source writes with a zone (Z or an offset) are written as wall-clock time in this IANA zone, e.g. Asia/Shanghai.',
+    example: 'Asia/Shanghai',
+  });
+
 /** What a worksheet is laid out by; a task's own, or each entry of `sheets`. */
 const layoutFields = {
   title: maxChars(500).optional(),
@@ -61,7 +81,14 @@ export const submitFields = z.strictObject({
   operator_id: requiredChars(128),
   type: z.enum(['csv', 'excel', 'xlsx', 'jsonl', 'parquet']).default('csv').transform((t) => (t === 'xlsx' ? 'excel' : t)),
   compression: z.enum(COMPRESSIONS).optional().openapi({ description: 'csv and jsonl only: the file is gzip- or zstd-compressed and its name gains .gz / .zst.' }),
-  csv_bom: z.boolean().optional().openapi({ description: 'csv only: whether the file starts with a UTF-8 byte order mark, by which Excel reads it as UTF-8 (default true).' }),
+  csv_bom: z.boolean().optional().openapi({ description: "csv only: whether the file starts with a UTF-8 byte order mark, by which Excel reads it as UTF-8 (default: the project's csv_bom, else true)." }),
+  csv_delimiter: z
+    .enum(CSV_DELIMITERS)
+    .optional()
+    .openapi({ description: "csv only: the field separator: comma, semicolon, tab (the file is named .tsv) or pipe (default: the project's csv_delimiter, else a comma)." }),
+  csv_line_ending: z.enum(CSV_LINE_ENDINGS).optional().openapi({ description: "csv only: records end in CR LF or LF (default: the project's csv_line_ending, else crlf)." }),
+  autofilter: z.boolean().optional().openapi({ description: 'excel only: a filter on the table header of every sheet (default true).' }),
+  time_zone: timeZoneField.optional(),
   file_name: maxChars(200)
     .openapi({ pattern: FILE_NAME_USABLE.source, description: 'The download\'s name; needs a character other than dots and spaces.' })
     .transform(sanitizeFileName).pipe(z.string().min(1, 'has no usable characters')).optional(),
@@ -119,6 +146,13 @@ export function withSheets<S extends z.ZodType<Fields & Record<string, unknown>>
     if (t.charts !== undefined && t.type !== 'excel') ctx.addIssue({ code: 'custom', path: ['charts'], message: `charts are drawn in Excel workbooks; ${t.type} files have none` });
     checkChartColumns(t, [], ctx);
     t.sheets?.forEach((s, i) => checkChartColumns(s, ['sheets', i], ctx));
+    for (const key of ['csv_delimiter', 'csv_line_ending'] as const) {
+      if (t[key] !== undefined && t.type !== 'csv') ctx.addIssue({ code: 'custom', path: [key], message: `${t.type} files have no delimiters or lines of fields; ${key} is for csv` });
+    }
+    if (t.autofilter !== undefined && t.type !== 'excel') ctx.addIssue({ code: 'custom', path: ['autofilter'], message: `${t.type} files have no table header to filter; autofilter is for excel` });
+    if (t.time_zone !== undefined && t.type !== 'csv' && t.type !== 'excel') {
+      ctx.addIssue({ code: 'custom', path: ['time_zone'], message: `${t.type} files keep each date-time's instant; time_zone is for csv and excel` });
+    }
     // An empty list is refused by its own min(1); the rules below need a first sheet.
     if (!t.sheets?.[0]) return;
     if (t.type !== 'excel') ctx.addIssue({ code: 'custom', path: ['sheets'], message: 'several sheets need type "excel"' });
@@ -139,8 +173,10 @@ export function withSheets<S extends z.ZodType<Fields & Record<string, unknown>>
     ...stated,
     allOf: [
       { anyOf: [{ not: { required: ['compression'] } }, { required: ['compression'], properties: { type: { enum: [...COMPRESSIBLE_TYPES] } } }] },
-      { anyOf: [{ not: { required: ['csv_bom'] } }, { required: ['csv_bom'], properties: { type: { enum: ['csv'] } } }] },
+      ...['csv_bom', 'csv_delimiter', 'csv_line_ending'].map((k) => ({ anyOf: [{ not: { required: [k] } }, { required: [k], properties: { type: { enum: ['csv'] } } }] })),
       { anyOf: [{ not: { required: ['charts'] } }, { required: ['charts', 'type'], properties: { type: { enum: ['excel', 'xlsx'] } } }] },
+      { anyOf: [{ not: { required: ['autofilter'] } }, { required: ['autofilter', 'type'], properties: { type: { enum: ['excel', 'xlsx'] } } }] },
+      { anyOf: [{ not: { required: ['time_zone'] } }, { required: ['time_zone'], properties: { type: { enum: ['csv', 'excel', 'xlsx'] } } }] },
     ],
     anyOf: [
       { not: { required: ['sheets'] } },

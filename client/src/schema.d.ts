@@ -1067,6 +1067,18 @@ export interface components {
             callback_hosts: string[];
             /** Format: date-time */
             created_at: string;
+            /** @description whether csv files start with a byte order mark when their task does not say */
+            csv_bom: boolean;
+            /**
+             * @description the csv tasks' field separator when they name none
+             * @enum {string}
+             */
+            csv_delimiter: "," | ";" | "\t" | "|";
+            /**
+             * @description the csv tasks' record separator when they name none
+             * @enum {string}
+             */
+            csv_line_ending: "crlf" | "lf";
             csv_max_file_bytes: number;
             csv_max_file_rows: number | null;
             destination_hosts: string[];
@@ -2265,6 +2277,7 @@ export interface operations {
                     "application/zip": string;
                     "application/zstd": string;
                     "text/csv": string;
+                    "text/tab-separated-values": string;
                 };
             };
             /** @description The byte range asked for (Range), streamed. */
@@ -2288,6 +2301,7 @@ export interface operations {
                     "application/zip": string;
                     "application/zstd": string;
                     "text/csv": string;
+                    "text/tab-separated-values": string;
                 };
             };
             /** @description The key may not do this (an operator token: anything beyond its own tasks and permissions), or a tampered link. Codes answered with 403: forbidden, invalid_signature. */
@@ -2552,6 +2566,11 @@ export interface operations {
                     alert_emails?: string[];
                     /** @default [] */
                     callback_hosts?: string[];
+                    csv_bom?: boolean;
+                    /** @enum {string} */
+                    csv_delimiter?: "," | ";" | "\t" | "|";
+                    /** @enum {string} */
+                    csv_line_ending?: "crlf" | "lf";
                     csv_max_file_bytes?: number;
                     csv_max_file_rows?: number;
                     /** @default [] */
@@ -2741,6 +2760,11 @@ export interface operations {
                     alert_callback?: string | null;
                     alert_emails?: string[];
                     callback_hosts?: string[];
+                    csv_bom?: boolean;
+                    /** @enum {string} */
+                    csv_delimiter?: "," | ";" | "\t" | "|";
+                    /** @enum {string} */
+                    csv_line_ending?: "crlf" | "lf";
                     csv_max_file_bytes?: number;
                     csv_max_file_rows?: number;
                     destination_hosts?: string[];
@@ -3079,6 +3103,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description excel only: a filter on the table header of every sheet (default true). */
+                    autofilter?: boolean;
                     /** Format: uri */
                     callback?: string;
                     /** @description excel only: up to 8 native charts over each file's data rows of the sheet. category and series name columns: a template leaf's name, else the keys of the source's rows (checked against the template when the request has one, else when the source first answers). */
@@ -3101,8 +3127,18 @@ export interface operations {
                     compression?: "gzip" | "zstd";
                     /** @description Read by Temporal: 5 fields (minute hour day-of-month month day-of-week), or 7 (second minute hour day-of-month month day-of-week year); 6 only with a year last. Names, ranges, steps, @daily. */
                     cron?: string;
-                    /** @description csv only: whether the file starts with a UTF-8 byte order mark, by which Excel reads it as UTF-8 (default true). */
+                    /** @description csv only: whether the file starts with a UTF-8 byte order mark, by which Excel reads it as UTF-8 (default: the project's csv_bom, else true). */
                     csv_bom?: boolean;
+                    /**
+                     * @description csv only: the field separator: comma, semicolon, tab (the file is named .tsv) or pipe (default: the project's csv_delimiter, else a comma).
+                     * @enum {string}
+                     */
+                    csv_delimiter?: "," | ";" | "\t" | "|";
+                    /**
+                     * @description csv only: records end in CR LF or LF (default: the project's csv_line_ending, else crlf).
+                     * @enum {string}
+                     */
+                    csv_line_ending?: "crlf" | "lf";
                     destination_id?: string;
                     /** @description Where each file goes under the destination's prefix; default {{task_id}}/{{file_name}}. */
                     destination_path?: string;
@@ -3185,6 +3221,11 @@ export interface operations {
                     source_url: string;
                     summary?: string;
                     template?: unknown;
+                    /**
+                     * @description csv and excel only: date-times the source writes with a zone (Z or an offset) are written as wall-clock time in this IANA zone, e.g. Asia/Shanghai.
+                     * @example Asia/Shanghai
+                     */
+                    time_zone?: string;
                     /** @default UTC */
                     timezone?: string;
                     title?: string;
@@ -3755,6 +3796,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description excel only: a filter on the table header of every sheet (default true). */
+                    autofilter?: boolean;
                     /** Format: uri */
                     callback?: string;
                     /** @description excel only: up to 8 native charts over each file's data rows of the sheet. category and series name columns: a template leaf's name, else the keys of the source's rows (checked against the template when the request has one, else when the source first answers). */
@@ -3775,8 +3818,18 @@ export interface operations {
                      * @enum {string}
                      */
                     compression?: "gzip" | "zstd";
-                    /** @description csv only: whether the file starts with a UTF-8 byte order mark, by which Excel reads it as UTF-8 (default true). */
+                    /** @description csv only: whether the file starts with a UTF-8 byte order mark, by which Excel reads it as UTF-8 (default: the project's csv_bom, else true). */
                     csv_bom?: boolean;
+                    /**
+                     * @description csv only: the field separator: comma, semicolon, tab (the file is named .tsv) or pipe (default: the project's csv_delimiter, else a comma).
+                     * @enum {string}
+                     */
+                    csv_delimiter?: "," | ";" | "\t" | "|";
+                    /**
+                     * @description csv only: records end in CR LF or LF (default: the project's csv_line_ending, else crlf).
+                     * @enum {string}
+                     */
+                    csv_line_ending?: "crlf" | "lf";
                     destination_id?: string;
                     /** @description Where each file goes under the destination's prefix; default {{task_id}}/{{file_name}}. */
                     destination_path?: string;
@@ -3850,6 +3903,11 @@ export interface operations {
                     source_url: string;
                     summary?: string;
                     template?: unknown;
+                    /**
+                     * @description csv and excel only: date-times the source writes with a zone (Z or an offset) are written as wall-clock time in this IANA zone, e.g. Asia/Shanghai.
+                     * @example Asia/Shanghai
+                     */
+                    time_zone?: string;
                     title?: string;
                     /**
                      * @default csv
@@ -4168,6 +4226,7 @@ export interface operations {
                     "application/zip": string;
                     "application/zstd": string;
                     "text/csv": string;
+                    "text/tab-separated-values": string;
                 };
             };
             /** @description The byte range asked for (Range), streamed. */
@@ -4191,6 +4250,7 @@ export interface operations {
                     "application/zip": string;
                     "application/zstd": string;
                     "text/csv": string;
+                    "text/tab-separated-values": string;
                 };
             };
             /** @description No key or an unknown one; WWW-Authenticate: Bearer. Codes answered with 401: unauthorized. */
@@ -4588,6 +4648,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description excel only: a filter on the table header of every sheet (default true). */
+                    autofilter?: boolean;
                     /** Format: uri */
                     callback?: string;
                     /** @description excel only: up to 8 native charts over each file's data rows of the sheet. category and series name columns: a template leaf's name, else the keys of the source's rows (checked against the template when the request has one, else when the source first answers). */
@@ -4608,8 +4670,18 @@ export interface operations {
                      * @enum {string}
                      */
                     compression?: "gzip" | "zstd";
-                    /** @description csv only: whether the file starts with a UTF-8 byte order mark, by which Excel reads it as UTF-8 (default true). */
+                    /** @description csv only: whether the file starts with a UTF-8 byte order mark, by which Excel reads it as UTF-8 (default: the project's csv_bom, else true). */
                     csv_bom?: boolean;
+                    /**
+                     * @description csv only: the field separator: comma, semicolon, tab (the file is named .tsv) or pipe (default: the project's csv_delimiter, else a comma).
+                     * @enum {string}
+                     */
+                    csv_delimiter?: "," | ";" | "\t" | "|";
+                    /**
+                     * @description csv only: records end in CR LF or LF (default: the project's csv_line_ending, else crlf).
+                     * @enum {string}
+                     */
+                    csv_line_ending?: "crlf" | "lf";
                     destination_id?: string;
                     /** @description Where each file goes under the destination's prefix; default {{task_id}}/{{file_name}}. */
                     destination_path?: string;
@@ -4685,6 +4757,11 @@ export interface operations {
                     source_url: string;
                     summary?: string;
                     template?: unknown;
+                    /**
+                     * @description csv and excel only: date-times the source writes with a zone (Z or an offset) are written as wall-clock time in this IANA zone, e.g. Asia/Shanghai.
+                     * @example Asia/Shanghai
+                     */
+                    time_zone?: string;
                     title?: string;
                     /**
                      * @default csv
@@ -4718,6 +4795,7 @@ export interface operations {
                     "application/zip": string;
                     "application/zstd": string;
                     "text/csv": string;
+                    "text/tab-separated-values": string;
                 };
             };
             /** @description The body is not JSON, or the request is malformed. Codes answered with 400: malformed_json, bad_request. */
@@ -4806,6 +4884,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description excel only: a filter on the table header of every sheet (default true). */
+                    autofilter?: boolean;
                     /** Format: uri */
                     callback?: string;
                     /** @description excel only: up to 8 native charts over each file's data rows of the sheet. category and series name columns: a template leaf's name, else the keys of the source's rows (checked against the template when the request has one, else when the source first answers). */
@@ -4826,8 +4906,18 @@ export interface operations {
                      * @enum {string}
                      */
                     compression?: "gzip" | "zstd";
-                    /** @description csv only: whether the file starts with a UTF-8 byte order mark, by which Excel reads it as UTF-8 (default true). */
+                    /** @description csv only: whether the file starts with a UTF-8 byte order mark, by which Excel reads it as UTF-8 (default: the project's csv_bom, else true). */
                     csv_bom?: boolean;
+                    /**
+                     * @description csv only: the field separator: comma, semicolon, tab (the file is named .tsv) or pipe (default: the project's csv_delimiter, else a comma).
+                     * @enum {string}
+                     */
+                    csv_delimiter?: "," | ";" | "\t" | "|";
+                    /**
+                     * @description csv only: records end in CR LF or LF (default: the project's csv_line_ending, else crlf).
+                     * @enum {string}
+                     */
+                    csv_line_ending?: "crlf" | "lf";
                     destination_id?: string;
                     /** @description Where each file goes under the destination's prefix; default {{task_id}}/{{file_name}}. */
                     destination_path?: string;
@@ -4901,6 +4991,11 @@ export interface operations {
                     source_url: string;
                     summary?: string;
                     template?: unknown;
+                    /**
+                     * @description csv and excel only: date-times the source writes with a zone (Z or an offset) are written as wall-clock time in this IANA zone, e.g. Asia/Shanghai.
+                     * @example Asia/Shanghai
+                     */
+                    time_zone?: string;
                     title?: string;
                     /**
                      * @default csv
@@ -4928,6 +5023,7 @@ export interface operations {
                     "application/zip": string;
                     "application/zstd": string;
                     "text/csv": string;
+                    "text/tab-separated-values": string;
                 };
             };
             /** @description Degraded to the asynchronous path: the task. */

@@ -55,6 +55,8 @@ export interface PreviewFile {
   bytes: Uint8Array;
   rows: number;
   total: number;
+  /** A CSV's delimiter as the form asked for it (absent: the project's default, read from the file). */
+  delimiter?: string | undefined;
 }
 
 /** POST /v1/tasks/preview: the rendered file (csv or xlsx) of the first rows. */

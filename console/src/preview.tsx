@@ -3,14 +3,15 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { PreviewFile } from './api.js';
 import { ChartSvg } from './chart-svg.js';
-import { parseCsv } from './csv.js';
+import { parseCsv, sniffDelimiter } from './csv.js';
 import { useWords } from './i18n.js';
 import { type Cell, parseXlsx, type Sheet } from './xlsx.js';
 
 const plain = (text: string): Cell => ({ text, colSpan: 1, rowSpan: 1, bold: false, fill: null, align: null, numeric: false });
 
 function csvSheet(file: PreviewFile): Sheet {
-  const rows = parseCsv(new TextDecoder().decode(file.bytes));
+  const text = new TextDecoder().decode(file.bytes);
+  const rows = parseCsv(text, file.name.endsWith('.tsv') ? '\t' : (file.delimiter ?? sniffDelimiter(text)));
   return { name: file.name, rows: rows.map((r, i) => r.map((text) => ({ ...plain(text), bold: i === 0 }))) };
 }
 
@@ -32,7 +33,7 @@ export function PreviewView({ file }: { file: PreviewFile }) {
 
   useEffect(() => {
     setError(null);
-    if (file.name.endsWith('.csv')) setSheets([csvSheet(file)]);
+    if (file.name.endsWith('.csv') || file.name.endsWith('.tsv')) setSheets([csvSheet(file)]);
     else if (file.name.endsWith('.jsonl')) setSheets([jsonlSheet(file)]);
     else if (file.name.endsWith('.xlsx')) parseXlsx(file.bytes).then(setSheets, (e: Error) => setError(e.message));
     else setSheets([]);

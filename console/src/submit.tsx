@@ -21,6 +21,16 @@ function bodyOf(form: HTMLFormElement, w: Words): Record<string, unknown> {
   if (text('template') && body.type === 'excel') body.template = JSON.parse(text('template'));
   if (text('charts') && body.type === 'excel') body.charts = JSON.parse(text('charts'));
   if (text('compression') && COMPRESSIBLE.includes(String(body.type))) body.compression = text('compression');
+  // The CSV dialect: a field left at "project's default" is not sent, so the project's applies.
+  if (body.type === 'csv') {
+    // The delimiter is read untrimmed: trim() would turn the tab into nothing.
+    const delimiter = String(data.get('csv_delimiter') ?? '');
+    if (delimiter) body.csv_delimiter = delimiter;
+    if (text('csv_line_ending')) body.csv_line_ending = text('csv_line_ending');
+    if (text('csv_bom')) body.csv_bom = text('csv_bom') === 'yes';
+  }
+  if (text('time_zone') && (body.type === 'csv' || body.type === 'excel')) body.time_zone = text('time_zone');
+  if (body.type === 'excel' && !data.get('autofilter')) body.autofilter = false;
   if (text('page_size')) body.page_size = Number(text('page_size'));
   if (text('priority')) body.priority = Number(text('priority'));
   // Two ways to give a template: the column rows (any type, with masks) or the JSON (Excel's full layout).
@@ -61,8 +71,10 @@ export function SubmitPanel({ onSubmitted }: { onSubmitted: (t: Task) => void })
     setBusy(true);
     setMessage(null);
     try {
-      if (previewOnly) setShown(await preview({ ...bodyOf(form, w), rows: 20 }));
-      else {
+      if (previewOnly) {
+        const body = bodyOf(form, w);
+        setShown({ ...(await preview({ ...body, rows: 20 })), delimiter: body.csv_delimiter as string | undefined });
+      } else {
         const { status, json } = await post<Task>('/v1/tasks', bodyOf(form, w));
         onSubmitted(json);
         setMessage({ error: false, text: status === 200 ? w.deduplicated(json.task_id) : w.submitted(json.task_id) });
@@ -112,6 +124,40 @@ export function SubmitPanel({ onSubmitted }: { onSubmitted: (t: Task) => void })
             <option value="gzip">gzip (.gz)</option>
             <option value="zstd">zstd (.zst)</option>
           </select>
+        </label>
+        <label>
+          <span>{w.delimiter}</span>
+          <select name="csv_delimiter" disabled={type !== 'csv'}>
+            <option value="">{w.projectDefault}</option>
+            <option value=",">{w.comma}</option>
+            <option value=";">{w.semicolon}</option>
+            <option value={'\t'}>{w.tab}</option>
+            <option value="|">{w.pipe}</option>
+          </select>
+        </label>
+        <label>
+          <span>{w.lineEnding}</span>
+          <select name="csv_line_ending" disabled={type !== 'csv'}>
+            <option value="">{w.projectDefault}</option>
+            <option value="crlf">CR LF (Windows)</option>
+            <option value="lf">LF</option>
+          </select>
+        </label>
+        <label>
+          <span>{w.bom}</span>
+          <select name="csv_bom" disabled={type !== 'csv'}>
+            <option value="">{w.projectDefault}</option>
+            <option value="yes">{w.withBom}</option>
+            <option value="no">{w.withoutBom}</option>
+          </select>
+        </label>
+        <label>
+          <span>{w.timeZone}</span>
+          <input name="time_zone" maxLength={64} placeholder="Asia/Shanghai" title={w.timeZoneHint} disabled={type !== 'csv' && type !== 'excel'} />
+        </label>
+        <label class="check">
+          <input name="autofilter" type="checkbox" defaultChecked disabled={type !== 'excel'} />
+          <span>{w.autofilter}</span>
         </label>
         <label>
           <span>{w.fileName}</span>

@@ -124,6 +124,9 @@ export function projectJson(p: ProjectRow) {
     excel_max_file_bytes: excel.maxBytes,
     csv_max_file_rows: csv.maxRows === Number.MAX_SAFE_INTEGER ? null : csv.maxRows,
     csv_max_file_bytes: csv.maxBytes,
+    csv_delimiter: s.csv_delimiter ?? ',',
+    csv_line_ending: s.csv_line_ending ?? 'crlf',
+    csv_bom: s.csv_bom ?? true,
     created_at: p.createdAt.toISOString(),
   };
 }

@@ -54,7 +54,7 @@ export interface StorePartsInput {
   dataDir: string;
   taskId: string;
   fileName: string;
-  /** The parts' extension: xlsx, parquet, csv, jsonl, csv.gz, jsonl.zst, … */
+  /** The parts' extension: xlsx, parquet, csv, tsv, jsonl, csv.gz, tsv.zst, jsonl.zst, … */
   ext: string;
   parts: WrittenPart[];
   mtime: Date;
@@ -68,7 +68,7 @@ export async function storeParts({ storage, dataDir, taskId, fileName, ext, part
   try {
     if (zipPath) {
       const name = `${fileName}.zip`;
-      const z = await zipFiles(named, zipPath, ext === 'csv' || ext === 'jsonl', mtime);
+      const z = await zipFiles(named, zipPath, ext === 'csv' || ext === 'tsv' || ext === 'jsonl', mtime);
       named.push({ path: zipPath, name, stored: 'all.zip', rows: parts.reduce((s, p) => s + p.rows, 0), ...z });
     }
     for (const p of named) {

@@ -8,6 +8,7 @@ import type { Piscina } from 'piscina';
 import { DomainError } from '../errors.js';
 import type { Column } from '../formats/columns.js';
 import { type MaskJob, pageMasker } from '../formats/mask/rows.js';
+import type { CsvStyle } from '../formats/csv/encode.js';
 import { pageWhere, type SourcePage } from '../source/client.js';
 import { checkPage } from '../source/polite.js';
 import { encodeStaged, type StagedExt } from './pieces.js';
@@ -23,8 +24,8 @@ export class PageEncoder {
   constructor(private readonly threads: number) {}
 
   /** The staged CSV (or JSON Lines) bytes of one fetched page, after the same checks as on the calling thread. */
-  async encode(body: Buffer, page: number, pageSize: number, probed: { total: number; pageSize: number }, columns: Column[], ext: 'csv' | 'jsonl' = 'csv', mask?: MaskJob): Promise<Buffer> {
-    const task: EncodeTask = { body, page, where: pageWhere(page, pageSize), probed, columns, ext, mask };
+  async encode(body: Buffer, page: number, pageSize: number, probed: { total: number; pageSize: number }, columns: Column[], ext: 'csv' | 'jsonl' = 'csv', style?: CsvStyle, mask?: MaskJob): Promise<Buffer> {
+    const task: EncodeTask = { body, page, where: pageWhere(page, pageSize), probed, columns, ext, style, mask };
     const result: EncodeResult = this.threads > 0 ? await this.run(task) : encodeHere(task);
     if (!result.ok) {
       throw new DomainError(result.code, result.message, { retryable: result.retryable });
@@ -35,12 +36,12 @@ export class PageEncoder {
   /**
    * The staged fragment of one fetched page: a CSV or JSON Lines export's page bytes transcoded
    * (above), another type's parsed page checked against the probe and kept as JSON lines. Masked
-   * columns are masked here, before anything is staged.
+   * columns are masked here, before anything is staged. `style`: a CSV task's dialect and time_zone.
    */
-  async stage(answer: Buffer | SourcePage, page: number, probed: { total: number; pageSize: number; columns: Column[] }, ext: StagedExt, mask?: MaskJob): Promise<Buffer> {
-    if (Buffer.isBuffer(answer)) return this.encode(answer, page, probed.pageSize, probed, probed.columns, ext === 'jsonl' ? 'jsonl' : 'csv', mask);
+  async stage(answer: Buffer | SourcePage, page: number, probed: { total: number; pageSize: number; columns: Column[] }, ext: StagedExt, style?: CsvStyle, mask?: MaskJob): Promise<Buffer> {
+    if (Buffer.isBuffer(answer)) return this.encode(answer, page, probed.pageSize, probed, probed.columns, ext === 'jsonl' ? 'jsonl' : 'csv', style, mask);
     checkPage(answer.total, answer.data.length, page, probed);
-    return encodeStaged(ext, mask ? pageMasker(mask)(answer.data) : answer.data, probed.columns);
+    return encodeStaged(ext, mask ? pageMasker(mask)(answer.data) : answer.data, probed.columns, style);
   }
 
   private async run(task: EncodeTask): Promise<EncodeResult> {

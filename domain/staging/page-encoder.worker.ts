@@ -6,6 +6,7 @@ import { DomainError } from '../errors.js';
 import { parsePage } from '../source/client.js';
 import { checkPage } from '../source/polite.js';
 import type { Column } from '../formats/columns.js';
+import type { CsvStyle } from '../formats/csv/encode.js';
 import { transcoderFor } from '../formats/csv/transcode.js';
 import { jsonlTranscoderFor } from '../formats/jsonl-transcode.js';
 import { type MaskJob, pageMasker } from '../formats/mask/rows.js';
@@ -21,6 +22,8 @@ export interface EncodeTask {
   ext?: 'csv' | 'jsonl';
   /** Columns to mask: the page is parsed and masked before it is encoded (the byte path would copy raw values). */
   mask?: MaskJob | undefined;
+  /** csv: the task's dialect and time_zone (absent: RFC 4180, date-times as written). */
+  style?: CsvStyle | undefined;
 }
 
 export type EncodeResult = { ok: true; staged: Uint8Array } | { ok: false; code: TaskErrorCode; message: string; retryable: boolean };
@@ -30,7 +33,7 @@ export default function encodePage(task: EncodeTask): EncodeResult {
     const body = Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength);
     // Plain pages go straight from JSON bytes to CSV bytes; any other is parsed (and judged) below.
     const ext = task.ext ?? 'csv';
-    const fast = task.mask ? null : ext === 'csv' ? transcoderFor(task.columns).transcode(body) : jsonlTranscoderFor(task.columns).transcode(body);
+    const fast = task.mask ? null : ext === 'csv' ? transcoderFor(task.columns, task.style).transcode(body) : jsonlTranscoderFor(task.columns).transcode(body);
     if (fast) {
       checkPage(fast.total, fast.rows, task.page, task.probed);
       return { ok: true, staged: 'csv' in fast ? fast.csv : fast.lines };
@@ -38,7 +41,7 @@ export default function encodePage(task: EncodeTask): EncodeResult {
     const page = parsePage(body, task.where);
     checkPage(page.total, page.data.length, task.page, task.probed);
     const rows = task.mask ? pageMasker(task.mask)(page.data) : page.data;
-    return { ok: true, staged: encodeStaged(ext, rows, task.columns) };
+    return { ok: true, staged: encodeStaged(ext, rows, task.columns, task.style) };
   } catch (err) {
     // The checks above throw only task codes; anything else thrown here is the page's fault.
     if (err instanceof DomainError) return { ok: false, code: err.code as TaskErrorCode, message: err.message, retryable: err.retryable };

@@ -7,7 +7,7 @@ import type { Storage } from '../../platform/storage/index.js';
 import { DomainError } from '../errors.js';
 import type { ExportType } from '../../model/task.js';
 import type { Column } from '../formats/columns.js';
-import { encodeCsvRows } from '../formats/csv/encode.js';
+import { type CsvStyle, encodeCsvRows } from '../formats/csv/encode.js';
 import { encodeJsonLines } from '../formats/jsonl.js';
 import { keys } from './keys.js';
 
@@ -102,8 +102,9 @@ export type StagedExt = 'csv' | 'jsonl' | 'ndjson';
  */
 export const stagedExt = (type: ExportType): StagedExt => (type === 'csv' ? 'csv' : type === 'jsonl' ? 'jsonl' : 'ndjson');
 
-export function encodeStaged(ext: StagedExt, rows: unknown[], columns: Column[]): Buffer {
-  if (ext === 'csv') return encodeCsvRows(rows, columns);
+/** `style`: a CSV task's dialect and time_zone (csvStyle of its options). */
+export function encodeStaged(ext: StagedExt, rows: unknown[], columns: Column[], style?: CsvStyle): Buffer {
+  if (ext === 'csv') return encodeCsvRows(rows, columns, style);
   if (ext === 'jsonl') return encodeJsonLines(rows, columns);
   return Buffer.from(rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length ? '\n' : ''), 'utf8');
 }

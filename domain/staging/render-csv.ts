@@ -1,5 +1,5 @@
-// CSV and JSON Lines. CSV: RFC 4180 (CRLF, quotes doubled), UTF-8 with a BOM by default so Excel
-// shows Chinese text. JSON Lines: domain/formats/jsonl.ts. Pages were encoded to fragments of the
+// CSV and JSON Lines. CSV: RFC 4180 (CRLF, quotes doubled) or the task's dialect (a tab-separated
+// file is named .tsv), UTF-8 with a BOM by default so Excel shows Chinese text. JSON Lines: domain/formats/jsonl.ts. Pages were encoded to fragments of the
 // file as they were fetched; rendering is a concatenation of the staged pieces, split into parts
 // (plus a zip) over the size limit, and compressed on the way when the task asks (gzip, zstd).
 import type { TaskRow } from '../../db/schema.js';
@@ -8,7 +8,7 @@ import { pageCount, rowsInPages } from '../../model/plan.js';
 import type { StoredSettings } from '../../model/project-settings.js';
 import type { Storage } from '../../platform/storage/index.js';
 import { fileExt, taskCompression } from '../formats/compression.js';
-import { encodeCsvHead } from '../formats/csv/encode.js';
+import { csvStyle, encodeCsvHead } from '../formats/csv/encode.js';
 import { CsvParts, lineEnds, recordEnds } from '../formats/csv/parts.js';
 import { resolveSplit } from '../formats/split.js';
 import { readMeta } from './meta.js';
@@ -37,9 +37,9 @@ export interface RenderJob {
 export async function renderText({ storage, dataDir, maxParts }: RenderDeps, { task, settings, onProgress, signal }: RenderJob): Promise<RenderedFile[]> {
   const meta = await readMeta(storage, task.id);
   const jsonl = task.type === 'jsonl';
-  const head = jsonl ? Buffer.alloc(0) : encodeCsvHead(meta.columns, task.options.csv_bom ?? true);
+  const head = jsonl ? Buffer.alloc(0) : encodeCsvHead(meta.columns, task.options.csv_bom ?? true, csvStyle(task.options));
   const compression = taskCompression(task);
-  const ext = fileExt(jsonl ? 'jsonl' : 'csv', compression);
+  const ext = fileExt(jsonl ? 'jsonl' : task.options.csv_delimiter === '\t' ? 'tsv' : 'csv', compression);
   const format = { recordEnds: jsonl ? lineEnds : recordEnds, compression };
   const parts = new CsvParts(head, resolveSplit(task.type, task.options, settings, maxParts), (n) => tempPath(dataDir, task.id, `part-${n}.${ext}`), format);
   try {

@@ -94,6 +94,8 @@ export async function renderXlsx({ storage, dataDir, maxParts }: RenderDeps, { t
       name: spec.name,
       // With row headers the source's total counts groups, not rows.
       rows: layout.rowLevels > 0 ? undefined : meta.total,
+      autofilter: task.options.autofilter,
+      timeZone: task.options.time_zone,
     });
   }
   const parts = await writeSheets(sheets, {

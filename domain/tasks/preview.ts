@@ -11,6 +11,7 @@ import { DomainError } from '../errors.js';
 import { type MaskPlan, plansHash } from '../../model/mask.js';
 import { pageMasker } from '../formats/mask/rows.js';
 import { maskKeyOf } from '../projects/mask-key.js';
+import { csvStyle } from '../formats/csv/encode.js';
 import { settingsOf } from '../projects/projects.js';
 import { maskJob } from '../staging/masks.js';
 import { keys } from '../staging/keys.js';
@@ -125,7 +126,7 @@ async function stageSheet(deps: PreviewDeps, { task, spec, sheet, rows, limits, 
   const kept = task.type === 'excel' ? data : data.slice(0, wanted);
   const ext = stagedExt(task.type);
   await writeMeta(store, task.id, { ...meta, total: kept.length }, sheet);
-  if (kept.length) await store.putBuffer(keys.piece(task.id, 0, pageCount(kept.length, task.pageSize), ext, sheet), encodeStaged(ext, kept, meta.columns));
+  if (kept.length) await store.putBuffer(keys.piece(task.id, 0, pageCount(kept.length, task.pageSize), ext, sheet), encodeStaged(ext, kept, meta.columns, csvStyle(task.options)));
   return meta;
 }
 

@@ -2,7 +2,8 @@
 import type { ProjectRow, TaskRow } from '../../db/schema.js';
 import { emailDomainAllowed } from '../callbacks/email-message.js';
 import { settingsOf } from '../projects/projects.js';
-import type { Compression, ExportType, Locale } from '../../model/task.js';
+import type { Compression, CsvDelimiter, CsvLineEnding, ExportType, Locale } from '../../model/task.js';
+import type { StoredSettings } from '../../model/project-settings.js';
 import { newId, randomToken, sha256Hex } from '../../platform/crypto.js';
 import { DomainError } from '../errors.js';
 import { type StoredSheet, taskSheets } from '../staging/sheets.js';
@@ -21,6 +22,13 @@ export interface SubmitInput {
   compression?: Compression | undefined;
   /** csv: whether the file starts with a UTF-8 byte order mark (absent: it does). */
   csv_bom?: boolean | undefined;
+  /** csv: the field separator (tab: a .tsv file) and the record separator; absent: the project's, else comma and CR LF. */
+  csv_delimiter?: CsvDelimiter | undefined;
+  csv_line_ending?: CsvLineEnding | undefined;
+  /** excel: a filter on each sheet's table header (absent: there is one). */
+  autofilter?: boolean | undefined;
+  /** csv and excel: date-times with a zone are written as wall-clock time in this IANA zone. */
+  time_zone?: string | undefined;
   file_name?: string | undefined;
   title?: string | undefined;
   summary?: string | undefined;
@@ -165,13 +173,29 @@ export function newTask(project: ProjectRow, input: SubmitInput, requestHash: st
       notify_email: input.notify_email,
       locale: input.locale,
       compression: input.compression,
-      csv_bom: input.csv_bom,
+      ...csvDialect(input, settingsOf(project)),
+      autofilter: input.autofilter,
+      time_zone: input.time_zone,
     },
     idempotencyKey: idempotencyKey ?? null,
     requestHash,
     scheduleId,
     // Set here rather than by the database: list cursors compare it at millisecond precision.
     createdAt: new Date(),
+  };
+}
+
+/**
+ * A csv task's dialect: its own, else the project's defaults as they are at submission. Fixed on
+ * the task then: its pages are encoded as they arrive, so a later change of the project's
+ * defaults must not reach a retry or resume of it (the staged pages would mix two dialects).
+ */
+function csvDialect(input: SubmitInput, settings: Pick<StoredSettings, 'csv_delimiter' | 'csv_line_ending' | 'csv_bom'>) {
+  if (input.type !== 'csv') return {};
+  return {
+    csv_bom: input.csv_bom ?? settings.csv_bom,
+    csv_delimiter: input.csv_delimiter ?? settings.csv_delimiter,
+    csv_line_ending: input.csv_line_ending ?? settings.csv_line_ending,
   };
 }
 

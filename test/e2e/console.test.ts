@@ -110,6 +110,25 @@ describe('web console', () => {
     expect(await table.locator('tr').nth(2).locator('td').allTextContents()).toEqual(['2', defaultRow(1).name, String(defaultRow(1).amount), '']);
     expect(await page.locator('.preview').textContent()).toContain('First 20 of 50 rows');
 
+    // The CSV dialect: semicolons (row 1's note holds a comma and quotes), then a tab-separated .tsv
+    // with LF and no BOM; the form sends exactly what was chosen.
+    const form = page.locator('#submit-form');
+    await form.getByLabel('Delimiter (CSV)').selectOption(';');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(() => table.locator('tr').nth(1).locator('td').allTextContents()).toEqual(['1', defaultRow(0).name, String(defaultRow(0).amount), defaultRow(0).note]);
+    await form.getByLabel('Delimiter (CSV)').selectOption('\t');
+    await form.getByLabel('Line ending (CSV)').selectOption('lf');
+    await form.getByLabel('Byte order mark (CSV)').selectOption('no');
+    await form.getByLabel('Time zone (CSV, Excel)').fill('Asia/Shanghai');
+    const sent = page.waitForRequest((r) => r.url().endsWith('/v1/tasks/preview'));
+    await page.getByRole('button', { name: 'Preview' }).click();
+    expect(JSON.parse((await sent).postData()!)).toMatchObject({ csv_delimiter: '\t', csv_line_ending: 'lf', csv_bom: false, time_zone: 'Asia/Shanghai' });
+    await page.locator('.preview a[download="preview-csv.tsv"]').waitFor();
+    expect(await table.locator('tr').nth(1).locator('td').allTextContents()).toEqual(['1', defaultRow(0).name, String(defaultRow(0).amount), defaultRow(0).note]);
+    expect(await form.getByLabel('Filter on the header (Excel)').isDisabled()).toBe(true);
+    await form.getByLabel('Delimiter (CSV)').selectOption('');
+    await form.getByLabel('Time zone (CSV, Excel)').fill('');
+
     // JSON Lines: the same table from the lines; compression is offered for it, not for Parquet.
     await fillForm({ source_url: csv.url, file_name: 'preview-jsonl', type: 'jsonl' });
     const compression = page.locator('#submit-form').getByLabel('Compression (CSV, JSON Lines)');
@@ -123,7 +142,14 @@ describe('web console', () => {
 
     const xlsx = await source({ total: 40, row: rechargeRow, firstExtras: { template: styledRechargeTemplate } });
     await fillForm({ source_url: xlsx.url, file_name: 'preview-xlsx', type: 'excel' });
+    // Excel: the header's filter is on unless unchecked; CSV's dialect is not offered.
+    expect(await page.locator('#submit-form').getByLabel('Delimiter (CSV)').isDisabled()).toBe(true);
+    await page.locator('#submit-form').getByLabel('Filter on the header (Excel)').uncheck();
+    const excelSent = page.waitForRequest((r) => r.url().endsWith('/v1/tasks/preview'));
     await page.getByRole('button', { name: 'Preview' }).click();
+    const excelBody = JSON.parse((await excelSent).postData()!) as Record<string, unknown>;
+    expect([excelBody.autofilter, excelBody.csv_delimiter]).toEqual([false, undefined]);
+    await page.locator('#submit-form').getByLabel('Filter on the header (Excel)').check();
     const merged = page.locator('.preview td', { hasText: /^充值$/ });
     await merged.waitFor();
     expect(await merged.getAttribute('colspan')).toBe('6');

@@ -5,8 +5,9 @@ state, which no schema can state, and a request that is schema-valid but breaks 
 rightly refused: the project's allow-lists (a source or callback host the admin did not list is
 422 source_host_not_allowed, an e-mail address outside its email_domains 422 email_domain_not_allowed), list cursors (only a next_cursor the API returned is one; any other
 is 422), an Idempotency-Key (once used, it names its first body: another body under it is 422
-idempotency_key_reused), a schedule's cron expression and time zone (judged by Temporal's cron
-parser and the ICU time-zone database; the document gives their form, not their grammar) and its
+idempotency_key_reused), a schedule's cron expression and time zone and a task's time_zone (judged
+by Temporal's cron parser and the ICU time-zone database; the document gives their form, not
+their grammar) and its
 `every` (the document's pattern gives its form, its description the bounds of 1 minute to 366
 days, which a regular expression can state only unreadably), a backfill's range (end after
 start and not in the future, and at most 1,000 due times: rules between two fields and the clock), a
@@ -16,7 +17,8 @@ the node), and its charts (their column names must be the table's, the template'
 422 chart_column_unknown). For schema-valid (positive) cases only, these are filled with values the service's
 state accepts: the test's own source (DC_FUZZ_SOURCE_URL, on the project's source_hosts, never a
 host outside this machine) as every source and callback URL, a fresh Idempotency-Key, no cursor,
-addresses at the project's one e-mail domain (example.com) as notify_email, a daily cron in UTC, an hourly `every`, a backfill of three past hours, a usage range of one month, and no template or charts; a
+addresses at the project's one e-mail domain (example.com) as notify_email, a daily cron in UTC, a
+task's time_zone Asia/Shanghai, an hourly `every`, a backfill of three past hours, a usage range of one month, and no template or charts; a
 project's alert_emails at example.com and its alert_callback the test's source, with example.com
 and the source's host added to the email_domains and callback_hosts of the same body (the alert
 settings are checked against the lists as the change leaves them); a
@@ -52,6 +54,8 @@ def _fill(body):
         body["every"] = "1h"
     if isinstance(body.get("timezone"), str):
         body["timezone"] = "UTC"
+    if isinstance(body.get("time_zone"), str):
+        body["time_zone"] = "Asia/Shanghai"
     emails = body.get("notify_email")
     if isinstance(emails, str):
         body["notify_email"] = "fuzz@example.com"

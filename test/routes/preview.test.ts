@@ -39,6 +39,17 @@ describe('POST /v1/tasks/preview', () => {
     expect(rt.temporal.calls).toEqual([]);
   });
 
+  it("is laid out in the task's CSV dialect: a tab-separated preview is a .tsv with LF line ends", async () => {
+    const res = await preview(a.api_key, { source_url: src.url, rows: 8, page_size: 100, csv_delimiter: '\t', csv_line_ending: 'lf', csv_bom: false });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/tab-separated-values/);
+    expect(res.headers.get('content-disposition')).toMatch(/\.tsv"/);
+    const lines = res.text.split('\n');
+    expect(lines.slice(0, 2)).toEqual(['id\tname\tamount\tnote', '1\t客户 1\t0\t"a, ""quoted"" note"']);
+    expect(lines).toHaveLength(10);
+    expect(res.text).not.toContain('\r');
+  });
+
   it("answers a source's failure with 502 and its code", async () => {
     const down = await pool.source({ total: 10, intercept: () => ({ status: 500, body: '{"oops":true}' }) });
     await rt.call('PATCH', `/v1/projects/${a.project_id}`, { token: ADMIN, body: { source_hosts: [src.host, down.host] } });

@@ -77,6 +77,17 @@ describe('POST /v1/projects', () => {
     expectError(await rt.call('POST', '/v1/projects', { ...admin, body: { name: 'x', source_hosts: ['a.example'], alert_callback: 'https://hooks.example/dc' } }), 422, 'callback_host_not_allowed');
   });
 
+  it('keeps the CSV defaults (comma, CR LF and a BOM unless set), and PATCH changes them', async () => {
+    const made = await rt.call('POST', '/v1/projects', { ...admin, body: { name: 'dialects', source_hosts: ['a.example'] } });
+    expect(made.json).toMatchObject({ csv_delimiter: ',', csv_line_ending: 'crlf', csv_bom: true });
+    const set = await rt.call('PATCH', `/v1/projects/${made.json.project_id}`, { ...admin, body: { csv_delimiter: '\t', csv_line_ending: 'lf', csv_bom: false } });
+    expect(set.json).toMatchObject({ csv_delimiter: '\t', csv_line_ending: 'lf', csv_bom: false });
+    expect((await rt.call('GET', `/v1/projects/${made.json.project_id}`, { token: made.json.api_key })).json).toMatchObject({ csv_delimiter: '\t', csv_line_ending: 'lf' });
+    for (const bad of [{ csv_delimiter: ':' }, { csv_delimiter: ';;' }, { csv_line_ending: 'CRLF' }, { csv_bom: 'yes' }]) {
+      expectError(await rt.call('PATCH', `/v1/projects/${made.json.project_id}`, { ...admin, body: bad }), 422, 'validation_failed');
+    }
+  });
+
   it('is for the admin', async () => {
     await expectKeyRefusals(rt, 'POST', '/v1/projects', 'admin', { body: { name: 'x', source_hosts: ['a.example'] } });
   });

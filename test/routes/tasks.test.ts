@@ -63,6 +63,40 @@ describe('POST /v1/tasks', () => {
     expect(excel.json.error.details.map((d: { field: string }) => d.field)).toEqual(['csv_bom']);
   });
 
+  it('stores the CSV dialect, autofilter and time_zone (its canonical name), and refuses each for a type it is not for', async () => {
+    const post = (body: Record<string, unknown>) => rt.call('POST', '/v1/tasks', { token: a.api_key, body: taskBody(body) });
+    const csv = await post({ operator_id: 'dialect', csv_delimiter: '\t', csv_line_ending: 'lf', time_zone: 'asia/shanghai' });
+    expect(csv.status).toBe(202);
+    expect((await getTask(rt.database.db, csv.json.task_id))?.options).toMatchObject({ csv_delimiter: '\t', csv_line_ending: 'lf', time_zone: 'Asia/Shanghai' });
+    const excel = await post({ operator_id: 'dialect', type: 'excel', autofilter: false, time_zone: 'UTC' });
+    expect((await getTask(rt.database.db, excel.json.task_id))?.options).toMatchObject({ autofilter: false, time_zone: 'UTC' });
+    const refused = async (body: Record<string, unknown>, field: string) => {
+      const res = await post(body);
+      expectError(res, 422, 'validation_failed');
+      expect(res.json.error.details.map((d: { field: string }) => d.field)).toEqual([field]);
+    };
+    await refused({ time_zone: 'Mars/Olympus_Mons' }, 'time_zone');
+    await refused({ time_zone: 'x'.repeat(65) }, 'time_zone');
+    await refused({ csv_delimiter: ':' }, 'csv_delimiter');
+    await refused({ csv_line_ending: 'cr' }, 'csv_line_ending');
+    await refused({ type: 'excel', csv_delimiter: ';' }, 'csv_delimiter');
+    await refused({ type: 'jsonl', csv_line_ending: 'lf' }, 'csv_line_ending');
+    await refused({ autofilter: true }, 'autofilter');
+    await refused({ type: 'parquet', time_zone: 'UTC' }, 'time_zone');
+  });
+
+  it("fills a csv task's dialect from the project's defaults at submission; the task's own wins; other types get none", async () => {
+    const semi = await rt.createProject({ csv_delimiter: ';', csv_line_ending: 'lf', csv_bom: false });
+    const post = async (body: Record<string, unknown>) => (await getTask(rt.database.db, (await rt.submit(semi.api_key, taskBody(body))).task_id))!.options;
+    expect(await post({ operator_id: 'd1' })).toMatchObject({ csv_delimiter: ';', csv_line_ending: 'lf', csv_bom: false });
+    expect(await post({ operator_id: 'd2', csv_delimiter: '|', csv_bom: true })).toMatchObject({ csv_delimiter: '|', csv_line_ending: 'lf', csv_bom: true });
+    const excel = await post({ operator_id: 'd3', type: 'excel' });
+    expect([excel.csv_delimiter, excel.csv_line_ending, excel.csv_bom]).toEqual([undefined, undefined, undefined]);
+    // A project without defaults leaves them out: the renderers' own (comma, CR LF, a BOM) apply.
+    const plain = (await getTask(rt.database.db, (await rt.submit(a.api_key, taskBody({ operator_id: 'd4' }))).task_id))!.options;
+    expect([plain.csv_delimiter, plain.csv_line_ending, plain.csv_bom]).toEqual([undefined, undefined, undefined]);
+  });
+
   it('needs a project key', async () => {
     await expectKeyRefusals(rt, 'POST', '/v1/tasks', { project: a.api_key }, { body: taskBody() });
   });

@@ -26,6 +26,8 @@ interface Variant {
   compression: 'gzip' | 'zstd' | null;
   /** Pages the byte transcoders give up on (a "data" member before the real one), so the ordinary path (JSON.parse, encodeCsvRows / encodeJsonLines, as the preview's) writes them. */
   ordinary?: boolean;
+  /** A CSV dialect (docs/formats.md): its delimiter (tab: a .tsv file) and line ending. */
+  dialect?: { csv_delimiter: ',' | ';' | '\t' | '|'; csv_line_ending?: 'lf' };
 }
 export const VARIANTS: Variant[] = [
   { id: 'csv', kind: 'csv', compression: null },
@@ -35,6 +37,12 @@ export const VARIANTS: Variant[] = [
   { id: 'jsonl.gz', kind: 'jsonl', compression: 'gzip' },
   { id: 'jsonl.zst', kind: 'jsonl', compression: 'zstd' },
   { id: 'csv (ordinary path)', kind: 'csv', compression: null, ordinary: true },
+  { id: 'csv ; lf', kind: 'csv', compression: null, dialect: { csv_delimiter: ';', csv_line_ending: 'lf' } },
+  { id: 'csv |', kind: 'csv', compression: null, dialect: { csv_delimiter: '|' } },
+  { id: 'tsv', kind: 'csv', compression: null, dialect: { csv_delimiter: '\t' } },
+  { id: 'tsv.gz lf', kind: 'csv', compression: 'gzip', dialect: { csv_delimiter: '\t', csv_line_ending: 'lf' } },
+  { id: 'csv ; (ordinary path)', kind: 'csv', compression: null, ordinary: true, dialect: { csv_delimiter: ';' } },
+  { id: 'tsv lf (ordinary path)', kind: 'csv', compression: null, ordinary: true, dialect: { csv_delimiter: '\t', csv_line_ending: 'lf' } },
   { id: 'jsonl (ordinary path)', kind: 'jsonl', compression: null, ordinary: true },
   { id: 'xlsx', kind: 'xlsx', compression: null },
   { id: 'parquet', kind: 'parquet', compression: null },
@@ -43,6 +51,8 @@ export const VARIANTS: Variant[] = [
 interface CsvPart {
   bom: boolean;
   rows: string[][];
+  /** The line breaks that end its records, each once (format-readers.py). */
+  line_endings: string[];
 }
 interface ParquetPart {
   pyarrow: { types: Array<[string, string]>; rows: Tagged[][] };
@@ -77,7 +87,7 @@ export async function startDifferential(): Promise<Differential> {
 
   async function exportAs(v: Variant): Promise<RenderedFile[]> {
     const id = newId('tsk');
-    const options = { ...(v.compression ? { compression: v.compression } : {}), ...(world.maxFileRows ? { max_file_rows: world.maxFileRows } : {}) };
+    const options = { ...(v.compression ? { compression: v.compression } : {}), ...(world.maxFileRows ? { max_file_rows: world.maxFileRows } : {}), ...v.dialect };
     await harness.database.db.insert(tasks).values({
       id,
       projectId: harness.projectId,
@@ -134,7 +144,7 @@ function readAll(jobs: Array<Variant & { paths: string[] }>): Promise<Record<str
     const child = execFile('python3', [join(import.meta.dirname, 'format-readers.py')], { env: { ...process.env, PYTHONPATH: pyreadersDir }, maxBuffer: 256 << 20 }, (err, stdout, stderr) =>
       err ? reject(new Error(`format-readers.py: ${err.message}\n${stderr}`)) : resolve(JSON.parse(stdout) as Record<string, Read>),
     );
-    child.stdin!.end(JSON.stringify(jobs.map(({ id, kind, compression, paths }) => ({ id, kind, compression, paths }))));
+    child.stdin!.end(JSON.stringify(jobs.map(({ id, kind, compression, paths, dialect }) => ({ id, kind, compression, paths, delimiter: dialect?.csv_delimiter ?? ',' }))));
   });
 }
 
@@ -160,11 +170,17 @@ function compare(job: Variant & { outputs: RenderedFile[] }, parts: unknown[], w
   const check = (what: string, ok: boolean) => ok || out.push(what);
   // Each part's data rows, in order, with what each reader saw.
   const got: Array<(col: number) => string | Tagged> = [];
+  if (job.kind === 'csv') {
+    const ext = job.dialect?.csv_delimiter === '\t' ? 'tsv' : 'csv';
+    for (const o of job.outputs) check(`${o.name} is not named .${ext}`, o.name.endsWith(`.${ext}${job.compression ? (job.compression === 'gzip' ? '.gz' : '.zst') : ''}`));
+  }
   parts.forEach((p, n) => {
     const where = `part ${n + 1}`;
     if (job.kind === 'csv') {
-      const { bom, rows: lines } = p as CsvPart;
+      const { bom, rows: lines, line_endings: ends } = p as CsvPart;
       check(`${where}: no BOM`, bom);
+      const eol = job.dialect?.csv_line_ending === 'lf' ? '\n' : '\r\n';
+      check(`${where}: records end in ${JSON.stringify(ends)}, not ${JSON.stringify(eol)}`, JSON.stringify(ends) === JSON.stringify([eol]));
       const head = lines[0] ?? [];
       const want = titles.map((k) => csvText(utf8(k)));
       check(`${where}: header ${JSON.stringify(head)} is not ${JSON.stringify(want)}`, JSON.stringify(head) === JSON.stringify(want));

@@ -3,7 +3,8 @@
 # JSON. Python's csv module reads CSV, Python's json JSON Lines, openpyxl xlsx, pyarrow AND DuckDB
 # Parquet; gzip is undone by Python's gzip module, zstd by zstd_frames.py (PyPI zstandard). Every
 # value is tagged with its Python type, numbers as their exact spelling (an int of 2^53 + 1 survives the trip).
-# Input (stdin): [{"id", "kind": csv|jsonl|xlsx|parquet, "compression": null|gzip|zstd, "paths": [...]}]
+# Input (stdin): [{"id", "kind": csv|jsonl|xlsx|parquet, "compression": null|gzip|zstd, "paths": [...],
+#   "delimiter": the CSV's field separator (absent: a comma)}]
 # Output (stdout): {id: {"parts": [<per part>]} or {"error": text}}.
 import csv
 import datetime
@@ -44,11 +45,33 @@ def plain(data, compression):
     return data
 
 
-def read_csv(data):
+def read_csv(data, delimiter):
     text = data.decode("utf-8")  # strict: a byte that is not UTF-8 fails the read
     bom = text.startswith("\ufeff")
-    rows = list(csv.reader(io.StringIO(text[1:] if bom else text, newline="")))
-    return {"bom": bom, "rows": rows}
+    body = text[1:] if bom else text
+    # strict: a quote where RFC 4180 has none (a field opened unquoted) fails the read.
+    rows = list(csv.reader(io.StringIO(body, newline=""), delimiter=delimiter, strict=True))
+    return {"bom": bom, "rows": rows, "line_endings": record_ends(body)}
+
+
+def record_ends(text):
+    # The line breaks that end records (outside quoted fields): CR LF, LF or a lone CR, each once.
+    seen = set()
+    quoted = False
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c == '"':
+            quoted = not quoted
+        elif not quoted and c == "\r":
+            end = "\r\n" if text[i + 1 : i + 2] == "\n" else "\r"
+            seen.add(end)
+            i += len(end)
+            continue
+        elif not quoted and c == "\n":
+            seen.add("\n")
+        i += 1
+    return sorted(seen)
 
 
 def read_jsonl(data):
@@ -94,21 +117,21 @@ def read_parquet(path):
     return {"pyarrow": arrow, "duckdb": {"names": [n for n, _ in types], "types": types, "rows": tagged}}
 
 
-def read_part(kind, compression, path):
+def read_part(kind, compression, path, delimiter):
     if kind == "xlsx":
         return read_xlsx(path)
     if kind == "parquet":
         return read_parquet(path)
     with open(path, "rb") as f:
         data = plain(f.read(), compression)
-    return read_csv(data) if kind == "csv" else read_jsonl(data)
+    return read_csv(data, delimiter) if kind == "csv" else read_jsonl(data)
 
 
 def main():
     out = {}
     for job in json.load(sys.stdin):
         try:
-            out[job["id"]] = {"parts": [read_part(job["kind"], job["compression"], p) for p in job["paths"]]}
+            out[job["id"]] = {"parts": [read_part(job["kind"], job["compression"], p, job.get("delimiter", ",")) for p in job["paths"]]}
         except Exception as e:  # the test shows which reader refused which file
             out[job["id"]] = {"error": f"{type(e).__name__}: {e}"}
     sys.stdout.write(json.dumps(out))

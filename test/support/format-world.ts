@@ -20,13 +20,15 @@ export interface World {
 // Keys named like Object.prototype members, with commas, quotes, formula starts, NUL, tabs, line
 // breaks, astral, combining and right-to-left characters, and Excel's own _xHHHH_ escape.
 const PROTO_KEYS = ['constructor', 'toString', '__proto__', 'valueOf', 'hasOwnProperty'];
-const KEYS = ['id', 'name', ...PROTO_KEYS, 'a,b', 'q"uote', '=cmd', '+1', '-x', '@at', 'nul\u0000key', 'tab\tkey', 'line\nbreak', '客户', '😀', 'e\u0301', '\u202eRTL', ' sp ', '_x0041_'];
+const KEYS = ['id', 'name', ...PROTO_KEYS, 'a,b', 'c;d', 'e|f', 'q"uote', '=cmd', '+1', '-x', '@at', 'nul\u0000key', 'tab\tkey', 'line\nbreak', '客户', '😀', 'e\u0301', '\u202eRTL', ' sp ', '_x0041_'];
 
 // Text fragments, each with its JSON spellings (raw where JSON allows it, escaped otherwise).
 const FRAGMENTS: Array<[string, ...string[]]> = [
   ['a', 'a', '\\u0061'],
   ['Zz9', 'Zz9'],
   [',', ','],
+  [';', ';'],
+  ['|', '|'],
   ['"', '\\"', '\\u0022'],
   ['\\', '\\\\'],
   ['/', '/', '\\/'],
@@ -223,4 +225,9 @@ export const FOUND: Record<string, World> = {
   },
   // xlsx wrote a CR as itself, which XML's end-of-line handling turns into LF for every reader.
   'a CR in xlsx text stays a CR (was read as LF)': { rows: ['{"id":1,"t":"a\\rb\\r\\nc\\r"}', '{"id":2,"t":"\\r"}'], pageSize: 2 },
+  // Every CSV dialect's delimiter inside values, as bytes copied (raw) and as decoded text (escaped).
+  'a value holding any dialect\'s delimiter stays one field': {
+    rows: ['{"id":1,"t":"a;b","u":"c|d","v":"e\\tf"}', '{"id":2,"t":"\\u003b","u":"=x|y","v":"g,h"}', '{"id":3,"t":";","u":"|","v":"\\"\\t\\""}'],
+    pageSize: 2,
+  },
 };

@@ -3,17 +3,17 @@
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
-import { csvOptions, encodeCsvHead, encodeCsvRows, escapeFormula } from '../../domain/formats/csv/encode.js';
+import { type CsvStyle, csvOptions, encodeCsvHead, encodeCsvRows, escapeFormula, stringifyOptions } from '../../domain/formats/csv/encode.js';
 
 /** The reference: the conversion the encoder documents, then csv-stringify itself. */
-function reference(rows: Record<string, unknown>[], keys: string[]): string {
+function reference(rows: Record<string, unknown>[], keys: string[], options: Record<string, unknown> = csvOptions): string {
   const cell = (v: unknown): string => {
     if (v === null || v === undefined) return '';
     if (typeof v === 'string') return escapeFormula(v);
     if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
     return escapeFormula(JSON.stringify(v));
   };
-  return stringify(rows.map((r) => keys.map((k) => cell(r[k]))), csvOptions);
+  return stringify(rows.map((r) => keys.map((k) => cell(r[k]))), options);
 }
 
 // A small deterministic generator (xorshift), so a failure is reproducible.
@@ -26,7 +26,7 @@ function random(seed: number) {
     return (x >>> 0) / 2 ** 32;
   };
 }
-const ALPHABET = ['a', 'Z', '0', '9', ' ', ',', '"', '""', '\r', '\n', '\r\n', '=', '+', '-', '@', '\t', "'", '.', 'e', '客', '户', '😀', ';', '\\'];
+const ALPHABET = ['a', 'Z', '0', '9', ' ', ',', '"', '""', '\r', '\n', '\r\n', '=', '+', '-', '@', '\t', "'", '.', 'e', '客', '户', '😀', ';', '|', '\\'];
 
 function value(rnd: () => number): unknown {
   const kind = Math.floor(rnd() * 10);
@@ -49,6 +49,19 @@ describe('encodeCsvRows', () => {
       const rows = Array.from({ length: 50 }, () => ({ a: value(rnd), b: value(rnd), c: value(rnd) }));
       const got = encodeCsvRows(rows, keys.map((key) => ({ key, title: key })));
       expect(got.toString('utf8')).toBe(reference(rows, keys));
+    }
+  });
+
+  it('equals csv-stringify with the same delimiter and record delimiter in every dialect', () => {
+    const rnd = random(20261127);
+    const keys = ['a', 'b', 'c'];
+    const styles: CsvStyle[] = (['crlf', 'lf'] as const).flatMap((lineEnding) => ([',', ';', '\t', '|'] as const).map((delimiter) => ({ delimiter, lineEnding })));
+    for (let round = 0; round < 60; round++) {
+      const rows = Array.from({ length: 30 }, () => ({ a: value(rnd), b: value(rnd), c: value(rnd) }));
+      for (const style of styles) {
+        const got = encodeCsvRows(rows, keys.map((key) => ({ key, title: key })), style);
+        expect(got.toString('utf8'), JSON.stringify(style)).toBe(reference(rows, keys, stringifyOptions(style)));
+      }
     }
   });
 

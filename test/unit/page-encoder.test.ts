@@ -40,6 +40,18 @@ describe.each([
     expect(out.toString()).toContain(`"'=HYPERLINK(""x"")"`);
   });
 
+  it("writes the task's dialect and time_zone, on the byte path and the ordinary one", async () => {
+    const style = { delimiter: '\t', lineEnding: 'lf', timeZone: 'Asia/Shanghai' } as const;
+    const zoned = [...rows, { id: 4, note: '2026-11-03T00:30:00Z' }];
+    const want = encodeCsvRows(zoned, columns, style);
+    expect(want.toString()).toBe(`1\t"'=HYPERLINK(""x"")"\n2\t"a, ""quoted""\nline"\n3\t客户 3\n4\t2026-11-03 08:30:00\n`);
+    const plain = await encoder.encode(body({ total: 4, data: zoned }), 0, 4, { total: 4, pageSize: 4 }, columns, 'csv', style);
+    expect(plain.toString()).toBe(want.toString());
+    // A second "data" member: the byte path gives the page up, JSON.parse + encodeCsvRows write it.
+    const ordinary = await encoder.encode(Buffer.from(`{"data":[],${JSON.stringify({ total: 4, data: zoned }).slice(1)}`), 0, 4, { total: 4, pageSize: 4 }, columns, 'csv', style);
+    expect(ordinary.toString()).toBe(want.toString());
+  });
+
   it('fails malformed JSON permanently, naming the page', async () => {
     const err = await failure(encoder.encode(Buffer.from('{"total": 3, "data": ['), 4, 3, probed, columns));
     expect(err.code).toBe('source_bad_response');

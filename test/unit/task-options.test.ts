@@ -16,12 +16,17 @@ describe('parseTaskOptions', () => {
       locale: 'zh-CN',
       compression: 'gzip',
       csv_bom: false,
+      csv_delimiter: '\t',
+      csv_line_ending: 'lf',
+      autofilter: false,
+      time_zone: 'Asia/Shanghai',
     };
     expect(parseTaskOptions({ ...written, retired_option: 1 })).toEqual(written);
   });
 
   it('drops only the values that no longer fit', () => {
     expect(parseTaskOptions({ locale: 'fr', notify_email: 'a@example.com', csv_bom: 'no', title: 'kept' })).toEqual({ title: 'kept' });
+    expect(parseTaskOptions({ csv_delimiter: ':', csv_line_ending: 'cr', autofilter: 'yes', time_zone: 8, csv_bom: true })).toEqual({ csv_bom: true });
   });
 
   it('reads anything that is not an object as no options', () => {

@@ -10,12 +10,15 @@ export const giveUp = (): never => {
 
 /** Flags of the last string scanned. */
 export const FLAG_ESCAPE = 1;
+/** The string holds the CSV delimiter (`sep`, a comma unless the dialect names another). */
 export const FLAG_COMMA = 2;
 
 export abstract class JsonBytes {
   protected b: Buffer = Buffer.alloc(0);
   protected i = 0;
   protected flags = 0;
+  /** The byte FLAG_COMMA looks for. */
+  protected sep = 0x2c;
 
   /** Past a string (at its opening quote); sets FLAG_ESCAPE / FLAG_COMMA. */
   protected string(): void {
@@ -24,6 +27,7 @@ export abstract class JsonBytes {
     if (b[this.i] !== 0x22) giveUp();
     let j = this.i + 1;
     let flags = 0;
+    const sep = this.sep;
     for (;;) {
       if (j >= n) giveUp();
       const c = b[j]!;
@@ -34,7 +38,7 @@ export abstract class JsonBytes {
         continue;
       }
       if (c < 0x20) giveUp();
-      if (c === 0x2c) flags |= FLAG_COMMA;
+      if (c === sep) flags |= FLAG_COMMA;
       j++;
     }
     this.flags = flags;

@@ -10,8 +10,10 @@
 // costs about a third of that. test/unit/csv-transcode.test.ts checks it byte for byte against
 // encodeCsvRows(JSON.parse(page).data) on generated pages, tricky ones included. The page scan it
 // shares with the JSON Lines transcoder is ../page-transcoder.ts.
+import type { Column } from '../columns.js';
 import { PageTranscoder, transcoderCache } from '../page-transcoder.js';
-import { LONE_EMPTY, textCell } from './encode.js';
+import type { TimeZone } from '../time-zone.js';
+import { type CsvCells, csvCells, type CsvStyle, LONE_EMPTY, RFC4180 } from './encode.js';
 import { FLAG_COMMA, FLAG_ESCAPE } from './json-bytes.js';
 
 export interface TranscodedPage {
@@ -23,17 +25,43 @@ export interface TranscodedPage {
 // Cell kinds, per column of the row being read.
 const MISSING = 0;
 const RAW = 1; // string without escapes or a comma: its bytes as they are
-const RAW_COMMA = 2; // the same, quoted
+const RAW_COMMA = 2; // the same, quoted (it holds the delimiter)
 const DECODE = 3; // decoded and encoded as encodeCsvRows does: escapes, formula starts, objects, arrays
 const VERBATIM = 4; // a number or true/false written as it is spelled
 const NUMBER = 5; // a number whose JavaScript spelling may differ (String(Number(text)))
 const EMPTY = 6; // null
+const WALL = 7; // a zoned date-time as wall-clock time (time_zone): ASCII no longer than its JSON text
 
-/** The transcoder of a column list, kept for the next page (a lane reads many with the same columns). */
-export const transcoderFor = transcoderCache((columns) => new CsvTranscoder(columns));
+const byStyle = new Map<string, (columns: Column[]) => CsvTranscoder>();
 
-/** One reusable transcoder per column list: the columns' key bytes are prepared once. */
+/** The transcoder of a column list and style, kept for the next page (a lane reads many with the same columns). */
+export function transcoderFor(columns: Column[], style: CsvStyle = RFC4180): CsvTranscoder {
+  const id = `${style.delimiter ?? ','}\u0000${style.lineEnding ?? 'crlf'}\u0000${style.timeZone ?? ''}`;
+  let cache = byStyle.get(id);
+  if (!cache) {
+    if (byStyle.size >= 16) byStyle.clear();
+    cache = transcoderCache((cols) => new CsvTranscoder(cols, style));
+    byStyle.set(id, cache);
+  }
+  return cache(columns);
+}
+
+/** One reusable transcoder per column list and style: the columns' key bytes are prepared once. */
 export class CsvTranscoder extends PageTranscoder {
+  private readonly cells: CsvCells;
+  /** The task's time_zone (null: none), kept here so a string cell checks one field. */
+  private readonly zone: TimeZone | null;
+  /** LF only (csv_line_ending lf), else CR LF. */
+  private readonly lf: boolean;
+
+  constructor(columns: Column[], style: CsvStyle = RFC4180) {
+    super(columns);
+    this.cells = csvCells(style);
+    this.sep = this.cells.sepByte;
+    this.zone = this.cells.zone;
+    this.lf = this.cells.eol === '\n';
+  }
+
   /** Room the row being written may still need for its copied cells. */
   private reserve = 0;
   /** The last DECODE cell decoded. */
@@ -65,7 +93,7 @@ export class CsvTranscoder extends PageTranscoder {
           kinds[col] = kind;
           starts[col] = s;
           ends[col] = this.i;
-          if (kind === DECODE) this.texts[col] = this.text;
+          if (kind === DECODE || kind === WALL) this.texts[col] = this.text;
         }
         if (!this.anotherMember()) break;
       }
@@ -93,12 +121,14 @@ export class CsvTranscoder extends PageTranscoder {
         const t = this.b[s + 3];
         if (t === 0x8b || t === 0x8d || t === 0x9d || t === 0xa0) return this.decoded(s, used);
       }
+      // With a time_zone, a text shaped like yyyy-mm-dd… is looked at as a date-time (time-zone.ts).
+      if (this.zone !== null && this.i - s >= 19 && this.b[s + 5] === 0x2d && used) return this.zoned(s);
       return this.flags & FLAG_COMMA ? RAW_COMMA : RAW;
     }
     if (c === 0x7b || c === 0x5b) {
       const s = this.i;
       this.skipNested();
-      this.text = textCell(JSON.stringify(JSON.parse(this.b.toString('utf8', s, this.i))));
+      this.text = this.cells.text(JSON.stringify(JSON.parse(this.b.toString('utf8', s, this.i))));
       return DECODE;
     }
     if (c === 0x74 || c === 0x66 || c === 0x6e) {
@@ -110,8 +140,16 @@ export class CsvTranscoder extends PageTranscoder {
 
   /** A string cell as encodeCsvRows writes it, kept in `text` for the row's line. */
   private decoded(s: number, needed: boolean): number {
-    if (needed) this.text = textCell(JSON.parse(this.b.toString('utf8', s, this.i)) as string);
+    if (needed) this.text = this.cells.source(JSON.parse(this.b.toString('utf8', s, this.i)) as string);
     return DECODE;
+  }
+
+  /** A string without escapes that may be a zoned date-time: its wall-clock text, else its bytes. */
+  private zoned(s: number): number {
+    const wall = this.zone!.wallClock(this.b.toString('latin1', s + 1, this.i - 1));
+    if (wall === null) return this.flags & FLAG_COMMA ? RAW_COMMA : RAW;
+    this.text = wall;
+    return WALL;
   }
 
   protected skipValue(): void {
@@ -120,10 +158,10 @@ export class CsvTranscoder extends PageTranscoder {
 
   /** The row's CSV line from the located values. */
   private line(): void {
-    const { kinds, starts, ends, b } = this;
+    const { kinds, starts, ends, b, sep } = this;
     const lineStart = this.o;
     for (let col = 0; col < kinds.length; col++) {
-      if (col > 0) this.out[this.o++] = 0x2c;
+      if (col > 0) this.out[this.o++] = sep;
       const kind = kinds[col]!;
       const s = starts[col]!;
       const e = ends[col]!;
@@ -134,11 +172,12 @@ export class CsvTranscoder extends PageTranscoder {
         this.copy(s + 1, e - 1);
         this.out[this.o++] = 0x22;
       } else if (kind === DECODE) this.write(this.texts[col]!);
+      else if (kind === WALL) this.ascii(this.texts[col]!);
       else if (kind === NUMBER) this.write(String(Number(b.toString('latin1', s, e))));
     }
     // A lone empty field is `""`, never a blank line (LONE_EMPTY in encode.ts).
     if (this.o === lineStart && kinds.length === 1) this.write(LONE_EMPTY);
-    this.out[this.o++] = 0x0d;
+    if (!this.lf) this.out[this.o++] = 0x0d;
     this.out[this.o++] = 0x0a;
   }
 
@@ -150,6 +189,13 @@ export class CsvTranscoder extends PageTranscoder {
     if (len < 32) for (let k = 0; k < len; k++) out[this.o + k] = b[s + k]!;
     else b.copy(out, this.o, s, e);
     this.o += len;
+  }
+
+  /** ASCII text no longer than the JSON it came from (room already made by row()), without a native call. */
+  private ascii(s: string): void {
+    const { out } = this;
+    for (let k = 0; k < s.length; k++) out[this.o + k] = s.charCodeAt(k);
+    this.o += s.length;
   }
 
   private write(s: string): void {

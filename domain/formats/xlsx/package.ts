@@ -40,10 +40,25 @@ const workbookRels = (kinds: SheetKind[]) =>
   `${XML_HEAD}<Relationships xmlns="${RELS_NS}">` +
   kinds.map((k, i) => `<Relationship Id="rId${i + 1}" Type="${REL}/${k}" Target="${sheetPath(k, i + 1)}"/>`).join('') +
   `<Relationship Id="rId${kinds.length + 1}" Type="${REL}/styles" Target="styles.xml"/></Relationships>`;
-const workbook = (names: string[]) =>
+const workbook = (names: string[], filters: Array<string | undefined>) =>
   `${XML_HEAD}<workbook xmlns="${NS_MAIN}" xmlns:r="${NS_REL}"><bookViews><workbookView/></bookViews><sheets>` +
   names.map((name, i) => `<sheet name="${esc(name)}" sheetId="${i + 1}" r:id="rId${i + 1}"/>`).join('') +
-  '</sheets></workbook>';
+  `</sheets>${filterNames(names, filters)}</workbook>`;
+
+/**
+ * The hidden name Excel itself gives each sheet's autofilter range (_xlnm._FilterDatabase):
+ * LibreOffice builds its filter from it, Excel keeps it when the filter is edited.
+ */
+function filterNames(names: string[], filters: Array<string | undefined>): string {
+  const defined = names.flatMap((name, i) => {
+    const ref = filters[i];
+    if (!ref) return [];
+    const absolute = ref.replace(/([A-Z]+)(\d+)/g, '$$$1$$$2');
+    return [`<definedName name="_xlnm._FilterDatabase" localSheetId="${i}" hidden="1">${esc(`'${name.replaceAll("'", "''")}'!${absolute}`)}</definedName>`];
+  });
+  return defined.length ? `<definedNames>${defined.join('')}</definedNames>` : '';
+}
+
 const rels = (targets: { type: string; target: string }[]) =>
   `${XML_HEAD}<Relationships xmlns="${RELS_NS}">` + targets.map((t, i) => `<Relationship Id="rId${i + 1}" Type="${REL}/${t.type}" Target="${t.target}"/>`).join('') + '</Relationships>';
 // A chart sheet shows its drawing (one chart) fitted to the window.
@@ -53,9 +68,9 @@ const chartsheet = `${XML_HEAD}<chartsheet xmlns="${NS_MAIN}" xmlns:r="${NS_REL}
 /**
  * Upper bound of what close() still adds after the last worksheet: the workbook, its
  * relationships and the content types (a sheet name is at most 31 characters, 6 bytes each
- * escaped), and every entry's local header, data descriptor and central directory record.
+ * escaped, twice with its filter's defined name), and every entry's local header, data descriptor and central directory record.
  */
-export const trailerBytes = (sheets: number) => 2048 + 768 * sheets;
+export const trailerBytes = (sheets: number) => 2048 + 1088 * sheets;
 
 export interface PackageOptions {
   path: string;
@@ -77,6 +92,8 @@ export class XlsxPackage {
   private readonly kinds: SheetKind[] = [];
   private drawings = 0;
   private charts = 0;
+  /** Each sheet's autofilter range (A1 style), when it has one. */
+  private readonly filters: Array<string | undefined> = [];
   private pending = '';
   /** Uncompressed worksheet bytes handed to the compressor so far. */
   sheetBytes = 0;
@@ -143,6 +160,11 @@ export class XlsxPackage {
     if (!sheet.write(buf)) await Promise.race([once(sheet, 'drain'), this.done]);
   }
 
+  /** The current worksheet's autofilter range, named in the workbook when the part closes. */
+  filterSheet(ref: string): void {
+    this.filters[this.kinds.lastIndexOf('worksheet')] = ref;
+  }
+
   /** Ends the current worksheet; yazl reads the next one once it has read this one to the end. */
   async endSheet(): Promise<void> {
     await this.flush();
@@ -187,7 +209,7 @@ export class XlsxPackage {
   async close(): Promise<{ bytes: number; sha256: string }> {
     if (this.sheet) await this.endSheet();
     const entry = { mtime: this.opts.mtime, compressionLevel: 6 };
-    this.zip.addBuffer(Buffer.from(workbook(this.names)), 'xl/workbook.xml', entry);
+    this.zip.addBuffer(Buffer.from(workbook(this.names, this.filters)), 'xl/workbook.xml', entry);
     this.zip.addBuffer(Buffer.from(workbookRels(this.kinds)), 'xl/_rels/workbook.xml.rels', entry);
     this.zip.addBuffer(Buffer.from(rootRels), '_rels/.rels', entry);
     this.zip.addBuffer(Buffer.from(contentTypes(this.kinds, this.drawings, this.charts)), '[Content_Types].xml', entry);

@@ -7,6 +7,7 @@ import type { AreaCell } from '../template/areas.js';
 import type { Run } from '../template/html.js';
 import type { SheetLayout } from '../template/layout.js';
 import { type Cell, toCell } from '../template/values.js';
+import type { TimeZone } from '../time-zone.js';
 import type { Looks } from './looks.js';
 import type { XlsxPackage } from './package.js';
 import { RowTitles } from './row-titles.js';
@@ -28,6 +29,10 @@ export interface SheetContent {
   freeze: boolean;
   /** Charts over each part's data rows (chart-parts.ts). */
   charts: SheetChart[];
+  /** A filter on the table header's last row over the data rows (the task's autofilter). */
+  autofilter: boolean;
+  /** The task's time_zone: zoned date-time text becomes wall-clock time there before it is typed. */
+  zone: TimeZone | null;
 }
 
 /** Where a closed sheet part's rows are, 0-based: what its charts refer to and sit beside. */
@@ -63,13 +68,13 @@ export class SheetPlan {
   readonly chartBytes: number;
 
   constructor(readonly content: SheetContent) {
-    const { layout, looks } = content;
+    const { layout, looks, zone } = content;
     let pos = 0;
     this.columns = layout.columns.map((c, i) => ({
       letter: colName(i),
       key: c.key,
       pos: c.key === null ? -1 : pos++,
-      cellOf: (v: unknown) => toCell(v, c.type),
+      cellOf: zone ? (v: unknown) => toCell(zone.shift(v), c.type) : (v: unknown) => toCell(v, c.type),
       plain: looks.columns[i]!.plain,
       quoted: looks.columns[i]!.quoted,
       tests: c.conditions.map((k) => k.test),
@@ -93,6 +98,8 @@ export class SheetPart {
   row = 0;
   dataRows = 0;
   private pkg: XlsxPackage | null = null;
+  /** The table header's last row, 0-based (-1: the table has no header). */
+  private headerRow = -1;
   private readonly merges: string[] = [];
   private readonly titles: RowTitles | null;
 
@@ -179,7 +186,16 @@ export class SheetPart {
       xml += '</row>';
       this.row++;
     }
+    if (layout.headerRows > 0 && n > 0) this.headerRow = this.row - 1;
     return xml;
+  }
+
+  /** <autoFilter> over the header's last row and the data rows of this part (none: off, or no table). */
+  private autoFilter(): string {
+    if (!this.plan.content.autofilter || this.headerRow < 0) return '';
+    const ref = rangeRef(this.headerRow, 0, this.row - 1, this.plan.content.layout.columns.length - 1);
+    this.pkg!.filterSheet(ref);
+    return `<autoFilter ref="${ref}"/>`;
   }
 
   /** One data row; `leaf` is its row-tree leaf in a three-dimensional table. */
@@ -213,13 +229,15 @@ export class SheetPart {
   /** Ends the worksheet's XML; `drawing`: it names its drawing (rId1), the charts beside its rows. */
   async close(drawing = false): Promise<PartRows> {
     this.titles?.closeFrom(0, this.row - 1);
+    // Before the footer rows: the filter covers the table only.
+    const filter = this.autoFilter();
     const c = this.plan.content;
     const firstData = this.row - this.dataRows;
     const rows = { tableTop: firstData - c.layout.headerRows, firstData, dataRows: this.dataRows };
     for (const cells of c.footer) await this.pkg!.write(this.areaRow(cells));
     const merges = this.merges.length ? `<mergeCells count="${this.merges.length}">${this.merges.map((m) => `<mergeCell ref="${m}"/>`).join('')}</mergeCells>` : '';
     await this.pkg!.write(
-      `</sheetData>${merges}<pageMargins left="0.5" right="0.5" top="0.75" bottom="0.75" header="0.3" footer="0.3"/>` +
+      `</sheetData>${filter}${merges}<pageMargins left="0.5" right="0.5" top="0.75" bottom="0.75" header="0.3" footer="0.3"/>` +
         `<pageSetup orientation="landscape"/>${drawing ? '<drawing r:id="rId1"/>' : ''}</worksheet>`,
     );
     return { ...rows, end: this.row };

@@ -16,6 +16,7 @@ import { columnWidths, summaryHeight } from './measure.js';
 import { trailerBytes, XlsxPackage } from './package.js';
 import { LeafCursor } from './row-titles.js';
 import { type SheetContent, SheetPart, SheetPlan } from './sheet.js';
+import { timeZone } from '../time-zone.js';
 import { continuedName, uniqueName } from './sheet-names.js';
 import { StyleSheet } from './styles.js';
 import type { WrittenPart } from '../part.js';
@@ -54,6 +55,10 @@ export interface SheetInput {
    * whole in a fresh part but not in what is left of the current one starts a fresh part.
    */
   rows?: number | undefined;
+  /** A filter on the table header (absent: there is one). */
+  autofilter?: boolean | undefined;
+  /** An IANA zone: date-times the source wrote with a zone are shown as wall-clock time there. */
+  timeZone?: string | undefined;
 }
 
 export interface WriteOptions {
@@ -97,6 +102,8 @@ function content(input: SheetInput, looks: Looks, sample: unknown[]): SheetConte
     // Frozen rows that fill the screen would leave no room to scroll the data.
     freeze: aboveRows <= 12 && aboveHeight <= 240,
     charts: input.charts ?? [],
+    autofilter: input.autofilter ?? true,
+    zone: timeZone(input.timeZone),
   };
 }
 
