@@ -214,6 +214,17 @@ describe('properties', () => {
     );
   });
 
+  // Found by checking every code point beside a few neighbours against the segmenter (a property
+  // run found U+0E33 first): letters that join without being marks, and Prepend characters.
+  it('characters join as the segmenter does for the non-mark joiners (fixed examples)', () => {
+    const segmenter = new Intl.Segmenter('und', { granularity: 'grapheme' });
+    const segments = (s: string) => Array.from(segmenter.segment(s), (g) => g.segment);
+    const joiners = [0xd4e, 0xe33, 0xeb3, 0xff9e, 0xff9f, 0x111c2, 0x111c3, 0x113d1, 0x1193f, 0x11941, 0x11a84, 0x11a89, 0x11d46, 0x11f02, 0x16d63, 0x16d6a];
+    for (const cp of joiners) {
+      for (const s of [`a${String.fromCodePoint(cp)}`, `${String.fromCodePoint(cp)}a`, `\uac00${String.fromCodePoint(cp)}\u0e01`]) expect(characters(s)).toEqual(segments(s));
+    }
+  });
+
   it('characters are the grapheme clusters Intl.Segmenter finds, for any text', () => {
     const segmenter = new Intl.Segmenter('und', { granularity: 'grapheme' });
     const segments = (s: string) => Array.from(segmenter.segment(s), (g) => g.segment);

@@ -17,11 +17,13 @@ const segmenter = new Intl.Segmenter('und', { granularity: 'grapheme' });
 const PLAIN_ASCII = /^[\x20-\x7e]*$/;
 /**
  * What can join code points into one grapheme: marks, joiners, emoji modifiers, flags' regional
- * indicators and tags, Hangul jamo, CR (of CRLF) and the prepended concatenation marks. Text
+ * indicators and tags, Hangul jamo, CR (of CRLF), the prepended marks (Prepend of UAX #29) and the
+ * spacing or extending letters that are not marks (Thai and Lao SARA AM, the half-width kana voice
+ * marks, Kirat Rai's vowels: found by checking every code point against the segmenter). Text
  * without any (Chinese names, most e-mails and numbers) is one grapheme per code point, and
  * splitting it by code point is many times faster than the segmenter (docs/performance.md#masked-columns).
  */
-const JOINS = /[\p{M}\u200c\u200d\p{Emoji_Modifier}\p{Regional_Indicator}\u{E0020}-\u{E007F}\u1100-\u11ff\ua960-\ua97f\ud7b0-\ud7ff\r\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\u{110BD}\u{110CD}]/u;
+const JOINS = /[\p{M}\u200c\u200d\p{Emoji_Modifier}\p{Regional_Indicator}\u{E0020}-\u{E007F}\u1100-\u11ff\ua960-\ua97f\ud7b0-\ud7ff\r\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\u{110BD}\u{110CD}\u0d4e\u0e33\u0eb3\uff9e\uff9f\u{111C2}\u{111C3}\u{113D1}\u{1193F}\u{11941}\u{11A3A}\u{11A84}-\u{11A89}\u{11D46}\u{11F02}\u{16D63}-\u{16D6A}]/u;
 
 /** The value's characters (grapheme clusters). */
 export function characters(s: string): string[] {
