@@ -11,7 +11,10 @@ import { checkPartNumber, type SplitLimits } from '../split.js';
 import { ownReader } from '../own.js';
 import { ColumnValues } from './columns.js';
 import { FileSink, ParquetFile } from './file.js';
-import { converter, firstOfKey, type Kind } from './types.js';
+import { momentAt, readMoment } from './dates.js';
+import * as V from './scan.js';
+import type { LineScanner } from './scan.js';
+import { converter, firstOfKey, type Kind, uniqueKeys } from './types.js';
 
 /** Rows in one row group at most: readers skip and parallelise by group. */
 export const GROUP_ROWS = 50_000;
@@ -46,6 +49,9 @@ export class ParquetParts {
   private readonly schema: SchemaElement[];
   private readonly convert: Array<(v: unknown, row: number) => unknown>;
   private readonly read: Array<(row: Record<string, unknown>) => unknown>;
+  private readonly kinds: Kind[];
+  /** Each written column's place among the scanner's keys (uniqueKeys of all the columns). */
+  private readonly slot: number[];
   private file: { writer: ParquetFile; sink: FileSink; path: string; rows: number } | null = null;
   private readonly group: ColumnValues[];
   private groupBytes = 0;
@@ -69,6 +75,60 @@ export class ParquetParts {
     this.convert = this.columns.map((c, i) => converter(c, kinds[i]!));
     this.read = this.columns.map((c) => ownReader(c.key));
     this.group = kinds.map((k) => new ColumnValues(k));
+    this.kinds = kinds;
+    const keys = uniqueKeys(columns);
+    this.slot = this.columns.map((c) => keys.indexOf(c.key));
+  }
+
+  /**
+   * One staged line read in place by `scanner` (made for `uniqueKeys` of the columns); null when
+   * the scanner cannot read it (the caller parses it and calls add()), else as add().
+   */
+  addLine(scanner: LineScanner, b: Buffer, from: number, to: number, jsonBytes: number): boolean | null {
+    if (!scanner.scan(b, from, to)) return null;
+    const at = this.rowNo++;
+    for (let c = 0; c < this.columns.length; c++) {
+      const k = this.slot[c]!;
+      if (!this.fast(this.group[c]!, this.kinds[c]!, scanner, k, b)) this.group[c]!.addValue(this.convert[c]!(scanner.decoded(k), at));
+    }
+    return this.added(jsonBytes);
+  }
+
+  /** The value stored straight from its bytes where its kind allows; false: convert it instead. */
+  private fast(col: ColumnValues, kind: Kind, s: LineScanner, k: number, b: Buffer): boolean {
+    const t = s.kinds[k]!;
+    if (t <= V.NULL) {
+      col.addNull();
+      return true;
+    }
+    switch (kind) {
+      case 'string':
+        if (t !== V.TEXT) return false;
+        col.addUtf8(b, s.starts[k]!, s.ends[k]!);
+        return true;
+      case 'double':
+        if (t !== V.INT && t !== V.NUMBER_FAST && t !== V.NUMBER) return false;
+        col.addDouble(s.numberAt(k));
+        return true;
+      case 'int64':
+        if (t !== V.INT) return false;
+        col.addSafeInt(s.intAt(k));
+        return true;
+      case 'boolean':
+        if (t !== V.TRUE && t !== V.FALSE) return false;
+        col.addBoolean(t === V.TRUE);
+        return true;
+      case 'date':
+      case 'timestamp':
+      case 'timestamp_utc':
+        // A text that is no moment ("" is null, else the error's sentence) goes the converter's way.
+        if (t !== V.TEXT || !momentAt(b, s.starts[k]!, s.ends[k]!)) return false;
+        if (kind === 'date') col.addInt32(readMoment.days);
+        else col.addSafeInt(readMoment.ms);
+        return true;
+      default:
+        return false;
+    }
   }
 
   /** Adds one source row (its JSON's length counts toward the group's bytes); true: flushGroup is due. */
