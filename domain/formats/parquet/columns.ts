@@ -120,7 +120,11 @@ export class ColumnValues {
     this.row(1);
     const n = to - from;
     this.room(n);
-    this.bytes.set(src.subarray(from, to), this.used);
+    // Short text byte by byte: a native copy's call costs more than the few bytes it moves.
+    if (n < 48) {
+      const dst = this.bytes;
+      for (let k = 0, at = this.used; k < n; k++) dst[at + k] = src[from + k]!;
+    } else this.bytes.set(src.subarray(from, to), this.used);
     this.endValue(n);
   }
 

@@ -62,6 +62,29 @@ function plainText(col: ColumnValues, order?: Int32Array, size = col.count): Buf
   return out;
 }
 
+/** The dictionary indexes as one bit-packed run of the hybrid encoding, after their bit width. */
+function packedIds(ids: Int32Array, width: number): Uint8Array {
+  const head: number[] = [width];
+  const groups = (ids.length + 7) >> 3;
+  varint(head, (groups << 1) | 1);
+  const out = new Uint8Array(head.length + groups * width);
+  out.set(head);
+  let o = head.length;
+  let acc = 0;
+  let bits = 0;
+  for (let i = 0; i < ids.length; i++) {
+    acc |= ids[i]! << bits;
+    bits += width;
+    while (bits >= 8) {
+      out[o++] = acc & 0xff;
+      acc >>>= 8;
+      bits -= 8;
+    }
+  }
+  if (bits > 0) out[o] = acc & 0xff;
+  return out;
+}
+
 /** FNV-1a of a value's bytes. */
 function hashOf(b: Buffer, from: number, to: number): number {
   let h = 0x811c9dc5;
@@ -77,7 +100,7 @@ function sameBytes(b: Buffer, a0: number, a1: number, b0: number, b1: number): b
 
 /**
  * The text's dictionary (each distinct value's first row) and every value's index in it; none
- * when more than half the values differ (the dictionary would not pay: a key or an order number).
+ * when it would not pay (a key or an order number).
  */
 function dictionary(col: ColumnValues): { first: Int32Array; size: number; ids: Int32Array } | null {
   const n = col.count;
@@ -106,19 +129,15 @@ function dictionary(col: ColumnValues): { first: Int32Array; size: number; ids: 
         break;
       }
     }
-    if (size > n >> 1 && size > 16) return null;
+    // More than half the values differ (or all of the first 8,192): the dictionary would not pay.
+    if ((size > n >> 1 && size > 16) || (i === 8191 && size > 7372)) return null;
   }
   return { first, size, ids };
 }
 
-interface Page {
-  header: PageHeader;
-  body: Uint8Array;
-}
-
 function page(type: 'DATA_PAGE' | 'DICTIONARY_PAGE', raw: Uint8Array, values: number, encoding: Encoding): { head: Uint8Array; body: Uint8Array; raw: number } {
   const body = snappyCompress(raw);
-  const header: Page['header'] =
+  const header: PageHeader =
     type === 'DATA_PAGE'
       ? { type, uncompressed_page_size: raw.length, compressed_page_size: body.length, data_page_header: { num_values: values, encoding, definition_level_encoding: 'RLE', repetition_level_encoding: 'RLE' } }
       : { type, uncompressed_page_size: raw.length, compressed_page_size: body.length, dictionary_page_header: { num_values: values, encoding } };
@@ -134,10 +153,7 @@ function values(col: ColumnValues): { data: Uint8Array; encoding: Encoding; dict
   const dict = dictionary(col);
   if (!dict) return { data: plainText(col), encoding: 'PLAIN' };
   const width = Math.max(1, Math.ceil(Math.log2(dict.size)));
-  const w = new ByteWriter(col.count + 64);
-  w.appendUint8(width);
-  writeRleBitPackedHybrid(w, dict.ids, width);
-  return { data: w.getBytes(), encoding: 'RLE_DICTIONARY', dict: { plain: plainText(col, dict.first, dict.size), size: dict.size } };
+  return { data: packedIds(dict.ids.subarray(0, col.count), width), encoding: 'RLE_DICTIONARY', dict: { plain: plainText(col, dict.first, dict.size), size: dict.size } };
 }
 
 function statistics(col: ColumnValues): Statistics {

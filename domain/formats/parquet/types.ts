@@ -71,7 +71,6 @@ function seenAt(s: LineScanner, col: number, b: Buffer): number {
     case V.INT:
       return INT;
     case V.NUMBER_FAST:
-      return FRACTION; // digits.digits without a trailing zero: never an integer
     case V.NUMBER:
       return seen(s.numberAt(col));
     case V.TRUE:
