@@ -6,7 +6,7 @@ import type { ColumnChunk, Encoding, PageHeader, Statistics } from 'hyparquet';
 import { ByteWriter } from 'hyparquet-writer';
 import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
 import { writeRleBitPackedHybrid } from 'hyparquet-writer/src/encoding.js';
-import { snappyCompress } from 'hyparquet-writer/src/snappy.js';
+import { snappyCompress } from './snappy.js';
 import type { ColumnValues } from './columns.js';
 
 export interface EncodedChunk {
