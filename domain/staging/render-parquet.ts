@@ -1,14 +1,16 @@
 // Parquet: the staged rows (JSON lines, as the source sent them) become typed columns
-// (domain/formats/parquet/), read twice: a first pass takes the column types from the template or
-// from every row (docs/adr/0032-jsonl-parquet-compression.md, amended 2026-11-27), the second writes the file.
-// Both read each line's bytes in place (docs/adr/0050-parquet-writer.md), parsing only a line they cannot.
+// (domain/formats/parquet/). The column types come from the template or from every row
+// (docs/adr/0032-jsonl-parquet-compression.md, amended 2026-11-27); the rows are typed and written
+// in one pass under the types of the first piece, and written again only when a later row changes
+// a type (docs/adr/0050-parquet-writer.md). Each line's bytes are read in place, a line the scanner
+// cannot read parsed.
 import { isUtf8 } from 'node:buffer';
 import type { RenderedFile } from '../../model/activities.js';
 import { pageCount, rowsInPages } from '../../model/plan.js';
 import { DomainError } from '../errors.js';
 import { ParquetParts } from '../formats/parquet/parts.js';
 import { LineScanner } from '../formats/parquet/scan.js';
-import { TypePass, uniqueKeys } from '../formats/parquet/types.js';
+import { type Kind, TypePass, uniqueKeys } from '../formats/parquet/types.js';
 import type { Storage } from '../../platform/storage/index.js';
 import { resolveSplit } from '../formats/split.js';
 import { readMeta, type SourceMeta } from './meta.js';
@@ -61,32 +63,65 @@ async function eachStagedLine(storage: Storage, chain: Piece[], meta: SourceMeta
   }
 }
 
+/** A task's type pass and writer fed a line at a time, each by the scanner where it can read the line. */
+function lineFeeds(scanner: LineScanner) {
+  return {
+    types: (pass: TypePass): Line => (b, from, to, key, _size, utf8) => {
+      if (!utf8 || !pass.addLine(scanner, b, from, to)) pass.add(parsedLine(b, from, to, key));
+    },
+    writer: (parts: ParquetParts): Line => (b, from, to, key, size, utf8) => {
+      const full = (utf8 ? parts.addLine(scanner, b, from, to, size) : null) ?? parts.add(parsedLine(b, from, to, key), size);
+      return full ? parts.flushGroup() : undefined;
+    },
+  };
+}
+
+const sameKinds = (a: Kind[], b: Kind[]) => a.length === b.length && a.every((k, i) => k === b[i]);
+
 export async function renderParquet({ storage, dataDir, maxParts }: RenderDeps, { task, settings, onProgress, signal }: RenderJob): Promise<RenderedFile[]> {
   const meta = await readMeta(storage, task.id);
   const chain = await orderedPieces(storage, task.id, pageCount(meta.total, meta.pageSize));
   const progress = (piece: Piece) => onProgress(piece.to);
-  // First pass: the column types from every row (and each template-typed value checked) before
-  // the file is begun; it holds one piece and one number per column.
-  // Each line is read in place by the scanner (scan.ts); one it cannot read is parsed.
-  const scanner = new LineScanner(uniqueKeys(meta.columns));
+  const feed = lineFeeds(new LineScanner(uniqueKeys(meta.columns)));
+  const newParts = (kinds: Kind[]) => new ParquetParts(meta.columns, kinds, resolveSplit(task.type, task.options, settings, maxParts), (n) => tempPath(dataDir, task.id, `part-${n}.parquet`));
+  // The types of the first piece's rows: a guess most exports keep to their last row.
+  const first = new TypePass(meta.columns);
+  await eachStagedLine(storage, chain.slice(0, 1), meta, signal, feed.types(first), () => {});
+  const guessed = first.kinds();
+  // One pass: every row typed (and each template-typed value checked: a misfit fails the task
+  // here, before the writer sees its row) and written under the guessed types at once.
   const pass = new TypePass(meta.columns);
-  const typeLine: Line = (b, from, to, key, _size, utf8) => {
-    if (!utf8 || !pass.addLine(scanner, b, from, to)) pass.add(parsedLine(b, from, to, key));
-  };
-  await eachStagedLine(storage, chain, meta, signal, typeLine, progress);
-  // Second pass: the rows written, a row group at a time.
-  const parts = new ParquetParts(meta.columns, pass.kinds(), resolveSplit(task.type, task.options, settings, maxParts), (n) => tempPath(dataDir, task.id, `part-${n}.parquet`));
-  const writeLine: Line = (b, from, to, key, size, utf8) => {
-    const full = (utf8 ? parts.addLine(scanner, b, from, to, size) : null) ?? parts.add(parsedLine(b, from, to, key), size);
-    return full ? parts.flushGroup() : undefined;
-  };
+  let parts: ParquetParts | null = newParts(guessed);
   try {
-    await eachStagedLine(storage, chain, meta, signal, writeLine, progress);
+    const check = feed.types(pass);
+    let write = feed.writer(parts);
+    const both: Line = (...line) => {
+      check(...line);
+      if (!parts) return;
+      try {
+        return write(...line);
+      } catch (err) {
+        // A value the guessed type cannot hold: the guess is wrong; the types pass goes on alone.
+        if (!(err instanceof DomainError && err.code === 'render_failed')) throw err;
+        const wrong = parts;
+        parts = null;
+        return wrong.discard();
+      }
+    };
+    await eachStagedLine(storage, chain, meta, signal, both, progress);
+    // The guess held to the last row: the file is written. Else the rows are written again,
+    // under the types of every row (the guessed file, if any, is dropped first).
+    if (!parts || !sameKinds(pass.kinds(), guessed)) {
+      await parts?.discard();
+      parts = newParts(pass.kinds());
+      write = feed.writer(parts);
+      await eachStagedLine(storage, chain, meta, signal, write, progress);
+    }
     const local = await parts.finish();
     if (signal.aborted) throw signal.reason;
     return await storeParts({ storage, dataDir, taskId: task.id, fileName: task.fileName, ext: 'parquet', parts: local, mtime: task.createdAt });
   } catch (err) {
-    await parts.discard();
+    await parts?.discard();
     throw err;
   }
 }
