@@ -87,6 +87,25 @@ function seenAt(s: LineScanner, col: number, b: Buffer): number {
   }
 }
 
+/** Whether a value the scanner located fits a template's kind as it stands; false: convert it to see. */
+function fitsAsRead(kind: Kind, s: LineScanner, col: number, b: Buffer): boolean {
+  const t = s.kinds[col];
+  switch (kind) {
+    case 'double':
+      return t === V.INT || t === V.NUMBER_FAST || t === V.NUMBER;
+    case 'int64':
+      return t === V.INT;
+    case 'boolean':
+      return t === V.TRUE || t === V.FALSE;
+    case 'date':
+    case 'timestamp':
+    case 'timestamp_utc':
+      return t === V.TEXT && momentAt(b, s.starts[col]!, s.ends[col]!);
+    default:
+      return false;
+  }
+}
+
 /** The kind of everything a column held: one kind of value, integers with fractions as doubles, else text. */
 function kindOf(bits: number): Kind {
   switch (bits) {
@@ -120,6 +139,7 @@ function kindOf(bits: number): Kind {
 export class TypePass {
   private readonly read: Array<(row: Record<string, unknown>) => unknown>;
   private readonly check: Array<((v: unknown, row: number) => unknown) | null>;
+  private readonly template: Array<Kind | undefined>;
   private readonly bits: number[];
   private readonly first: boolean[];
   private readonly text: boolean[];
@@ -132,13 +152,11 @@ export class TypePass {
     const keys = uniqueKeys(columns);
     this.slot = columns.map((c) => keys.indexOf(c.key));
     this.read = columns.map((c) => ownReader(c.key));
-    this.check = columns.map((c) => {
-      const kind = templateKind(c);
-      if (!kind) return null;
-      return kind === 'string' ? () => null : converter(c, kind); // text holds any value
-    });
+    this.template = columns.map((c) => templateKind(c));
+    // Text holds any value: a template's "string" column needs no look at all.
+    this.check = columns.map((c, i) => (this.template[i] && this.template[i] !== 'string' ? converter(c, this.template[i]) : null));
     this.bits = columns.map(() => 0);
-    this.text = columns.map(() => false);
+    this.text = columns.map((_, i) => this.template[i] === 'string');
   }
 
   /**
@@ -153,8 +171,9 @@ export class TypePass {
       const k = this.slot[c]!;
       if (scanner.kinds[k]! <= V.NULL) continue;
       const check = this.check[c];
-      if (check) check(scanner.decoded(k), at);
-      else if (!this.text[c]) {
+      if (check) {
+        if (!fitsAsRead(this.template[c]!, scanner, k, b)) check(scanner.decoded(k), at);
+      } else if (!this.text[c]) {
         this.bits[c]! |= seenAt(scanner, k, b);
         this.text[c] = kindOf(this.bits[c]!) === 'string';
       }
