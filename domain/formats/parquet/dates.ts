@@ -80,7 +80,7 @@ const two = (b: Uint8Array, at: number) => {
 /**
  * parseMoment of the text that bytes [from, to) spell (a JSON string's bytes, no escapes), read
  * from the bytes without making a string; the result in `readMoment`. Same grammar, same checks,
- * same numbers (test/unit/parquet-dates.test.ts holds the two to each other).
+ * same numbers (test/unit/parquet-scan.test.ts holds the two to each other).
  */
 export function momentAt(b: Uint8Array, from: number, to: number): boolean {
   const n = to - from;
