@@ -95,11 +95,11 @@ export async function renderParquet({ storage, dataDir, maxParts }: RenderDeps, 
   try {
     const check = feed.types(pass);
     let write = feed.writer(parts);
-    const both: Line = (...line) => {
-      check(...line);
+    const both: Line = (b, from, to, key, size, utf8) => {
+      check(b, from, to, key, size, utf8);
       if (!parts) return;
       try {
-        return write(...line);
+        return write(b, from, to, key, size, utf8);
       } catch (err) {
         // A value the guessed type cannot hold: the guess is wrong; the types pass goes on alone.
         if (!(err instanceof DomainError && err.code === 'render_failed')) throw err;

@@ -88,6 +88,8 @@ export class LineScanner {
 
   private ws(i: number): number {
     const b = this.b;
+    // Staged lines have no whitespace: one look at the next byte, most of the time.
+    if (b[i]! > 0x20) return i;
     while (i < this.to && isWs(b[i])) i++;
     return i;
   }
