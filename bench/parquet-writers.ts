@@ -4,7 +4,8 @@
 // its peak RSS is its own) on the same rows as bench/source.ts serves (id, order_no, customer,
 // amount, status, created_at as a UTC timestamp, remark).
 // - `render` is the service's own path (domain/staging/render-parquet.ts): the rows staged as JSON
-//   lines on disk (created_at as the source sends it, ISO text), then rendered; only the render is timed.
+//   lines on disk (created_at as the source sends it, ISO text), then rendered; only the render is
+//   timed, after an untimed warm-up render of 50,000 rows (the anchor gets the same warm-up).
 // - `duckdb-json`, the anchor: the same JSON lines as one file, `COPY (SELECT * FROM read_json_auto(…))
 //   TO … (FORMAT parquet)` with one thread; only the COPY is timed. Both files are read back by
 //   DuckDB and must hold the same rows.
@@ -19,6 +20,7 @@ import { join } from 'node:path';
 import { spawnNode } from './measure.js';
 
 const GROUP = 100_000;
+const WARM_ROWS = 50_000;
 const STATUSES = ['paid', 'refunded', 'pending', 'shipped'];
 const CANDIDATES = ['render', 'duckdb-json', 'hyparquet-writer', 'parquet-wasm', 'duckdb', 'parquetjs'] as const;
 const ANCHORED = ['render', 'duckdb-json'] as const;
@@ -185,7 +187,14 @@ const WRITERS: Record<Timed, (rows: number, file: string) => Promise<void>> = { 
 /** The child: one candidate, its time and its own peak RSS as one JSON line. */
 async function child(name: Candidate, rows: number, file: string): Promise<void> {
   // What is timed: the render or the COPY alone (their input staged first), or the whole writer.
-  const prepared = name === 'render' ? await stagedRender(rows, file) : name === 'duckdb-json' ? await duckdbJson(rows, file) : null;
+  const prepare = name === 'render' ? stagedRender : name === 'duckdb-json' ? duckdbJson : null;
+  if (prepare) {
+    // Warm-up, untimed: the same path on 50,000 rows first, as a worker that has rendered before
+    // runs it (compiled, caches filled); DuckDB gets the same.
+    await (await prepare(Math.min(rows, WARM_ROWS), `${file}.warm`))();
+    for (const f of [`${file}.warm`, `${file}.warm.d`]) rmSync(f, { recursive: true, force: true });
+  }
+  const prepared = prepare ? await prepare(rows, file) : null;
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
   await (prepared ? prepared() : WRITERS[name as Timed](rows, file));
