@@ -86,7 +86,9 @@ async function openLane({ db, storage, source, encoder, load, maskKey }: FetchPa
   const mask = maskJob(task.type, meta, plansHash(meta.masks) ? await maskKey(task.projectId) : undefined);
   const style = csvStyle(task.options);
   const chunk = new LaneChunk(input, meta, ctx.info.heartbeatDetails);
-  const target = { sourceUrl: sheets[sheet]!.sourceUrl, projectId: task.projectId, limits, pageSize: meta.pageSize, bytes: ext !== 'ndjson' };
+  // Parquet's pages arrive as bytes too: staged as the columns' JSON lines by the byte transcoder
+  // (docs/adr/0050-parquet-writer.md); only Excel's are parsed (its sheets read whole rows).
+  const target = { sourceUrl: sheets[sheet]!.sourceUrl, projectId: task.projectId, limits, pageSize: meta.pageSize, bytes: ext !== 'ndjson' || task.type === 'parquet' };
   const requests = new LaneRequests(source, target, ctx.cancellationSignal, async () => ((await taskCancelled(db, input.taskId)) ? 0 : PAUSE_GRACE_MS));
   return {
     chunk,

@@ -16,7 +16,9 @@ const CASES: Array<{ label: string; body: Record<string, unknown> }> = [
 
 export async function benchFormats(rows: number, repeat: number, only?: string): Promise<string> {
   // --only parquet: that type alone (its memory over a long export, say); "vs csv" is then NaN.
-  const cases = only ? CASES.filter((c) => c.body.type === only) : CASES;
+  // --only csv,parquet: those types (plain, uncompressed), as the Parquet bench runs them.
+  const types = only?.split(',');
+  const cases = types ? CASES.filter((c) => types.includes(c.body.type as string) && (types.length === 1 || !c.body.compression)) : CASES;
   if (cases.length === 0) throw new Error(`--only: no such type (${CASES.map((c) => c.body.type).join(', ')})`);
   const e = await startEmbedded();
   const source = await startSource();

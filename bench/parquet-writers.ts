@@ -1,19 +1,29 @@
-// `npm run bench -- parquet [--rows N]`: the Parquet writer candidates side by side (ADR 0032), each
-// in its own process (so its peak RSS is its own), writing the same rows as bench/source.ts serves
-// (id, order_no, customer, amount, status, created_at as a UTC timestamp, remark) in row groups of
-// 100,000, snappy-compressed. The rows arrive one row group at a time, as the renderer gathers them.
+// `npm run bench -- parquet [--rows N] [--repeat N] [--only NAME]`: the service's Parquet render
+// against DuckDB's one-thread conversion of the same rows, in the same run (ADR 0050), then the
+// whole Parquet export against CSV's (bench/formats.ts). Each writer runs in its own process (so
+// its peak RSS is its own) on the same rows as bench/source.ts serves (id, order_no, customer,
+// amount, status, created_at as a UTC timestamp, remark).
+// - `render` is the service's own path (domain/staging/render-parquet.ts): the rows staged as JSON
+//   lines on disk (created_at as the source sends it, ISO text), then rendered; only the render is
+//   timed, after an untimed warm-up render of 50,000 rows (the anchor gets the same warm-up).
+// - `duckdb-json`, the anchor: the same JSON lines as one file, `COPY (SELECT * FROM read_json_auto(…))
+//   TO … (FORMAT parquet)` with one thread; only the COPY is timed. Both files are read back by
+//   DuckDB and must hold the same rows.
+// - `--only all` adds the writers ADR 0032 compared (hyparquet-writer, parquet-wasm, DuckDB's
+//   appender, parquetjs), given the rows a row group of 100,000 at a time; `--only NAME` runs one
+//   and skips the export. `--repeat N` runs each N times, alternating the order; medians.
 // Run a single candidate with `node --import tsx bench/parquet-writers.ts <name> <rows> <file>`.
-// `render` is the service's own path (domain/staging/render-parquet.ts): the same rows staged as
-// JSON lines on disk (created_at as the source sends it, ISO text), then rendered; only the render
-// is timed. `--only NAME` runs one candidate, `--repeat N` runs each N times.
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { once } from 'node:events';
+import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnNode } from './measure.js';
 
 const GROUP = 100_000;
+const WARM_ROWS = 50_000;
 const STATUSES = ['paid', 'refunded', 'pending', 'shipped'];
-const CANDIDATES = ['render', 'hyparquet-writer', 'parquet-wasm', 'duckdb', 'parquetjs'] as const;
+const CANDIDATES = ['render', 'duckdb-json', 'hyparquet-writer', 'parquet-wasm', 'duckdb', 'parquetjs'] as const;
+const ANCHORED = ['render', 'duckdb-json'] as const;
 type Candidate = (typeof CANDIDATES)[number];
 
 interface Row {
@@ -124,6 +134,29 @@ async function parquetjs(rows: number, file: string): Promise<void> {
   await w.close();
 }
 
+/** A row as the source sends it and the service stages it (created_at as ISO text). */
+const stagedRow = (i: number) => ({ ...rowAt(i), created_at: new Date(rowAt(i).created_at).toISOString() });
+
+/** The anchor: the staged rows as one JSON lines file (untimed), converted by DuckDB with one thread. */
+async function duckdbJson(rows: number, file: string): Promise<() => Promise<void>> {
+  const lines = `${file}.jsonl`;
+  const out = createWriteStream(lines);
+  for (let at = 0; at < rows; at += 10_000) {
+    const chunk = Array.from({ length: Math.min(10_000, rows - at) }, (_, k) => `${JSON.stringify(stagedRow(at + k))}\n`).join('');
+    if (!out.write(chunk)) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'close');
+  return async () => {
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const db = await DuckDBInstance.create(':memory:', { threads: '1' });
+    const con = await db.connect();
+    await con.run(`COPY (SELECT * FROM read_json_auto('${lines}')) TO '${file}' (FORMAT parquet)`);
+    con.closeSync();
+    rmSync(lines, { force: true });
+  };
+}
+
 /** Stages the rows as a fetch would (pieces of 5 pages of 1,000 rows), untimed; returns the render. */
 async function stagedRender(rows: number, file: string): Promise<() => Promise<void>> {
   const { LocalStorage } = await import('../platform/storage/local.js');
@@ -137,7 +170,7 @@ async function stagedRender(rows: number, file: string): Promise<() => Promise<v
   const columns = Object.keys(rowAt(0)).map((key) => ({ key, title: key }));
   await writeMeta(storage, 'tsk_bench', { total: rows, pageSize: page, columns });
   for (let at = 0; at < rows; at += 5 * page) {
-    const piece = Array.from({ length: Math.min(5 * page, rows - at) }, (_, k) => ({ ...rowAt(at + k), created_at: new Date(rowAt(at + k).created_at).toISOString() }));
+    const piece = Array.from({ length: Math.min(5 * page, rows - at) }, (_, k) => stagedRow(at + k));
     await storage.putBuffer(keys.piece('tsk_bench', at / page, Math.ceil((at + piece.length) / page), 'ndjson'), encodeStaged('ndjson', piece, columns));
   }
   const task = { id: 'tsk_bench', type: 'parquet', options: {}, fileName: 'bench', createdAt: new Date() };
@@ -148,41 +181,92 @@ async function stagedRender(rows: number, file: string): Promise<() => Promise<v
   };
 }
 
-const WRITERS: Record<Exclude<Candidate, 'render'>, (rows: number, file: string) => Promise<void>> = { 'hyparquet-writer': hyparquet, 'parquet-wasm': parquetWasm, duckdb, parquetjs };
+type Timed = Exclude<Candidate, (typeof ANCHORED)[number]>;
+const WRITERS: Record<Timed, (rows: number, file: string) => Promise<void>> = { 'hyparquet-writer': hyparquet, 'parquet-wasm': parquetWasm, duckdb, parquetjs };
 
 /** The child: one candidate, its time and its own peak RSS as one JSON line. */
 async function child(name: Candidate, rows: number, file: string): Promise<void> {
-  const render = name === 'render' ? await stagedRender(rows, file) : null;
+  // What is timed: the render or the COPY alone (their input staged first), or the whole writer.
+  const prepare = name === 'render' ? stagedRender : name === 'duckdb-json' ? duckdbJson : null;
+  if (prepare) {
+    // Warm-up, untimed: the same path on 50,000 rows first, as a worker that has rendered before
+    // runs it (compiled, caches filled); DuckDB gets the same.
+    await (await prepare(Math.min(rows, WARM_ROWS), `${file}.warm`))();
+    for (const f of [`${file}.warm`, `${file}.warm.d`]) rmSync(f, { recursive: true, force: true });
+  }
+  const prepared = prepare ? await prepare(rows, file) : null;
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
-  await (render ? render() : WRITERS[name as Exclude<Candidate, 'render'>](rows, file));
+  await (prepared ? prepared() : WRITERS[name as Timed](rows, file));
   const ms = performance.now() - t0;
   // CPU seconds too: on a shared machine they move less than the wall clock.
   const cpu = process.cpuUsage(cpu0);
   console.log(JSON.stringify({ name, rows, ms: Math.round(ms), cpuMs: Math.round((cpu.user + cpu.system) / 1000), peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024), bytes: statSync(file).size }));
 }
 
+interface Run {
+  ms: number;
+  cpuMs: number;
+  peakRssMb: number;
+  bytes: number;
+}
+
+const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** Whether two Parquet files hold the same rows (as DuckDB reads them; timestamps compared in UTC). */
+async function sameRows(a: string, b: string): Promise<string> {
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const con = await (await DuckDBInstance.create(':memory:', { threads: '1' })).connect();
+  await con.run("SET TimeZone = 'UTC'");
+  const cols = 'id, order_no, customer, amount, status, created_at::TIMESTAMP AS created_at, remark';
+  const count = async (sql: string) => Number((await (await con.run(sql)).getRows())[0]![0]);
+  const [na, nb] = [await count(`SELECT count(*) FROM read_parquet('${a}')`), await count(`SELECT count(*) FROM read_parquet('${b}')`)];
+  const missing = await count(`SELECT count(*) FROM (SELECT ${cols} FROM read_parquet('${a}') EXCEPT ALL SELECT ${cols} FROM read_parquet('${b}'))`);
+  const extra = await count(`SELECT count(*) FROM (SELECT ${cols} FROM read_parquet('${b}') EXCEPT ALL SELECT ${cols} FROM read_parquet('${a}'))`);
+  con.closeSync();
+  return na === nb && missing === 0 && extra === 0 ? `equal (${na.toLocaleString('en')} rows, every value)` : `NOT EQUAL: ${na} and ${nb} rows, ${missing} only in ours, ${extra} only in DuckDB's`;
+}
+
 export async function benchParquetWriters(rows: number, only?: string, repeat = 1): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'dc-parquet-'));
-  const lines = ['| writer | seconds | CPU seconds | peak RSS (MB) | file (MB) |', '| --- | ---: | ---: | ---: | ---: |'];
+  const names: readonly Candidate[] = only === 'all' ? CANDIDATES : only ? CANDIDATES.filter((c) => c === only) : ANCHORED;
+  if (names.length === 0) throw new Error(`--only: no such writer (all, ${CANDIDATES.join(', ')})`);
+  const runs = new Map<Candidate, Run[]>(names.map((n) => [n, []]));
+  const lines = ['| writer | seconds (median) | CPU seconds | peak RSS (MB) | file (MB) | every run (s) |', '| --- | ---: | ---: | ---: | ---: | --- |'];
+  const notes: string[] = [];
   try {
-    for (const name of CANDIDATES.filter((c) => !only || c === only).flatMap((c) => Array<Candidate>(repeat).fill(c))) {
-      const p = spawnNode(['bench/parquet-writers.ts', name, String(rows), join(dir, `${name}.parquet`)], {});
-      await p.exited;
-      const last = p.out().trim().split('\n').at(-1)!;
-      try {
-        const r = JSON.parse(last) as { ms: number; cpuMs: number; peakRssMb: number; bytes: number };
-        lines.push(`| ${name} | ${(r.ms / 1000).toFixed(1)} | ${(r.cpuMs / 1000).toFixed(1)} | ${r.peakRssMb} | ${(r.bytes / 1e6).toFixed(1)} |`);
-      } catch {
-        lines.push(`| ${name} | failed: ${p.out().trim().split('\n').slice(-3).join(' ').slice(0, 200)} | | | |`);
+    for (let i = 0; i < repeat; i++) {
+      // Alternating the order: a shared machine's load drifts, and neither side always goes first.
+      for (const name of i % 2 === 0 ? names : [...names].reverse()) {
+        const file = join(dir, `${name}.parquet`);
+        rmSync(file, { force: true });
+        const p = spawnNode(['bench/parquet-writers.ts', name, String(rows), file], {});
+        await p.exited;
+        const last = p.out().trim().split('\n').at(-1)!;
+        try {
+          runs.get(name)!.push(JSON.parse(last) as Run);
+        } catch {
+          notes.push(`${name} failed: ${p.out().trim().split('\n').slice(-3).join(' ').slice(0, 300)}`);
+        }
+        rmSync(`${file}.d`, { recursive: true, force: true });
       }
-      rmSync(join(dir, `${name}.parquet`), { force: true });
-      rmSync(join(dir, `${name}.parquet.d`), { recursive: true, force: true });
+    }
+    for (const [name, rs] of runs) {
+      if (rs.length === 0) continue;
+      const s = (ms: number) => (ms / 1000).toFixed(2);
+      lines.push(`| ${name} | ${s(med(rs.map((r) => r.ms)))} | ${s(med(rs.map((r) => r.cpuMs)))} | ${Math.max(...rs.map((r) => r.peakRssMb))} | ${(rs[0]!.bytes / 1e6).toFixed(1)} | ${rs.map((r) => s(r.ms)).join(', ')} |`);
+    }
+    const [ours, anchor] = [runs.get('render') ?? [], runs.get('duckdb-json') ?? []];
+    if (ours.length && anchor.length) {
+      const ratio = (f: (r: Run) => number) => (med(ours.map(f)) / med(anchor.map(f))).toFixed(2);
+      const pairs = ours.map((r, k) => (anchor[k] ? (r.ms / anchor[k].ms).toFixed(2) : '')).filter(Boolean);
+      notes.push(`render vs DuckDB 1 thread, same rows, same run: **${ratio((r) => r.ms)}×** the wall clock (medians; run by run ${pairs.join(', ')}), ${ratio((r) => r.cpuMs)}× the CPU seconds`);
+      notes.push(`read back by DuckDB: ${await sameRows(join(dir, 'render.parquet'), join(dir, 'duckdb-json.parquet'))}`);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  return `Parquet writers, ${rows.toLocaleString('en')} rows (bench/parquet-writers.ts)\n\n${lines.join('\n')}`;
+  return `Parquet writers, ${rows.toLocaleString('en')} rows, ${repeat} run(s) each (bench/parquet-writers.ts)\n\n${lines.join('\n')}\n\n${notes.map((n) => `- ${n}`).join('\n')}`;
 }
 
 if (process.argv[1]?.endsWith('parquet-writers.ts') && process.argv[2]) {

@@ -53,9 +53,15 @@ async function main() {
   // `sync` alone: POST /v1/tasks/sync latency on the embedded start (bench/sync.ts).
   if (positionals.length === 1 && positionals[0] === 'sync') return console.log(syncTable(await benchSync()));
   if (positionals.length === 1 && positionals[0] === 'csv') return benchCsvOnly(repeat);
-  // `parquet [--rows N] [--only NAME] [--repeat N]`: the Parquet writer candidates side by side, and the
-  // service's own render from staged rows (bench/parquet-writers.ts, ADR 0032).
-  if (positionals[0] === 'parquet') return console.log(await benchParquetWriters(Number(values.rows ?? 1_000_000), values.only, values.repeat ? repeat : 1));
+  // `parquet [--rows N] [--only NAME] [--repeat N]`: the service's Parquet render against DuckDB's
+  // one-thread conversion of the same rows, then the whole export against CSV's (bench/parquet-writers.ts, ADR 0050).
+  if (positionals[0] === 'parquet') {
+    const rows = Number(values.rows ?? 1_000_000);
+    console.log(await benchParquetWriters(rows, values.only, values.repeat ? repeat : 1));
+    // The whole export against CSV's, through the embedded start (bench/formats.ts); not with --only.
+    if (!values.only) console.log(`\nWhole export, ${await benchFormats(rows, values.repeat ? repeat : 1, 'csv,parquet')}`);
+    return;
+  }
   // `encode`: a page's encoding alone, CSV's transcoder beside JSON Lines' (bench/encode-formats.ts).
   if (positionals[0] === 'encode') return console.log(benchEncode(Number(values.rows ?? 1_000_000)));
   // `encode-masked`: a CSV page with masked columns beside the same page unmasked (bench/encode-masked.ts).

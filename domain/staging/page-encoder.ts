@@ -34,12 +34,14 @@ export class PageEncoder {
   }
 
   /**
-   * The staged fragment of one fetched page: a CSV or JSON Lines export's page bytes transcoded
-   * (above), another type's parsed page checked against the probe and kept as JSON lines. Masked
-   * columns are masked here, before anything is staged. `style`: a CSV task's dialect and time_zone.
+   * The staged fragment of one fetched page: a CSV, JSON Lines or Parquet export's page bytes
+   * transcoded (above; Parquet's to the columns' JSON lines), an Excel export's parsed page checked
+   * against the probe and kept as JSON lines. Masked columns are masked here, before anything is
+   * staged. `style`: a CSV task's dialect and time_zone.
    */
   async stage(answer: Buffer | SourcePage, page: number, probed: { total: number; pageSize: number; columns: Column[] }, ext: StagedExt, style?: CsvStyle, mask?: MaskJob): Promise<Buffer> {
-    if (Buffer.isBuffer(answer)) return this.encode(answer, page, probed.pageSize, probed, probed.columns, ext === 'jsonl' ? 'jsonl' : 'csv', style, mask);
+    // A Parquet export's page bytes (staged as 'ndjson') become the columns' JSON lines, as JSON Lines'.
+    if (Buffer.isBuffer(answer)) return this.encode(answer, page, probed.pageSize, probed, probed.columns, ext === 'csv' ? 'csv' : 'jsonl', style, mask);
     checkPage(answer.total, answer.data.length, page, probed);
     return encodeStaged(ext, mask ? pageMasker(mask)(answer.data) : answer.data, probed.columns, style);
   }

@@ -62,3 +62,86 @@ export function parseMoment(s: string): Moment | null {
   if (ms < FIRST_MS || ms > LAST_MS) return null;
   return { days, ms, dateOnly: false, zoned: zone !== undefined };
 }
+
+/** What momentAt read last (one object reused: the render reads a million of these). */
+export const readMoment: Moment = { days: 0, ms: 0, dateOnly: true, zoned: false };
+
+const digit = (b: Uint8Array, at: number) => {
+  const c = b[at]! - 48;
+  return c >= 0 && c <= 9 ? c : -1;
+};
+/** Two (or four) digits at `at` as a number, -1 when one is not a digit. */
+const two = (b: Uint8Array, at: number) => {
+  const x = digit(b, at);
+  const y = digit(b, at + 1);
+  return x < 0 || y < 0 ? -1 : x * 10 + y;
+};
+
+/**
+ * parseMoment of the text that bytes [from, to) spell (a JSON string's bytes, no escapes), read
+ * from the bytes without making a string; the result in `readMoment`. Same grammar, same checks,
+ * same numbers (test/unit/parquet-scan.test.ts holds the two to each other).
+ */
+export function momentAt(b: Uint8Array, from: number, to: number): boolean {
+  const n = to - from;
+  if (n < 10 || n > 29 || b[from + 4] !== 45) return false;
+  const hi = two(b, from);
+  const lo = two(b, from + 2);
+  const mo = two(b, from + 5);
+  const d = two(b, from + 8);
+  if (hi < 0 || lo < 0 || mo < 0 || d < 0 || b[from + 7] !== 45) return false;
+  const y = hi * 100 + lo;
+  if (n === 10) {
+    if (!realDay(y, mo, d)) return false;
+    readMoment.days = civilDays(y, mo, d);
+    readMoment.ms = readMoment.days * DAY_MS;
+    readMoment.dateOnly = true;
+    readMoment.zoned = false;
+    return true;
+  }
+  return timeAt(b, from, to, y, mo, d);
+}
+
+/** The time and zone after a date (yyyy-mm-dd then T or a space): DATETIME's rest, byte by byte. */
+function timeAt(b: Uint8Array, from: number, to: number, y: number, mo: number, d: number): boolean {
+  const sep = b[from + 10];
+  if (to - from < 16 || (sep !== 84 && sep !== 32) || b[from + 13] !== 58) return false;
+  const h = two(b, from + 11);
+  const mi = two(b, from + 14);
+  if (h < 0 || mi < 0) return false;
+  let at = from + 16;
+  let sec = 0;
+  let frac = 0;
+  if (b[at] === 58 && at < to) {
+    sec = two(b, at + 1);
+    if (sec < 0 || at + 3 > to) return false;
+    at += 3;
+    if (b[at] === 46 && at < to) {
+      let k = 0;
+      for (at++; k < 3 && at < to && digit(b, at) >= 0; k++, at++) frac = frac * 10 + digit(b, at);
+      if (k === 0) return false;
+      frac *= k === 1 ? 100 : k === 2 ? 10 : 1;
+    }
+  }
+  let offset = 0;
+  const zone = at < to ? b[at] : undefined;
+  if (zone === 90) at++;
+  else if (zone === 43 || zone === 45) {
+    const oh = two(b, at + 1);
+    const colon = b[at + 3] === 58 ? 1 : 0;
+    const om = two(b, at + 3 + colon);
+    if (oh < 0 || om < 0 || at + 5 + colon > to) return false;
+    if (oh > 23 || om > 59) return false;
+    offset = (zone === 45 ? -1 : 1) * (oh * 60 + om) * 60_000;
+    at += 5 + colon;
+  } else if (zone !== undefined) return false;
+  if (at !== to || !realDay(y, mo, d) || h > 23 || mi > 59 || sec > 59) return false;
+  const days = civilDays(y, mo, d);
+  const ms = days * DAY_MS + ((h * 60 + mi) * 60 + sec) * 1000 + frac - offset;
+  if (ms < FIRST_MS || ms > LAST_MS) return false;
+  readMoment.days = days;
+  readMoment.ms = ms;
+  readMoment.dateOnly = false;
+  readMoment.zoned = zone !== undefined;
+  return true;
+}

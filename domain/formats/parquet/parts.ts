@@ -1,18 +1,20 @@
 // Parquet output: rows gathered into row groups (bounded by rows and by their JSON's bytes, so
-// memory stays bounded however big the file), each group written and flushed to disk through
-// hyparquet-writer (docs/adr/0032-jsonl-parquet-compression.md), split into parts like every
+// memory stays bounded however big the file) in typed column buffers, each group encoded and
+// flushed to disk by our writer (file.ts; docs/adr/0050-parquet-writer.md), split into parts like every
 // type: a part ends at a row group once the next would take it past the size or row limit.
-import { createHash } from 'node:crypto';
-import { once } from 'node:events';
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
 import type { SchemaElement } from 'hyparquet';
 import type { Column } from '../columns.js';
 import type { WrittenPart } from '../part.js';
 import { checkPartNumber, type SplitLimits } from '../split.js';
 import { ownReader } from '../own.js';
-import { converter, firstOfKey, type Kind } from './types.js';
+import { ColumnValues } from './columns.js';
+import { FileSink, ParquetFile } from './file.js';
+import { momentAt, readMoment } from './dates.js';
+import * as V from './scan.js';
+import type { LineScanner } from './scan.js';
+import { converter, firstOfKey, type Kind, uniqueKeys } from './types.js';
 
 /** Rows in one row group at most: readers skip and parallelise by group. */
 export const GROUP_ROWS = 50_000;
@@ -42,44 +44,16 @@ function element(name: string, kind: Kind): SchemaElement {
   }
 }
 
-/** hyparquet-writer's buffer, emptied into the file (and the hash) after every row group. */
-class FileSink extends ByteWriter {
-  readonly hash = createHash('sha256');
-  bytes = 0;
-  /** The file's write error (a full disk): raised by the next flush or the close, never left unhandled. */
-  private failed: Error | null = null;
-  constructor(private readonly out: WriteStream) {
-    super(1 << 20);
-    // A stream's error without a listener would end the process (the write itself returned long ago).
-    out.on('error', (err) => (this.failed ??= err));
-  }
-  async flush(): Promise<void> {
-    if (this.failed) throw this.failed;
-    if (this.index === 0) return;
-    const chunk = Buffer.from(this.buffer.slice(0, this.index));
-    this.index = 0;
-    this.hash.update(chunk);
-    this.bytes += chunk.length;
-    if (!this.out.write(chunk)) await once(this.out, 'drain');
-  }
-  destroy(): void {
-    this.out.destroy();
-  }
-  override async finish(): Promise<void> {
-    await this.flush();
-    this.out.end();
-    await once(this.out, 'close');
-    if (this.failed) throw this.failed;
-  }
-}
-
 export class ParquetParts {
   private readonly columns: Column[];
   private readonly schema: SchemaElement[];
   private readonly convert: Array<(v: unknown, row: number) => unknown>;
   private readonly read: Array<(row: Record<string, unknown>) => unknown>;
-  private file: { writer: ParquetWriter; sink: FileSink; path: string; rows: number } | null = null;
-  private group: unknown[][];
+  private readonly kinds: Kind[];
+  /** Each written column's place among the scanner's keys (uniqueKeys of all the columns). */
+  private readonly slot: number[];
+  private file: { writer: ParquetFile; sink: FileSink; path: string; rows: number } | null = null;
+  private readonly group: ColumnValues[];
   private groupBytes = 0;
   private lastGroupBytes = 0;
   private rowNo = 0;
@@ -100,30 +74,89 @@ export class ParquetParts {
     this.schema = [{ name: 'root', num_children: this.columns.length }, ...this.columns.map((c, i) => element(c.key, kinds[i]!))];
     this.convert = this.columns.map((c, i) => converter(c, kinds[i]!));
     this.read = this.columns.map((c) => ownReader(c.key));
-    this.group = this.columns.map(() => []);
+    this.group = kinds.map((k) => new ColumnValues(k));
+    this.kinds = kinds;
+    const keys = uniqueKeys(columns);
+    this.slot = this.columns.map((c) => keys.indexOf(c.key));
+  }
+
+  /**
+   * One staged line read in place by `scanner` (made for `uniqueKeys` of the columns); null when
+   * the scanner cannot read it (the caller parses it and calls add()), else as add().
+   */
+  addLine(scanner: LineScanner, b: Buffer, from: number, to: number, jsonBytes: number): boolean | null {
+    if (!scanner.scan(b, from, to)) return null;
+    const at = this.rowNo++;
+    for (let c = 0; c < this.columns.length; c++) {
+      const k = this.slot[c]!;
+      if (!this.fast(this.group[c]!, this.kinds[c]!, scanner, k, b)) this.group[c]!.addValue(this.convert[c]!(scanner.decoded(k), at));
+    }
+    return this.added(jsonBytes);
+  }
+
+  /** The value stored straight from its bytes where its kind allows; false: convert it instead. */
+  private fast(col: ColumnValues, kind: Kind, s: LineScanner, k: number, b: Buffer): boolean {
+    const t = s.kinds[k]!;
+    if (t <= V.NULL) {
+      col.addNull();
+      return true;
+    }
+    switch (kind) {
+      case 'string':
+        if (t !== V.TEXT) return false;
+        col.addUtf8(b, s.starts[k]!, s.ends[k]!);
+        return true;
+      case 'double':
+        if (t !== V.INT && t !== V.NUMBER_FAST && t !== V.NUMBER) return false;
+        col.addDouble(s.numberAt(k));
+        return true;
+      case 'int64':
+        if (t !== V.INT) return false;
+        col.addSafeInt(s.intAt(k));
+        return true;
+      case 'boolean':
+        if (t !== V.TRUE && t !== V.FALSE) return false;
+        col.addBoolean(t === V.TRUE);
+        return true;
+      case 'date':
+      case 'timestamp':
+      case 'timestamp_utc':
+        // A text that is no moment ("" is null, else the error's sentence) goes the converter's way.
+        if (t !== V.TEXT || !momentAt(b, s.starts[k]!, s.ends[k]!)) return false;
+        if (kind === 'date') col.addInt32(readMoment.days);
+        else col.addSafeInt(readMoment.ms);
+        return true;
+      default:
+        return false;
+    }
   }
 
   /** Adds one source row (its JSON's length counts toward the group's bytes); true: flushGroup is due. */
   add(row: Record<string, unknown>, jsonBytes: number): boolean {
     const at = this.rowNo++;
-    for (let c = 0; c < this.columns.length; c++) this.group[c]!.push(this.convert[c]!(this.read[c]!(row), at));
+    for (let c = 0; c < this.columns.length; c++) this.group[c]!.addValue(this.convert[c]!(this.read[c]!(row), at));
+    return this.added(jsonBytes);
+  }
+
+  /** A row added: true when its group is full (rows, bytes, or the part's row limit). */
+  private added(jsonBytes: number): boolean {
     this.groupBytes += jsonBytes;
-    const inPart = (this.file?.rows ?? 0) + this.group[0]!.length;
-    return this.group[0]!.length >= GROUP_ROWS || this.groupBytes >= GROUP_BYTES || inPart >= this.limits.maxRows;
+    const rows = this.group[0]?.rows ?? 0;
+    const inPart = (this.file?.rows ?? 0) + rows;
+    return rows >= GROUP_ROWS || this.groupBytes >= GROUP_BYTES || inPart >= this.limits.maxRows;
   }
 
   /** Writes the gathered rows as one row group (and ends the part when the next would not fit). */
   async flushGroup(): Promise<void> {
-    const rows = this.group[0]?.length ?? 0;
+    const rows = this.group[0]?.rows ?? 0;
     if (rows === 0) return;
     const file = this.file ?? this.open();
     const before = file.sink.bytes;
-    const columnData = this.columns.map((c, i) => ({ name: c.key, data: this.group[i]! }));
-    // One row group: the writer flushes it to the file (FileSink.flush) and answers when that is done.
-    await file.writer.write({ columnData, rowGroupSize: rows });
+    // One row group: encoded, flushed to the file, and the buffers kept for the next group.
+    await file.writer.writeGroup(this.group);
     file.rows += rows;
     this.lastGroupBytes = file.sink.bytes - before;
-    this.group = this.columns.map(() => []);
+    for (const g of this.group) g.reset();
     this.groupBytes = 0;
     // The next group would not fit: this part ends here (a part always holds at least one group).
     if (file.rows >= this.limits.maxRows || file.sink.bytes + this.lastGroupBytes > this.limits.maxBytes) await this.close();
@@ -133,7 +166,7 @@ export class ParquetParts {
     checkPartNumber(this.parts.length + 1, this.limits);
     const path = this.pathFor(this.parts.length + 1);
     const sink = new FileSink(createWriteStream(path, { highWaterMark: 1 << 20 }));
-    const writer = new ParquetWriter({ writer: sink, schema: this.schema, createdBy: 'download-center (hyparquet-writer)' });
+    const writer = new ParquetFile(sink, this.schema, this.columns.map((c) => c.key));
     this.file = { writer, sink, path, rows: 0 };
     return this.file;
   }

@@ -7,7 +7,9 @@ import { DomainError } from '../../errors.js';
 import type { Column } from '../columns.js';
 import { ownReader } from '../own.js';
 import { numericText } from '../template/values.js';
-import { parseMoment } from './dates.js';
+import { momentAt, parseMoment, readMoment } from './dates.js';
+import * as V from './scan.js';
+import type { LineScanner } from './scan.js';
 
 export type Kind = 'int64' | 'double' | 'boolean' | 'date' | 'timestamp' | 'timestamp_utc' | 'string' | 'json';
 
@@ -26,6 +28,9 @@ const FROM_TEMPLATE: Record<string, Kind> = {
 /** A template type's kind; an unknown one (a source's own template is not checked), "toString" too, is none. */
 export const templateKind = (column: Column): Kind | undefined => (column.type && Object.hasOwn(FROM_TEMPLATE, column.type) ? FROM_TEMPLATE[column.type] : undefined);
 
+
+/** Each key once, in the columns' order: what a line scanner is made for. */
+export const uniqueKeys = (columns: Column[]): string[] => [...new Set(columns.map((c) => c.key))];
 
 /** The columns written: a key the template repeats is one field, at its first place (parts.ts). */
 export const firstOfKey = (columns: Column[]): boolean[] => columns.map((c, i) => columns.findIndex((d) => d.key === c.key) === i);
@@ -55,6 +60,49 @@ function seen(v: unknown): number {
     }
     default:
       return TEXT;
+  }
+}
+
+const momentBits = () => (readMoment.dateOnly ? DATE : readMoment.zoned ? ZONED_TIME : LOCAL_TIME);
+
+/** seen() of a value the line scanner located (scan.ts), read from its bytes where it can be. */
+function seenAt(s: LineScanner, col: number, b: Buffer): number {
+  switch (s.kinds[col]) {
+    case V.INT:
+      return INT;
+    case V.NUMBER_FAST:
+    case V.NUMBER:
+      return seen(s.numberAt(col));
+    case V.TRUE:
+    case V.FALSE:
+      return BOOL;
+    case V.NESTED:
+      return NESTED;
+    case V.TEXT:
+      return momentAt(b, s.starts[col]!, s.ends[col]!) ? momentBits() : TEXT;
+    case V.ESCAPED:
+      return seen(s.decoded(col));
+    default:
+      return 0;
+  }
+}
+
+/** Whether a value the scanner located fits a template's kind as it stands; false: convert it to see. */
+function fitsAsRead(kind: Kind, s: LineScanner, col: number, b: Buffer): boolean {
+  const t = s.kinds[col];
+  switch (kind) {
+    case 'double':
+      return t === V.INT || t === V.NUMBER_FAST || t === V.NUMBER;
+    case 'int64':
+      return t === V.INT;
+    case 'boolean':
+      return t === V.TRUE || t === V.FALSE;
+    case 'date':
+    case 'timestamp':
+    case 'timestamp_utc':
+      return t === V.TEXT && momentAt(b, s.starts[col]!, s.ends[col]!);
+    default:
+      return false;
   }
 }
 
@@ -91,21 +139,46 @@ function kindOf(bits: number): Kind {
 export class TypePass {
   private readonly read: Array<(row: Record<string, unknown>) => unknown>;
   private readonly check: Array<((v: unknown, row: number) => unknown) | null>;
+  private readonly template: Array<Kind | undefined>;
   private readonly bits: number[];
   private readonly first: boolean[];
   private readonly text: boolean[];
+  /** Each column's place among the scanner's keys. */
+  private readonly slot: number[];
   private rowNo = 0;
 
   constructor(private readonly columns: Column[]) {
     this.first = firstOfKey(columns);
+    const keys = uniqueKeys(columns);
+    this.slot = columns.map((c) => keys.indexOf(c.key));
     this.read = columns.map((c) => ownReader(c.key));
-    this.check = columns.map((c) => {
-      const kind = templateKind(c);
-      if (!kind) return null;
-      return kind === 'string' ? () => null : converter(c, kind); // text holds any value
-    });
+    this.template = columns.map((c) => templateKind(c));
+    // Text holds any value: a template's "string" column needs no look at all.
+    this.check = columns.map((c, i) => (this.template[i] && this.template[i] !== 'string' ? converter(c, this.template[i]) : null));
     this.bits = columns.map(() => 0);
-    this.text = columns.map(() => false);
+    this.text = columns.map((_, i) => this.template[i] === 'string');
+  }
+
+  /**
+   * One staged line read in place by `scanner` (made for `uniqueKeys(columns)`); false when the
+   * scanner cannot read it, and the caller parses it and calls add() instead.
+   */
+  addLine(scanner: LineScanner, b: Buffer, from: number, to: number): boolean {
+    if (!scanner.scan(b, from, to)) return false;
+    const at = this.rowNo++;
+    for (let c = 0; c < this.columns.length; c++) {
+      if (!this.first[c]) continue;
+      const k = this.slot[c]!;
+      if (scanner.kinds[k]! <= V.NULL) continue;
+      const check = this.check[c];
+      if (check) {
+        if (!fitsAsRead(this.template[c]!, scanner, k, b)) check(scanner.decoded(k), at);
+      } else if (!this.text[c]) {
+        this.bits[c]! |= seenAt(scanner, k, b);
+        this.text[c] = kindOf(this.bits[c]!) === 'string';
+      }
+    }
+    return true;
   }
 
   add(row: Record<string, unknown>): void {

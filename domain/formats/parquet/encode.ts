@@ -1,0 +1,193 @@
+// A column chunk's pages from its typed buffers (columns.ts; ADR 0050): one data page (v1) per
+// chunk, definition levels in the RLE/bit-packed hybrid, values PLAIN or, for text that repeats,
+// a dictionary page and RLE_DICTIONARY indexes; every page snappy-compressed. The page header's
+// and the footer's Thrift come from hyparquet-writer, whose pieces these are.
+import type { ColumnChunk, Encoding, PageHeader, Statistics } from 'hyparquet';
+import { ByteWriter } from 'hyparquet-writer';
+import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
+import { writeRleBitPackedHybrid } from 'hyparquet-writer/src/encoding.js';
+import { snappyCompress } from './snappy.js';
+import type { ColumnValues } from './columns.js';
+
+export interface EncodedChunk {
+  /** The chunk's bytes in file order (page headers and compressed pages). */
+  pieces: Uint8Array[];
+  bytes: number;
+  chunk: ColumnChunk;
+}
+
+const varint = (out: number[], v: number) => {
+  while (v > 0x7f) {
+    out.push((v & 0x7f) | 0x80);
+    v >>>= 7;
+  }
+  out.push(v);
+};
+
+/** Definition levels (max level 1): one RLE run when nothing is null, else the hybrid of every row's. */
+function levels(col: ColumnValues): Uint8Array {
+  if (col.count === col.rows) {
+    const out: number[] = [];
+    varint(out, col.rows << 1);
+    out.push(1);
+    return Uint8Array.from(out);
+  }
+  const w = new ByteWriter(col.rows / 8 + 64);
+  writeRleBitPackedHybrid(w, col.defined.subarray(0, col.rows), 1);
+  return w.getBytes();
+}
+
+/** The values' bit-packed run (booleans, LSB first), no header: BOOLEAN's PLAIN encoding. */
+function bitPacked(values: Int32Array): Uint8Array {
+  const out = new Uint8Array((values.length + 7) >> 3);
+  for (let i = 0; i < values.length; i++) if (values[i]) out[i >> 3]! |= 1 << (i & 7);
+  return out;
+}
+
+/** Text values PLAIN: each a 4-byte length and its bytes. */
+function plainText(col: ColumnValues, order?: Int32Array, size = col.count): Buffer {
+  let total = 0;
+  for (let k = 0; k < size; k++) {
+    const i = order ? order[k]! : k;
+    total += 4 + col.ends[i]! - (i ? col.ends[i - 1]! : 0);
+  }
+  const out = Buffer.allocUnsafe(total);
+  let at = 0;
+  for (let k = 0; k < size; k++) {
+    const i = order ? order[k]! : k;
+    const from = i ? col.ends[i - 1]! : 0;
+    at = out.writeUInt32LE(col.ends[i]! - from, at);
+    at += col.bytes.copy(out, at, from, col.ends[i]!);
+  }
+  return out;
+}
+
+/** The dictionary indexes as one bit-packed run of the hybrid encoding, after their bit width. */
+function packedIds(ids: Int32Array, width: number): Uint8Array {
+  const head: number[] = [width];
+  const groups = (ids.length + 7) >> 3;
+  varint(head, (groups << 1) | 1);
+  const out = new Uint8Array(head.length + groups * width);
+  out.set(head);
+  let o = head.length;
+  let acc = 0;
+  let bits = 0;
+  for (let i = 0; i < ids.length; i++) {
+    acc |= ids[i]! << bits;
+    bits += width;
+    while (bits >= 8) {
+      out[o++] = acc & 0xff;
+      acc >>>= 8;
+      bits -= 8;
+    }
+  }
+  if (bits > 0) out[o] = acc & 0xff;
+  return out;
+}
+
+/** FNV-1a of a value's bytes. */
+function hashOf(b: Buffer, from: number, to: number): number {
+  let h = 0x811c9dc5;
+  for (let k = from; k < to; k++) h = Math.imul(h ^ b[k]!, 0x01000193);
+  return h >>> 0;
+}
+
+function sameBytes(b: Buffer, a0: number, a1: number, b0: number, b1: number): boolean {
+  if (a1 - a0 !== b1 - b0) return false;
+  for (let k = 0; k < a1 - a0; k++) if (b[a0 + k] !== b[b0 + k]) return false;
+  return true;
+}
+
+/**
+ * The text's dictionary (each distinct value's first row) and every value's index in it; none
+ * when it would not pay (a key or an order number).
+ */
+function dictionary(col: ColumnValues): { first: Int32Array; size: number; ids: Int32Array } | null {
+  const n = col.count;
+  if (n === 0) return null;
+  let cap = 1024;
+  while (cap < n * 2) cap *= 2;
+  const table = new Int32Array(cap).fill(-1);
+  const first = new Int32Array(n);
+  const ids = new Int32Array(n);
+  const { bytes, ends } = col;
+  let size = 0;
+  for (let i = 0; i < n; i++) {
+    const from = i ? ends[i - 1]! : 0;
+    const to = ends[i]!;
+    for (let h = hashOf(bytes, from, to) & (cap - 1); ; h = (h + 1) & (cap - 1)) {
+      const d = table[h]!;
+      if (d === -1) {
+        table[h] = size;
+        first[size] = i;
+        ids[i] = size++;
+        break;
+      }
+      const j = first[d]!;
+      if (sameBytes(bytes, j ? ends[j - 1]! : 0, ends[j]!, from, to)) {
+        ids[i] = d;
+        break;
+      }
+    }
+    // More than half the values differ (or all of the first 8,192): the dictionary would not pay.
+    if ((size > n >> 1 && size > 16) || (i === 8191 && size > 7372)) return null;
+  }
+  return { first, size, ids };
+}
+
+function page(type: 'DATA_PAGE' | 'DICTIONARY_PAGE', raw: Uint8Array, values: number, encoding: Encoding): { head: Uint8Array; body: Uint8Array; raw: number } {
+  const body = snappyCompress(raw);
+  const header: PageHeader =
+    type === 'DATA_PAGE'
+      ? { type, uncompressed_page_size: raw.length, compressed_page_size: body.length, data_page_header: { num_values: values, encoding, definition_level_encoding: 'RLE', repetition_level_encoding: 'RLE' } }
+      : { type, uncompressed_page_size: raw.length, compressed_page_size: body.length, dictionary_page_header: { num_values: values, encoding } };
+  const w = new ByteWriter(64);
+  writePageHeader(w, header);
+  return { head: w.getBytes(), body, raw: raw.length };
+}
+
+/** The page's values and their encoding; a dictionary page first where text repeats. */
+function values(col: ColumnValues): { data: Uint8Array; encoding: Encoding; dict?: { plain: Buffer; size: number } } {
+  if (col.physical === 'BOOLEAN') return { data: bitPacked(col.booleans()), encoding: 'PLAIN' };
+  if (col.physical !== 'BYTE_ARRAY') return { data: col.fixedBytes(), encoding: 'PLAIN' };
+  const dict = dictionary(col);
+  if (!dict) return { data: plainText(col), encoding: 'PLAIN' };
+  const width = Math.max(1, Math.ceil(Math.log2(dict.size)));
+  return { data: packedIds(dict.ids.subarray(0, col.count), width), encoding: 'RLE_DICTIONARY', dict: { plain: plainText(col, dict.first, dict.size), size: dict.size } };
+}
+
+function statistics(col: ColumnValues): Statistics {
+  const nulls = BigInt(col.rows - col.count);
+  const b = col.bounds();
+  return b ? { null_count: nulls, min_value: b.min, max_value: b.max } : { null_count: nulls };
+}
+
+/** One column chunk of a row group, to be written at `offset` in the file. */
+export function encodeChunk(col: ColumnValues, name: string, offset: number): EncodedChunk {
+  const { data, encoding, dict } = values(col);
+  const lv = levels(col);
+  const raw = new Uint8Array(4 + lv.length + data.length);
+  new DataView(raw.buffer).setUint32(0, lv.length, true);
+  raw.set(lv, 4);
+  raw.set(data, 4 + lv.length);
+  const pages = [...(dict ? [page('DICTIONARY_PAGE', dict.plain, dict.size, 'PLAIN')] : []), page('DATA_PAGE', raw, col.rows, encoding)];
+  const pieces = pages.flatMap((p) => [p.head, p.body]);
+  const bytes = pieces.reduce((s, p) => s + p.length, 0);
+  const dataAt = offset + (dict ? pages[0]!.head.length + pages[0]!.body.length : 0);
+  const chunk: ColumnChunk = {
+    file_offset: BigInt(offset),
+    meta_data: {
+      type: col.physical,
+      encodings: dict ? ['PLAIN', 'RLE', 'RLE_DICTIONARY'] : ['PLAIN', 'RLE'],
+      path_in_schema: [name],
+      codec: 'SNAPPY',
+      num_values: BigInt(col.rows),
+      total_uncompressed_size: BigInt(pages.reduce((s, p) => s + p.head.length + p.raw, 0)),
+      total_compressed_size: BigInt(bytes),
+      data_page_offset: BigInt(dataAt),
+      dictionary_page_offset: dict ? BigInt(offset) : undefined,
+      statistics: statistics(col),
+    },
+  };
+  return { pieces, bytes, chunk };
+}

@@ -1,0 +1,113 @@
+// The Parquet render's byte path (ADR 0050) against the parse it replaces: the line scanner's
+// values against JSON.parse's, momentAt against parseMoment, and the whole writer fed by lines
+// against the same writer fed by parsed rows (the same file, byte for byte, or the same error).
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { momentAt, parseMoment, readMoment } from '../../domain/formats/parquet/dates.js';
+import { ParquetParts } from '../../domain/formats/parquet/parts.js';
+import { LineScanner } from '../../domain/formats/parquet/scan.js';
+import { TypePass, uniqueKeys } from '../../domain/formats/parquet/types.js';
+import { ownValue } from '../../domain/formats/own.js';
+
+const KEYS = ['id', 'amount', 'when', '__proto__', 'constructor', 'é ü', 'q"uote', 'n'];
+const dateText = fc.stringMatching(/^\d{4}-[01]\d-[0-3]\d([T ][0-2]\d:[0-6]\d(:[0-6]\d(\.\d{1,4})?)?(Z|[+-][0-2]\d:?[0-6]\d)?)?$/);
+const value: fc.Arbitrary<unknown> = fc.oneof(
+  fc.constant(null),
+  fc.boolean(),
+  fc.integer(),
+  fc.maxSafeInteger(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.constantFrom(-0, 0.1, 1.5, 1e21, 2 ** 53, 2 ** 63, 123456789012345.6, 0.000001, 5e-7, 12.34, -98.7),
+  dateText,
+  fc.string({ unit: 'binary' }),
+  fc.constantFrom('', '1,234', '007', '12%', 'true', '2024-02-30', '0001-01-01T00:00:00+01:00'),
+  fc.jsonValue({ maxDepth: 2 }).filter((v) => typeof v === 'object'),
+);
+const row = fc.dictionary(fc.constantFrom(...KEYS, 'other', 'idx', 'n\\'), value, { maxKeys: 6 });
+const line = (r: Record<string, unknown>) => Buffer.from(JSON.stringify(r), 'utf8');
+
+/** Equal as JSON.parse gives them: -0 is not 0, objects compared by their JSON. */
+const same = (a: unknown, b: unknown) => (typeof a === 'object' && a !== null ? JSON.stringify(a) === JSON.stringify(b) : Object.is(a, b));
+
+describe('the line scanner', () => {
+  it('reads every column value as JSON.parse does, or leaves the line to it', () => {
+    const scanner = new LineScanner(KEYS);
+    fc.assert(
+      fc.property(row, fc.constantFrom('', ' ', '\t'), (r, pad) => {
+        const b = Buffer.from(`${pad}${JSON.stringify(r)}${pad}`, 'utf8');
+        // Only a line with an escaped key is left to JSON.parse.
+        if (!scanner.scan(b, 0, b.length)) return Object.keys(r).some((k) => JSON.stringify(k).slice(1, -1) !== k);
+        const parsed = JSON.parse(b.toString('utf8')) as unknown;
+        return KEYS.every((k, i) => same(scanner.decoded(i), ownValue(parsed, k)));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('keeps the last of a repeated key and refuses what JSON.parse refuses', () => {
+    const scanner = new LineScanner(['a', 'b']);
+    const scan = (s: string) => scanner.scan(Buffer.from(s), 0, Buffer.byteLength(s));
+    expect(scan('{"a":1,"b":2,"a":3}')).toBe(true);
+    expect(scanner.decoded(0)).toBe(3);
+    expect(scan('{"a": -0 , "b" : 1.50}')).toBe(true);
+    expect(Object.is(scanner.decoded(0), -0)).toBe(true);
+    expect(scanner.decoded(1)).toBe(1.5);
+    for (const bad of ['{"a":01}', '{"a":1.}', '{"a":tru}', '{"a":"x\u0001"}', '{"a":1', '{"a":1}x', '[1]', 'null', '{"a":[1,2}', '{"a":-}']) expect(scan(bad)).toBe(false);
+  });
+});
+
+describe('momentAt', () => {
+  it('reads the same moments as parseMoment, from the bytes', () => {
+    fc.assert(
+      fc.property(fc.oneof(dateText, fc.string(), dateText.map((s) => `${s}x`), dateText.map((s) => s.slice(0, -1))), (s) => {
+        const want = parseMoment(s);
+        const b = Buffer.from(`"${s}"`, 'utf8');
+        const got = momentAt(b, 1, b.length - 1);
+        return want === null ? !got : got && readMoment.days === want.days && readMoment.ms === want.ms && readMoment.dateOnly === want.dateOnly && readMoment.zoned === want.zoned;
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+});
+
+describe('the Parquet writer fed by lines', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'dc-pq-scan-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const columns = [...KEYS, 'id'].map((key) => ({ key, title: key }));
+  const typed = [{ key: 'id', title: 'id', type: 'integer' }, { key: 'when', title: 'when', type: 'datetime' }, { key: 'amount', title: 'amount', type: 'number' }, ...KEYS.slice(3).map((key) => ({ key, title: key }))];
+
+  /** The file (its sha256) or the error's sentence, with rows fed parsed or as lines. */
+  async function render(cols: typeof columns, rows: Record<string, unknown>[], asLines: boolean, n: number): Promise<string> {
+    const scanner = new LineScanner(uniqueKeys(cols));
+    const lines = rows.map(line);
+    try {
+      const pass = new TypePass(cols);
+      for (const [i, b] of lines.entries()) if (!asLines || !pass.addLine(scanner, b, 0, b.length)) pass.add(rows[i]!);
+      const parts = new ParquetParts(cols, pass.kinds(), { maxRows: 7, maxBytes: 1e9 }, (k) => join(dir, `${n}-${asLines}-${k}.parquet`));
+      for (const b of lines) {
+        const full = (asLines ? parts.addLine(scanner, b, 0, b.length, b.length) : null) ?? parts.add(JSON.parse(b.toString()) as Record<string, unknown>, b.length);
+        if (full) await parts.flushGroup();
+      }
+      const written = await parts.finish();
+      return `${pass.kinds().join()} ${written.map((p) => createHash('sha256').update(readFileSync(p.path)).digest('hex')).join()}`;
+    } catch (err) {
+      return `error: ${(err as Error).message}`;
+    }
+  }
+
+  it('writes the same files, byte for byte, as from parsed rows (or fails with the same sentence)', async () => {
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(row, { maxLength: 20 }), fc.boolean(), async (rows, withTypes) => {
+        n++;
+        const cols = withTypes ? typed : columns;
+        expect(await render(cols, rows, true, n)).toBe(await render(cols, rows, false, n));
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
