@@ -8,6 +8,7 @@
 // a historical change at an odd minute) is never cached: each of its values asks Intl for itself.
 import { DomainError } from '../errors.js';
 import { civilDays } from './parquet/dates.js';
+import { digits, isCalendarDay } from './digits.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
@@ -17,20 +18,7 @@ const CACHE_HOURS = 50_000;
 const FIRST_MS = civilDays(1, 1, 1) * DAY_MS;
 const END_MS = civilDays(10_000, 1, 1) * DAY_MS;
 
-const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-const leap = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
 const TWO = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0'));
-
-/** The n digits of s at `from` as a number, -1 when one is not a digit. */
-function digits(s: string, from: number, n: number): number {
-  let v = 0;
-  for (let i = from; i < from + n; i++) {
-    const c = s.charCodeAt(i) - 48;
-    if (c < 0 || c > 9) return -1;
-    v = v * 10 + c;
-  }
-  return v;
-}
 
 /** Where parseZoned found the fraction (from its dot; 0, 0: none): fields, so a parse allocates nothing. */
 let fracFrom = 0;
@@ -49,7 +37,7 @@ function parseZoned(s: string): number {
   const d = digits(s, 8, 2);
   const h = digits(s, 11, 2);
   const mi = digits(s, 14, 2);
-  if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > (mo === 2 && leap(y) ? 29 : MONTH_DAYS[mo - 1]!) || h < 0 || h > 23 || mi < 0 || mi > 59) return Number.NaN;
+  if (!isCalendarDay(y, mo, d) || h < 0 || h > 23 || mi < 0 || mi > 59) return Number.NaN;
   let at = 16;
   let sec = 0;
   fracFrom = fracTo = 0;

@@ -5,43 +5,24 @@
 # Input (stdin): [{"id", "kind": "csv", "path", "delimiter"} | {"id", "kind": "xlsx", "path"}
 #                 | {"id", "kind": "zone", "zone", "texts": [...]}]
 # Output (stdout): {id: result}.
-import csv
 import datetime
-import io
+import importlib.util
 import json
+import os
 import re
 import sys
 from zoneinfo import ZoneInfo
 
+# format-readers.py (beside this file; its name is no module name) holds the CSV reader both tests use.
+_spec = importlib.util.spec_from_file_location("format_readers", os.path.join(os.path.dirname(os.path.abspath(__file__)), "format-readers.py"))
+format_readers = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(format_readers)
+
 
 def read_csv(path, delimiter):
+    # The differential test's CSV reader (strict csv module, BOM and record ends), on this file.
     with open(path, "rb") as f:
-        text = f.read().decode("utf-8")
-    bom = text.startswith("\ufeff")
-    body = text[1:] if bom else text
-    # strict: a quote where none may be (a field opened unquoted) fails the read.
-    rows = list(csv.reader(io.StringIO(body, newline=""), delimiter=delimiter, strict=True))
-    return {"bom": bom, "rows": rows, "line_endings": record_ends(body)}
-
-
-def record_ends(text):
-    # The line breaks that end records (outside quoted fields), each once.
-    seen = set()
-    quoted = False
-    i = 0
-    while i < len(text):
-        c = text[i]
-        if c == '"':
-            quoted = not quoted
-        elif not quoted and c == "\r":
-            end = "\r\n" if text[i + 1 : i + 2] == "\n" else "\r"
-            seen.add(end)
-            i += len(end)
-            continue
-        elif not quoted and c == "\n":
-            seen.add("\n")
-        i += 1
-    return sorted(seen)
+        return format_readers.read_csv(f.read(), delimiter)
 
 
 def cell(v):

@@ -1,6 +1,7 @@
 // Source values → typed cells. Numbers become real numbers only when that loses nothing: long ids,
 // leading zeros and 16+ significant digits stay text. Nothing ever becomes a formula.
 import type { CellType } from './schema.js';
+import { digits, isCalendarDay } from '../digits.js';
 
 export type Cell = { t: 'n'; v: number } | { t: 's'; v: string } | { t: 'b'; v: boolean } | null;
 
@@ -40,17 +41,6 @@ const DATE = /^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[ T](\d{1,2}):(\d{2})(?::(\
 /** Wall-clock milliseconds as Excel's serial date. */
 const serial = (ms: number) => (ms - EXCEL_EPOCH) / DAY_MS;
 
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-const digits = (s: string, from: number, n: number): number => {
-  let v = 0;
-  for (let i = from; i < from + n; i++) {
-    const c = s.charCodeAt(i) - 48;
-    if (c < 0 || c > 9) return -1;
-    v = v * 10 + c;
-  }
-  return v;
-};
-
 /** 'yyyy-mm-dd' and 'yyyy-mm-dd hh:mm:ss' without a regex or a Date: most date cells, a million times. */
 function fastDate(s: string): number | null | undefined {
   if ((s.length !== 10 && s.length !== 19) || s[4] !== '-' || s[7] !== '-') return undefined;
@@ -62,8 +52,7 @@ function fastDate(s: string): number | null | undefined {
     if (h < 0 || h > 23 || mi < 0 || mi > 59 || se < 0 || se > 59) return null;
     secs = h * 3600 + mi * 60 + se;
   }
-  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
-  if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > (mo === 2 && leap ? 29 : DAYS_IN_MONTH[mo - 1]!)) return null;
+  if (!isCalendarDay(y, mo, d)) return null;
   const ms = Date.UTC(y, mo - 1, d);
   return ms < FIRST_SAFE ? null : serial(ms) + secs / 86_400;
 }
