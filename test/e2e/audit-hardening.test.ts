@@ -63,7 +63,7 @@ describe('misspelt options', () => {
     ['POST', '/v1/tasks/sync', 'project', { ...task, page_sise: 100 }, 'page_sise'],
     ['POST', '/v1/tasks/preview', 'project', { ...task, row: 5 }, 'row'],
     ['POST', '/v1/tasks', 'project', { ...task, type: 'excel', sheets: [{ source_url: task.source_url, nam: 'x' }] }, 'sheets.0.nam'],
-    ['POST', '/v1/schedules', 'project', { ...task, every: '1h', time_zone: 'UTC' }, 'time_zone'],
+    ['POST', '/v1/schedules', 'project', { ...task, every: '1h', timezon: 'UTC' }, 'timezon'],
     ['POST', '/v1/projects', 'admin', { name: 'x', source_hosts: ['127.0.0.1'], max_runing_tasks: 50 }, 'max_runing_tasks'],
   ];
 
