@@ -156,8 +156,12 @@ describe('POST /v1/destinations/:id/test (kind sftp)', () => {
       expect(result.error.message).not.toContain('PRIVATE KEY');
       if (server.password) expect(result.error.message).not.toContain(server.password);
     }
-    // The host key is reported even when it is not the pinned one: what to compare with the partner's.
-    expect(await probe(await destination({ host_key_sha256: OTHER_FINGERPRINT }))).toMatchObject({ host_key_sha256: server.hostKeySha256 });
+    // The host key is reported even when it is not the pinned one: what to compare with the partner's
+    // (the one shown first), and every key the server has in the message.
+    const wrong = await probe(await destination({ host_key_sha256: OTHER_FINGERPRINT }));
+    expect(wrong).toMatchObject({ host_key_sha256: server.hostKeySha256 });
+    expect(wrong.error.message).toContain(server.hostKeySha256);
+    expect(wrong.error.message).toContain(server.rsaHostKeySha256);
     expect(readdirSync(server.locked)).toEqual([]);
   });
 });
@@ -191,6 +195,19 @@ describe('delivery onto the SFTP server', () => {
     const mtime = (name: string) => statSync(join(dir, name)).mtimeMs;
     const manifestAt = mtime(`${sub}/${taskId}-manifest.json`);
     for (const f of task.files) expect(mtime(`${sub}/${taskId}-${f.name}`)).toBeLessThanOrEqual(manifestAt);
+  });
+
+  it("delivers to a destination pinned to the server's RSA host key, though ssh2 is shown the Ed25519 one first", async () => {
+    const dir = freshDir('rsa-pinned');
+    const id = await destination({ path: dir, host_key_sha256: server.rsaHostKeySha256 });
+    expect(await probe(id)).toMatchObject({ ok: true, host_key_sha256: server.rsaHostKeySha256 });
+    const task = await env.waitForTask(await submit({ file_name: 'rsa', destination_id: id }), project.api_key, undefined, 120_000);
+    expect(task.status, JSON.stringify(task.error)).toBe('succeeded');
+    const files = server.files(dir);
+    const [name] = [...files.keys()].filter((k) => k.endsWith('rsa.csv'));
+    expect(name, [...files.keys()].join(', ')).toBeDefined();
+    expect(sha256(files.get(name!)!)).toBe(task.files[0].sha256);
+    expect(task.files[0].delivered_to).toBe(`sftp://127.0.0.1:${server.port}${dir}/${name}`);
   });
 
   it('fails at once on a host key that is not the pinned one (destination_host_key_mismatch), writing nothing', async () => {
