@@ -85,7 +85,9 @@ describe('an SFTP failure, named', () => {
     expect(classifySftp(new Error('Cannot parse privateKey: Unsupported key format'))).toBe('auth');
     expect(classifySftp(ssh('client-timeout', 'Timed out while waiting for handshake'))).toBe('timeout');
     expect(classifySftp(codedError('SFTP_PERMISSION_DENIED', 'open: Permission denied'))).toBe('permission');
-    expect(classifySftp(codedError('SFTP_NO_SUCH_FILE', '/x does not exist'))).toBe('directory');
+    expect(classifySftp(codedError('SFTP_NO_DIRECTORY', '/x does not exist'))).toBe('directory');
+    // Any other no-such-file (a temporary file a partner removed) is no missing directory.
+    expect(classifySftp(codedError('SFTP_NO_SUCH_FILE', 'open /x/f.part-1: No such file'))).toBe('unknown');
     expect(classifySftp(codedError('ECONNREFUSED', 'refused'))).toBe('connect');
     expect(classifySftp(codedError('ENOTFOUND', 'no such host'))).toBe('dns');
     expect(classifySftp(codedError('EBLOCKED', 'metadata'))).toBe('blocked');
@@ -96,9 +98,9 @@ describe('an SFTP failure, named', () => {
     const as = (err: unknown) => sftpDeliveryError(err, 'dst_1') as DomainError;
     expect(as(codedError('EHOSTKEY', 'k'))).toMatchObject({ code: 'destination_host_key_mismatch', retryable: false });
     expect(as(ssh('client-authentication'))).toMatchObject({ code: 'destination_auth_failed', retryable: false });
-    expect(as(codedError('SFTP_NO_SUCH_FILE', 'gone'))).toMatchObject({ code: 'destination_bucket_missing', retryable: false });
+    expect(as(codedError('SFTP_NO_DIRECTORY', 'gone'))).toMatchObject({ code: 'destination_bucket_missing', retryable: false });
     expect(as(codedError('SFTP_PERMISSION_DENIED', 'no'))).toMatchObject({ code: 'destination_permission_denied', retryable: false });
-    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'delivery_timeout', 'SFTP_FAILURE']) {
+    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'delivery_timeout', 'SFTP_FAILURE', 'SFTP_NO_SUCH_FILE']) {
       expect(as(codedError(code, 'x')), code).toMatchObject({ code: 'destination_unreachable', retryable: true });
     }
     const ours = new DomainError('storage_failed', 'ours');
