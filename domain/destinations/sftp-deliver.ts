@@ -71,7 +71,7 @@ export const sftpUrl = (row: SftpRow, path: string): string => `sftp://${row.sft
 export async function requireDirectory(session: SftpSession, dir: string): Promise<void> {
   const path = dir.replace(/\/+$/, '') || '/';
   const stats = await session.stat(path);
-  if (!stats) throw codedError('SFTP_NO_SUCH_FILE', `${path} does not exist`);
+  if (!stats) throw codedError('SFTP_NO_DIRECTORY', `${path} does not exist`);
   if (!stats.isDirectory()) throw codedError('ENOTDIR', `${path} is not a directory`);
 }
 
@@ -85,8 +85,10 @@ async function makeParents(session: SftpSession, base: string, target: string): 
     if (stats?.isDirectory()) continue;
     if (stats) throw codedError('ENOTDIR', `${dir} is not a directory`);
     // Another delivery into the same path may make it first: what counts is that it is there after.
-    await session.mkdir(dir).catch(async (err: unknown) => {
-      if (!(await session.stat(dir))?.isDirectory()) throw err;
+    await session.mkdir(dir).catch(async (err: { code?: unknown; message?: string }) => {
+      if ((await session.stat(dir))?.isDirectory()) return;
+      // The directory above it went (no such file): a missing directory, not a vanished file.
+      throw err.code === 'SFTP_NO_SUCH_FILE' ? codedError('SFTP_NO_DIRECTORY', err.message ?? `mkdir ${dir}`) : err;
     });
   }
 }

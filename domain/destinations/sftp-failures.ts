@@ -1,7 +1,7 @@
 // What went wrong with an SFTP server, named in the codes an S3 bucket's failures use (the /test
 // answer's, and a delivery's task error code), plus the two only SFTP has: a host key that is not
 // the pinned one (never retried: a server that moved, or someone in between) and a directory that
-// does not exist.
+// does not exist (found so while checking or making it; any other no-such-file is retried).
 import { CancelledFailure } from '@temporalio/common';
 import { SealError } from '../../platform/sealed.js';
 import { DomainError } from '../errors.js';
@@ -14,7 +14,9 @@ export function classifySftp(err: unknown): ProbeFailure {
   if (level === 'client-authentication' || /^Cannot parse privateKey/.test((err as Error)?.message ?? '')) return 'auth';
   if (level === 'client-timeout') return 'timeout';
   if (code === 'SFTP_PERMISSION_DENIED') return 'permission';
-  if (code === 'SFTP_NO_SUCH_FILE' || code === 'ENOTDIR') return 'directory';
+  // Only the destination's directory (or one of destination_path's) missing is a missing directory:
+  // a temporary file gone (a partner's clean-up) is the upload's to mend (sftp-upload.ts).
+  if (code === 'SFTP_NO_DIRECTORY' || code === 'ENOTDIR') return 'directory';
   return classify(err);
 }
 

@@ -3,7 +3,8 @@
 // first, then our own guarded DNS lookup (metadata and link-local answers refused), and ssh2 is
 // given the address that lookup allowed, never the name, so a second answer (DNS rebinding) is
 // never asked for. The server's host key must be the pinned one, compared before any credential
-// is sent: a wrong one ends the handshake, nothing is written. Every request has a deadline.
+// is sent: a wrong one ends the handshake, nothing is written; the server's other key types are
+// then asked for, one connection each (sftp-host-keys.ts). Every request has a deadline.
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Client, SFTPWrapper, Stats } from 'ssh2';
@@ -11,6 +12,7 @@ import { open as unseal } from '../../platform/sealed.js';
 import { DomainError } from '../errors.js';
 import { guardedLookup } from '../source/hosts.js';
 import { withDeadline } from './deadline.js';
+import { keyTypeOf, otherHostKeyOffers, serverOffersIn } from './sftp-host-keys.js';
 import type { SftpRow } from './kinds.js';
 import { sftpHostRefusal } from './refusal.js';
 
@@ -150,10 +152,37 @@ export async function openSession(row: SftpRow, hosts: readonly string[], keys: 
   progress.step = 'dns';
   const address = await withDeadline(lookup(host), timeoutMs);
   progress.step = 'connect';
+  const h: Handshake = { address, port, username, secret, pinned, timeoutMs, seen: [] };
+  try {
+    return await connectOnce(h, progress);
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== 'EHOSTKEY') throw err;
+    return otherHostKeys(h, progress);
+  }
+}
+
+/** The pin is not the key the server preferred: one connection per other key type the server has, the first whose key matches. */
+async function otherHostKeys(h: Handshake, progress: Progress): Promise<SftpSession> {
+  for (const algorithms of otherHostKeyOffers(h.seen.map((k) => k.type), h.serverOffers)) {
+    const before = h.seen.length;
+    try {
+      return await connectOnce({ ...h, algorithms }, progress);
+    } catch (err) {
+      // Past the host key (it matched): the server's answer from there on is the session's.
+      if (h.seen.length > before && h.seen.at(-1)!.fingerprint === h.pinned) throw err;
+    }
+  }
+  progress.step = 'host_key';
+  progress.seen = h.seen[0]?.fingerprint;
+  const shown = h.seen.map((k) => `${k.fingerprint} (${k.type})`).join(', ');
+  throw codedError('EHOSTKEY', `the server's host ${h.seen.length > 1 ? 'keys are' : 'key is'} ${shown}, not the pinned ${h.pinned}`);
+}
+
+async function connectOnce(h: Handshake, progress: Progress): Promise<SftpSession> {
   const client = new (loadSsh2().Client)();
   try {
-    const sftp = await withDeadline(handshake(client, { address, port, username, secret, pinned, timeoutMs }, progress), timeoutMs * 2);
-    return new SftpSession(client, sftp, timeoutMs);
+    const sftp = await withDeadline(handshake(client, h, progress), h.timeoutMs * 2);
+    return new SftpSession(client, sftp, h.timeoutMs);
   } catch (err) {
     client.destroy();
     throw err;
@@ -167,6 +196,12 @@ interface Handshake {
   secret: SftpSecret;
   pinned: string;
   timeoutMs: number;
+  /** The host key types to offer; ssh2's own list (Ed25519 first) when absent. */
+  algorithms?: string[];
+  /** Every host key the server showed, in order, across the connections of one session. */
+  seen: { fingerprint: string; type: string }[];
+  /** The host key algorithms the server offered in its first handshake, when ssh2 told. */
+  serverOffers?: string[];
 }
 
 function handshake(client: Client, h: Handshake, progress: Progress): Promise<SFTPWrapper> {
@@ -187,6 +222,9 @@ function handshake(client: Client, h: Handshake, progress: Progress): Promise<SF
       ...(h.secret.password !== undefined ? { password: h.secret.password } : {}),
       ...(h.secret.private_key !== undefined ? { privateKey: h.secret.private_key } : {}),
       ...(h.secret.passphrase !== undefined ? { passphrase: h.secret.passphrase } : {}),
+      ...(h.algorithms ? { algorithms: { serverHostKey: h.algorithms } } : {}),
+      // Only the handshake's line naming the server's host key algorithms is read; nothing is logged.
+      debug: (line: string) => (h.serverOffers ??= serverOffersIn(line)),
       readyTimeout: h.timeoutMs,
       keepaliveInterval: 10_000,
       keepaliveCountMax: 3,
@@ -195,6 +233,7 @@ function handshake(client: Client, h: Handshake, progress: Progress): Promise<SF
       hostVerifier: (key) => {
         progress.step = 'host_key';
         progress.seen = fingerprintOf(key);
+        h.seen.push({ fingerprint: progress.seen, type: keyTypeOf(key) });
         mismatch = progress.seen !== h.pinned;
         if (!mismatch) progress.step = 'auth';
         return !mismatch;

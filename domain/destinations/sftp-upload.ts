@@ -2,7 +2,9 @@
 // name beside it (`<name>.part-<token>`), are flushed, checked (size, and the sha256 of what we
 // read), then renamed over the final name in one step. The token is the same on every attempt of
 // the task, so an attempt after a crash finds the temporary file, checks the tail it holds against
-// our bytes, and writes on from its end; a tail that does not match starts the file over.
+// our bytes, and writes on from its end; a tail that does not match starts the file over, and so
+// does a temporary file that vanished meanwhile (a partner clearing `.part` files between a crash
+// and the resume).
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { DomainError } from '../errors.js';
@@ -38,18 +40,23 @@ export interface PutResult {
 /** The tail of a file that did not match ours: this attempt starts it over. */
 class TailMismatch extends Error {}
 
+/** The temporary file went while we wrote it or before the rename (a partner's clean-up of `.part` files). */
+const vanished = (err: unknown): boolean => (err as { code?: unknown })?.code === 'SFTP_NO_SUCH_FILE';
+
 export async function putFile(session: SftpSession, file: SftpFile, temp: string, open: () => Promise<Readable>, progress: () => void): Promise<PutResult> {
   const existing = await session.stat(temp);
-  let offset = existing?.size !== undefined && existing.size <= file.bytes ? existing.size : 0;
+  const offset = existing?.size !== undefined && existing.size <= file.bytes ? existing.size : 0;
   try {
     await writeFrom(session, file, temp, await open(), offset, progress);
+    await session.replace(temp, file.path);
+    return { resumedFrom: offset };
   } catch (err) {
-    if (!(err instanceof TailMismatch)) throw err;
-    offset = 0;
+    // Once: a file that vanishes again is the retry's (a no-such-file the task does not fail on).
+    if (!(err instanceof TailMismatch) && !vanished(err)) throw err;
     await writeFrom(session, file, temp, await open(), 0, progress);
+    await session.replace(temp, file.path);
+    return { resumedFrom: 0 };
   }
-  await session.replace(temp, file.path);
-  return { resumedFrom: offset };
 }
 
 /** Our bytes from the start (all hashed), written from `offset` on after checking the tail before it. */
@@ -88,7 +95,8 @@ async function writeFrom(session: SftpSession, file: SftpFile, temp: string, str
     closed = true;
     await session.close(handle, true);
     const written = await session.stat(temp);
-    if (written?.size !== file.bytes) throw Object.assign(new Error(`${temp} holds ${written?.size} bytes after the upload, not ${file.bytes}`), { code: 'SFTP_SIZE' });
+    if (!written) throw Object.assign(new Error(`${temp} is gone after the upload`), { code: 'SFTP_NO_SUCH_FILE' });
+    if (written.size !== file.bytes) throw Object.assign(new Error(`${temp} holds ${written.size} bytes after the upload, not ${file.bytes}`), { code: 'SFTP_SIZE' });
   } finally {
     if (!closed) await session.close(handle, false).catch(() => {});
   }

@@ -17,6 +17,10 @@ declare module 'ssh2' {
     keepaliveInterval?: number;
     keepaliveCountMax?: number;
     tryKeyboard?: boolean;
+    /** The host key algorithms offered, in order (ssh2's default list when absent). */
+    algorithms?: { serverHostKey?: string[] };
+    /** ssh2's trace of the handshake, one line a call. */
+    debug?: (line: string) => void;
     /** No agent, no keyboard-interactive: only what the config gives. */
     agent?: undefined;
   }

@@ -3,9 +3,10 @@
 // export lands whole (read back from the server's disk, byte for byte) with its manifest last, a
 // wrong host key fails the task at once with nothing written, a host the admin removed is refused,
 // and a delivery after a crash writes on from the temporary file's end (or starts it over when
-// that end is not ours), never leaving a partial file under the final name.
+// that end is not ours, or the file is gone), never leaving a partial file under the final name;
+// a destination pinned to the server's RSA host key delivers although ssh2 asks for Ed25519 first.
 import { createHash } from 'node:crypto';
-import { chownSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -156,8 +157,12 @@ describe('POST /v1/destinations/:id/test (kind sftp)', () => {
       expect(result.error.message).not.toContain('PRIVATE KEY');
       if (server.password) expect(result.error.message).not.toContain(server.password);
     }
-    // The host key is reported even when it is not the pinned one: what to compare with the partner's.
-    expect(await probe(await destination({ host_key_sha256: OTHER_FINGERPRINT }))).toMatchObject({ host_key_sha256: server.hostKeySha256 });
+    // The host key is reported even when it is not the pinned one: what to compare with the partner's
+    // (the one shown first), and every key the server has in the message.
+    const wrong = await probe(await destination({ host_key_sha256: OTHER_FINGERPRINT }));
+    expect(wrong).toMatchObject({ host_key_sha256: server.hostKeySha256 });
+    expect(wrong.error.message).toContain(server.hostKeySha256);
+    expect(wrong.error.message).toContain(server.rsaHostKeySha256);
     expect(readdirSync(server.locked)).toEqual([]);
   });
 });
@@ -191,6 +196,19 @@ describe('delivery onto the SFTP server', () => {
     const mtime = (name: string) => statSync(join(dir, name)).mtimeMs;
     const manifestAt = mtime(`${sub}/${taskId}-manifest.json`);
     for (const f of task.files) expect(mtime(`${sub}/${taskId}-${f.name}`)).toBeLessThanOrEqual(manifestAt);
+  });
+
+  it("delivers to a destination pinned to the server's RSA host key, though ssh2 is shown the Ed25519 one first", async () => {
+    const dir = freshDir('rsa-pinned');
+    const id = await destination({ path: dir, host_key_sha256: server.rsaHostKeySha256 });
+    expect(await probe(id)).toMatchObject({ ok: true, host_key_sha256: server.rsaHostKeySha256 });
+    const task = await env.waitForTask(await submit({ file_name: 'rsa', destination_id: id }), project.api_key, undefined, 120_000);
+    expect(task.status, JSON.stringify(task.error)).toBe('succeeded');
+    const files = server.files(dir);
+    const [name] = [...files.keys()].filter((k) => k.endsWith('rsa.csv'));
+    expect(name, [...files.keys()].join(', ')).toBeDefined();
+    expect(sha256(files.get(name!)!)).toBe(task.files[0].sha256);
+    expect(task.files[0].delivered_to).toBe(`sftp://127.0.0.1:${server.port}${dir}/${name}`);
   });
 
   it('fails at once on a host key that is not the pinned one (destination_host_key_mismatch), writing nothing', async () => {
@@ -293,6 +311,30 @@ describe('after a crash (deliverTask against the server, our store faked)', () =
     expect(readdirSync(join(dir, task.id)).sort()).toEqual(['big.csv', 'manifest.json']);
     // Started over: the whole file went up.
     expect(proxy.bytesUp()).toBeGreaterThan(bytes.length);
+  });
+
+  it('starts over, not failing on a missing directory, when a partner removed the temporary file after the attempt saw it', async () => {
+    const dir = freshDir('vanished');
+    const task = await newTask(dir);
+    mkdirSync(join(dir, task.id));
+    asUser(join(dir, task.id));
+    const temp = tempPathOf(`${dir}/${task.id}/big.csv`, task.id, file.sha256);
+    writeFileSync(temp, bytes.subarray(0, 1_500_000));
+    asUser(temp);
+    // The partner's clean-up of `.part` files runs after the attempt found the temporary file and
+    // before it opens it to write on: when our store is first read, in between.
+    let reads = 0;
+    const store = {
+      getStream: async () => {
+        if (reads++ === 0) rmSync(temp);
+        return storage.getStream('k');
+      },
+    } as unknown as Storage;
+    const report = await deliverTask({ ...deps(), storage: store }, task, [file], { delivered: [] }, () => {});
+    expect(reads).toBe(2);
+    expect(report.resumedBytes).toBe(0);
+    expect(server.files(join(dir, task.id)).get('big.csv')!.equals(bytes)).toBe(true);
+    expect(readdirSync(join(dir, task.id)).sort()).toEqual(['big.csv', 'manifest.json']);
   });
 
   it('a stored file whose bytes are not its sha256 fails for good (storage_failed) and leaves no temporary file', async () => {

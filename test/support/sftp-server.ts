@@ -1,11 +1,13 @@
 // A real OpenSSH sshd (Debian's openssh-server) of the customer's, for the SFTP destination tests:
-// its own sshd_config, host key, authorized keys and pid file in a temporary folder, on a loopback
-// port, with `Subsystem sftp internal-sftp` and nothing of the system's configuration. No root
-// login: run as root (CI), the user is a dedicated unprivileged system user, `dcsftp`, made with
-// useradd when absent and given a known password (chpasswd), so password logins are tested too;
-// run as anyone else, sshd can only log that user in, with keys (no password is known).
+// its own sshd_config, host keys (Ed25519, which ssh2 prefers, and RSA), authorized keys and pid
+// file in a temporary folder, on a loopback port, with `Subsystem sftp internal-sftp` and nothing of
+// the system's configuration. No root login: run as root (CI), the user is an unprivileged system
+// user of this server alone, `dcsftp-<random>`, made with useradd, given a random password (chpasswd)
+// so password logins are tested too, and removed (userdel) when the server stops; a run killed
+// before that leaves a user whose password nobody knows. Run as anyone else, sshd can only log that
+// user in, with keys (no password is known).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { userInfo } from 'node:os';
@@ -13,18 +15,18 @@ import { join, relative } from 'node:path';
 import { freePort } from './ports.js';
 
 export const SSHD = '/usr/sbin/sshd';
-const SYSTEM_USER = 'dcsftp';
-/** The dedicated user's password (set on every start: the same for every test file running at once). */
-const PASSWORD = 'dc-sftp-test-password-0123';
+const SYSTEM_USER_PREFIX = 'dcsftp-';
 
 export interface SftpServer {
   host: string;
   port: number;
   user: string;
-  /** Set only when the server runs as root with the dedicated user (who then has this password). */
+  /** Set only when the server runs as root with its own user (who then has this password, random per start). */
   password: string | undefined;
-  /** The host key's fingerprint as `ssh-keygen -lf` prints it. */
+  /** The host key's fingerprint as `ssh-keygen -lf` prints it: the Ed25519 key, the one ssh2 asks for first. */
   hostKeySha256: string;
+  /** The server's other host key, an RSA one: a client that prefers Ed25519 sees it only when it asks for RSA. */
+  rsaHostKeySha256: string;
   /** `ssh-keygen -lf`'s own line for the host key: the tests compare ours with it. */
   sshKeygenLine: string;
   /** An authorized Ed25519 key in OpenSSH format, and an authorized RSA key in PEM format. */
@@ -47,30 +49,45 @@ function newKey(dir: string, name: string, extra: string[] = ['-t', 'ed25519']):
   return join(dir, name);
 }
 
-/** The dedicated user when running as root (made once per machine), else whoever runs the tests. */
-function loginUser(): { name: string; uid: number; gid: number; password: string | undefined } {
+interface LoginUser {
+  name: string;
+  uid: number;
+  gid: number;
+  password: string | undefined;
+  /** Removes the user this server made (nothing for the user running the tests). */
+  remove(): Promise<void>;
+}
+
+/** A user of this server alone when running as root (random name and password), else whoever runs the tests. */
+async function loginUser(): Promise<LoginUser> {
   const me = userInfo();
-  if (me.uid !== 0) return { name: me.username, uid: me.uid, gid: me.gid, password: undefined };
-  const exists = () => {
+  if (me.uid !== 0) return { name: me.username, uid: me.uid, gid: me.gid, password: undefined, remove: async () => {} };
+  const name = `${SYSTEM_USER_PREFIX}${randomBytes(5).toString('hex')}`;
+  const password = randomBytes(18).toString('base64url');
+  // Test files starting servers at once take turns on /etc/passwd's lock: useradd then says so, and is asked again.
+  await retried(() => execFileSync('useradd', ['--system', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', name], { stdio: 'pipe' }));
+  await retried(() => execFileSync('chpasswd', { input: `${name}:${password}\n`, stdio: ['pipe', 'pipe', 'pipe'] }));
+  const uid = Number(execFileSync('id', ['-u', name]).toString().trim());
+  const gid = Number(execFileSync('id', ['-g', name]).toString().trim());
+  // --force: a session process sshd has not reaped yet must not keep the user (and its password)
+  // alive; should userdel still fail, the account is locked and expired instead.
+  const remove = () =>
+    retried(() => execFileSync('userdel', ['--force', name], { stdio: 'pipe' }), 5).catch(() => {
+      execFileSync('usermod', ['--lock', '--expiredate', '1', name], { stdio: 'pipe' });
+    });
+  return { name, uid, gid, password, remove };
+}
+
+async function retried(step: () => unknown, attempts = 20): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
     try {
-      execFileSync('id', ['-u', SYSTEM_USER], { stdio: 'ignore' });
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (!exists()) {
-    try {
-      execFileSync('useradd', ['--system', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', SYSTEM_USER], { stdio: 'pipe' });
+      step();
+      return;
     } catch (err) {
-      // Another test file, starting its server at the same moment, made it first.
-      if (!exists()) throw err;
+      if (attempt >= attempts) throw err;
+      await new Promise((r) => setTimeout(r, 100 * attempt));
     }
   }
-  execFileSync('chpasswd', { input: `${SYSTEM_USER}:${PASSWORD}\n` });
-  const uid = Number(execFileSync('id', ['-u', SYSTEM_USER]).toString().trim());
-  const gid = Number(execFileSync('id', ['-g', SYSTEM_USER]).toString().trim());
-  return { name: SYSTEM_USER, uid, gid, password: PASSWORD };
 }
 
 /** OpenSSH's fingerprint of a public key file, computed as `ssh-keygen -lf` does (SHA-256 of the blob, base64 unpadded). */
@@ -84,8 +101,9 @@ export async function startSftpServer(): Promise<SftpServer> {
   const dir = mkdtempSync('/tmp/dc-sftp-');
   // The user reads authorized_keys as itself, and the tests' directories are below this one.
   chmodSync(dir, 0o755);
-  const user = loginUser();
+  const user = await loginUser();
   const hostKey = newKey(dir, 'host_ed25519');
+  const rsaHostKey = newKey(dir, 'host_rsa', ['-t', 'rsa', '-b', '2048']);
   const privateKey = newKey(dir, 'user_ed25519');
   const pemKey = newKey(dir, 'user_rsa', ['-t', 'rsa', '-b', '2048', '-m', 'PEM']);
   const strangerKey = newKey(dir, 'stranger_ed25519');
@@ -108,6 +126,7 @@ export async function startSftpServer(): Promise<SftpServer> {
       `Port ${port}`,
       'ListenAddress 127.0.0.1',
       `HostKey ${hostKey}`,
+      `HostKey ${rsaHostKey}`,
       `PidFile ${join(dir, 'sshd.pid')}`,
       `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
       'UsePAM no',
@@ -127,7 +146,15 @@ export async function startSftpServer(): Promise<SftpServer> {
   const child = spawn(SSHD, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   let log = '';
   child.stderr!.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-20_000)));
-  await listening(child, port, () => log);
+  const stop = async () => {
+    await stopGroup(child);
+    await user.remove();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  await listening(child, port, () => log).catch(async (err: unknown) => {
+    await stop();
+    throw err;
+  });
   const fp = fingerprintOfPub(`${hostKey}.pub`);
   return {
     host: '127.0.0.1',
@@ -135,6 +162,7 @@ export async function startSftpServer(): Promise<SftpServer> {
     user: user.name,
     password: user.password,
     hostKeySha256: fp,
+    rsaHostKeySha256: fingerprintOfPub(`${rsaHostKey}.pub`),
     sshKeygenLine: execFileSync('ssh-keygen', ['-lf', `${hostKey}.pub`]).toString().trim(),
     privateKey: readFileSync(privateKey, 'utf8'),
     pemKey: readFileSync(pemKey, 'utf8'),
@@ -142,10 +170,7 @@ export async function startSftpServer(): Promise<SftpServer> {
     incoming,
     locked,
     files: (root) => filesUnder(root),
-    stop: async () => {
-      await stopGroup(child);
-      rmSync(dir, { recursive: true, force: true });
-    },
+    stop,
   };
 }
 

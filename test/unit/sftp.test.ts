@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { classifySftp, sftpDeliveryError } from '../../domain/destinations/sftp-failures.js';
+import { keyTypeOf, otherHostKeyOffers, serverOffersIn } from '../../domain/destinations/sftp-host-keys.js';
 import { codedError, fingerprintOf, privateKeyProblem } from '../../domain/destinations/sftp-session.js';
 import { tempPathOf } from '../../domain/destinations/sftp-upload.js';
 import { DomainError } from '../../domain/errors.js';
@@ -19,6 +20,30 @@ describe('the host key fingerprint', () => {
     const fp = fingerprintOf(blob);
     expect(fp).toBe(`SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`);
     expect(fp).toMatch(/^SHA256:[A-Za-z0-9+/]{43}$/);
+  });
+});
+
+describe('the host key types asked for after a mismatch', () => {
+  const blob = (type: string) => {
+    const name = Buffer.from(type);
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(name.length);
+    return Buffer.concat([length, name, Buffer.from('key bytes')]);
+  };
+
+  it("reads the key type from the blob, and the server's offer from ssh2's handshake line", () => {
+    expect(keyTypeOf(blob('ssh-ed25519'))).toBe('ssh-ed25519');
+    expect(keyTypeOf(blob('ssh-rsa'))).toBe('ssh-rsa');
+    expect(keyTypeOf(Buffer.alloc(2))).toBe('');
+    expect(serverOffersIn('Handshake: (remote) Host key format: rsa-sha2-512,rsa-sha2-256,ssh-ed25519')).toEqual(['rsa-sha2-512', 'rsa-sha2-256', 'ssh-ed25519']);
+    expect(serverOffersIn('Handshake: (remote) KEX method: curve25519-sha256')).toBeUndefined();
+  });
+
+  it('asks once per other type: those the server offered when known, else every type ssh2 speaks', () => {
+    expect(otherHostKeyOffers(['ssh-ed25519'], ['rsa-sha2-512', 'rsa-sha2-256', 'ssh-ed25519'])).toEqual([['rsa-sha2-512', 'rsa-sha2-256']]);
+    expect(otherHostKeyOffers(['ssh-ed25519'], ['ssh-ed25519'])).toEqual([]);
+    expect(otherHostKeyOffers(['ssh-ed25519'], undefined)).toEqual([['ecdsa-sha2-nistp256'], ['ecdsa-sha2-nistp384'], ['ecdsa-sha2-nistp521'], ['rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa']]);
+    expect(otherHostKeyOffers(['ssh-ed25519', 'ssh-rsa'], ['ecdsa-sha2-nistp256', 'ssh-rsa', 'ssh-ed25519'])).toEqual([['ecdsa-sha2-nistp256']]);
   });
 });
 
@@ -60,7 +85,9 @@ describe('an SFTP failure, named', () => {
     expect(classifySftp(new Error('Cannot parse privateKey: Unsupported key format'))).toBe('auth');
     expect(classifySftp(ssh('client-timeout', 'Timed out while waiting for handshake'))).toBe('timeout');
     expect(classifySftp(codedError('SFTP_PERMISSION_DENIED', 'open: Permission denied'))).toBe('permission');
-    expect(classifySftp(codedError('SFTP_NO_SUCH_FILE', '/x does not exist'))).toBe('directory');
+    expect(classifySftp(codedError('SFTP_NO_DIRECTORY', '/x does not exist'))).toBe('directory');
+    // Any other no-such-file (a temporary file a partner removed) is no missing directory.
+    expect(classifySftp(codedError('SFTP_NO_SUCH_FILE', 'open /x/f.part-1: No such file'))).toBe('unknown');
     expect(classifySftp(codedError('ECONNREFUSED', 'refused'))).toBe('connect');
     expect(classifySftp(codedError('ENOTFOUND', 'no such host'))).toBe('dns');
     expect(classifySftp(codedError('EBLOCKED', 'metadata'))).toBe('blocked');
@@ -71,9 +98,9 @@ describe('an SFTP failure, named', () => {
     const as = (err: unknown) => sftpDeliveryError(err, 'dst_1') as DomainError;
     expect(as(codedError('EHOSTKEY', 'k'))).toMatchObject({ code: 'destination_host_key_mismatch', retryable: false });
     expect(as(ssh('client-authentication'))).toMatchObject({ code: 'destination_auth_failed', retryable: false });
-    expect(as(codedError('SFTP_NO_SUCH_FILE', 'gone'))).toMatchObject({ code: 'destination_bucket_missing', retryable: false });
+    expect(as(codedError('SFTP_NO_DIRECTORY', 'gone'))).toMatchObject({ code: 'destination_bucket_missing', retryable: false });
     expect(as(codedError('SFTP_PERMISSION_DENIED', 'no'))).toMatchObject({ code: 'destination_permission_denied', retryable: false });
-    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'delivery_timeout', 'SFTP_FAILURE']) {
+    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'delivery_timeout', 'SFTP_FAILURE', 'SFTP_NO_SUCH_FILE']) {
       expect(as(codedError(code, 'x')), code).toMatchObject({ code: 'destination_unreachable', retryable: true });
     }
     const ours = new DomainError('storage_failed', 'ours');
