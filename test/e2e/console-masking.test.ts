@@ -62,7 +62,7 @@ describe('columns and masks in the submit form', () => {
     expect(await page.getByRole('group', { name: 'Column 2' }).getByRole('spinbutton', { name: 'Keep first' }).isDisabled()).toBe(true);
     await page.getByRole('button', { name: 'Preview', exact: true }).click();
     const table = page.locator('.preview table');
-    await expect.poll(() => table.locator('tr').count()).toBe(21);
+    await expect.poll(() => table.locator('tr').count(), { timeout: 10_000 }).toBe(21);
     expect(await table.locator('tr').first().locator('td').allTextContents()).toEqual(['id', 'phone', 'name', 'card']);
     expect(await table.locator('tr').nth(1).locator('td').allTextContents()).toEqual(['1', '139****0000', '张三*0', '622200*********0000']);
 
