@@ -109,7 +109,7 @@ async function submitLeased(deps: RunDeps, schedule: ScheduleRow, project: Proje
     // stays active, and its runs make tasks again once the month turns or files expire.
     if (err.code === 'quota_exceeded') {
       await record(deps, scheduleId, 'refused', null);
-      return { outcome: 'refused', reason: `${err.code}: ${err.message}` };
+      return counted({ outcome: 'refused', reason: `${err.code}: ${err.message}` });
     }
     // Refused for good (the body no longer passes the project's allow-lists): every later run would be too.
     const reason = `${err.code}: ${err.message}`;
