@@ -165,7 +165,7 @@ export async function noteRunEnded(deps: ScheduleDeps, task: TaskRow): Promise<v
   const schedule = await getSchedule(deps.db, task.scheduleId);
   if (!schedule) return;
   if (schedule.paused) {
-    if (schedule.pausedReason === 'failing' && !schedule.alertedAt && schedule.lastError) await alertPaused(deps, schedule, schedule.lastError);
+    if (schedule.pausedReason === 'failing' && !schedule.alertedAt && schedule.lastError) await alertPaused(deps, schedule, schedule.lastError, schedule.consecutiveFailures);
     return;
   }
   if (task.status === 'succeeded') return streakEnded(deps, schedule);
@@ -191,7 +191,7 @@ async function countFailure(deps: ScheduleDeps, schedule: ScheduleRow): Promise<
     .where(and(eq(schedules.id, schedule.id), eq(schedules.paused, false)));
   if (!lastError || failures < schedule.pauseAfterFailures) return;
   const note = `paused after ${failures} runs in a row failed; the last, task ${last.id}, with ${last.errorCode}: ${last.errorMessage ?? ''}`;
-  if (await pauseSchedule(deps, schedule.id, note, { reason: 'failing', lastError })) await alertPaused(deps, schedule, lastError);
+  if (await pauseSchedule(deps, schedule.id, note, { reason: 'failing', lastError })) await alertPaused(deps, schedule, lastError, failures);
 }
 
 /** A schedule's last error holds at most this many UTF-16 units of the task's message. */
