@@ -54,8 +54,8 @@ export function createEmailActivities(deps: ActivityDeps): Pick<Activities, 'sen
 
   return atBoundary({
     async sendTaskEmail(input: SendEmailInput) {
-      const { attempt } = Context.current().info;
-      if (input.event === SCHEDULE_PAUSED_EVENT) return alerts.sendAlertEmail(input, attempt);
+      const { attempt, workflowExecution } = Context.current().info;
+      if (input.event === SCHEDULE_PAUSED_EVENT) return alerts.sendAlertEmail(input, attempt, workflowExecution);
       const event = input.event;
       const task = await getTask(db, input.taskId);
       const skipped = (reason: string) => ({ result: 'skipped' as const, attempt, reason });

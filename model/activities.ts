@@ -92,6 +92,8 @@ export interface DeliverInput {
   event: CallbackEvent;
   /** Standard Webhooks message id: the same on every attempt, so receivers can de-duplicate. */
   webhookId: string;
+  /** A schedule.paused event: the failed runs in a row when the schedule paused. */
+  failures?: number;
 }
 
 export interface DeliverOutput {
@@ -107,9 +109,22 @@ export interface EmailInput {
   run: number;
   event: CallbackEvent;
   recipients: number;
+  /** A schedule.paused alert's facts, fixed when the schedule paused; `recipients` is `alert.to.length`. */
+  alert?: PausedAlertFacts;
 }
 
-/** One recipient's mail: the task's notify_email[index] (a schedule.paused alert: the project's alert_emails[index]); the address itself stays out of history. */
+/**
+ * What a schedule's pause alert says and to whom, fixed at the pause: the project's alert_emails
+ * then (each still checked against email_domains before its send) and the failed runs in a row.
+ * The e-mail workflow reads only `recipients`; the alert's send reads these from the workflow's
+ * start input (activities/workflow-start-input.ts), so a later edit of the list changes nothing.
+ */
+export interface PausedAlertFacts {
+  to: string[];
+  failures: number;
+}
+
+/** One recipient's mail: the task's notify_email[index] (a schedule.paused alert: its workflow input's alert.to[index]); the address itself stays out of this activity's input. */
 export interface SendEmailInput {
   taskId: string;
   run: number;

@@ -1,6 +1,7 @@
--- Kept usage's e-mails (docs/adr/0049-usage-and-quotas.md): each mail a task's notify_email sent
--- (a deliveries row of channel email whose result is delivered) counts on the UTC date of its
--- attempt, for the task's project, in the same transaction as the row, like dc_usage_apply.sql.
+-- Kept usage's e-mails (docs/adr/0049-usage-and-quotas.md): each mail the center sent (a deliveries
+-- row of channel email whose result is delivered: a task's notify_email mail, or a schedule's pause
+-- alert, recorded with the failed task that paused it) counts on the UTC date of its attempt, for
+-- the task's project, in the same transaction as the row, like dc_usage_apply.sql.
 -- Statement-level; a row leaving delivered (no writer does today) would take its one back.
 CREATE OR REPLACE FUNCTION "dc_usage_emails"() RETURNS trigger
 LANGUAGE plpgsql AS $$

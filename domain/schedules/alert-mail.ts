@@ -3,6 +3,7 @@
 // last one's error (its code and the vocabulary's sentence, never the raw technical message), and a
 // link to the console's schedules page, where it is resumed. Built from the rows alone, so every
 // attempt builds the same mail; the caller's text is escaped by hono's `html`, like a task's mail.
+import { createHash } from 'node:crypto';
 import { html } from 'hono/html';
 import type { TaskErrorCode } from '../../model/errors.js';
 import type { Locale } from '../../model/task.js';
@@ -12,7 +13,7 @@ import { formatTime, MAIL_WORDS } from '../callbacks/email-text.js';
 export interface PausedAlert {
   locale: Locale;
   scheduleId: string;
-  /** What the schedule's runs are called: its file_name as written (placeholders and all), else its id. */
+  /** What the failed run was called: the schedule's file_name with its placeholders filled for that run (the task's file_name). */
   name: string;
   failures: number;
   error: { code: TaskErrorCode; taskId: string; at: Date };
@@ -20,9 +21,13 @@ export interface PausedAlert {
   link: string;
 }
 
-/** The same on every attempt of one alert's mail to one address. */
-export function alertMessageId(a: { scheduleId: string; taskId: string; run: number; index: number }, host: string): string {
-  return `<${a.scheduleId}.paused.${a.taskId}.${a.run}.${a.index}@${host}>`;
+/**
+ * The same on every attempt of one alert's mail to one address, whatever its place in the list: keyed
+ * by the address (lower-cased, hashed: an address has no place in a Message-ID's left part).
+ */
+export function alertMessageId(a: { scheduleId: string; taskId: string; run: number; address: string }, host: string): string {
+  const to = createHash('sha256').update(a.address.toLowerCase()).digest('hex').slice(0, 16);
+  return `<${a.scheduleId}.paused.${a.taskId}.${a.run}.${to}@${host}>`;
 }
 
 const WORDS = {

@@ -109,7 +109,7 @@ async function submitLeased(deps: RunDeps, schedule: ScheduleRow, project: Proje
     // stays active, and its runs make tasks again once the month turns or files expire.
     if (err.code === 'quota_exceeded') {
       await record(deps, scheduleId, 'refused', null);
-      return { outcome: 'refused', reason: `${err.code}: ${err.message}` };
+      return counted({ outcome: 'refused', reason: `${err.code}: ${err.message}` });
     }
     // Refused for good (the body no longer passes the project's allow-lists): every later run would be too.
     const reason = `${err.code}: ${err.message}`;
@@ -165,7 +165,7 @@ export async function noteRunEnded(deps: ScheduleDeps, task: TaskRow): Promise<v
   const schedule = await getSchedule(deps.db, task.scheduleId);
   if (!schedule) return;
   if (schedule.paused) {
-    if (schedule.pausedReason === 'failing' && !schedule.alertedAt && schedule.lastError) await alertPaused(deps, schedule, schedule.lastError);
+    if (schedule.pausedReason === 'failing' && !schedule.alertedAt && schedule.lastError) await alertPaused(deps, schedule, schedule.lastError, schedule.consecutiveFailures);
     return;
   }
   if (task.status === 'succeeded') return streakEnded(deps, schedule);
@@ -191,7 +191,7 @@ async function countFailure(deps: ScheduleDeps, schedule: ScheduleRow): Promise<
     .where(and(eq(schedules.id, schedule.id), eq(schedules.paused, false)));
   if (!lastError || failures < schedule.pauseAfterFailures) return;
   const note = `paused after ${failures} runs in a row failed; the last, task ${last.id}, with ${last.errorCode}: ${last.errorMessage ?? ''}`;
-  if (await pauseSchedule(deps, schedule.id, note, { reason: 'failing', lastError })) await alertPaused(deps, schedule, lastError);
+  if (await pauseSchedule(deps, schedule.id, note, { reason: 'failing', lastError })) await alertPaused(deps, schedule, lastError, failures);
 }
 
 /** A schedule's last error holds at most this many UTF-16 units of the task's message. */

@@ -12,7 +12,10 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifySchedulePaused } from '../../client/src/index.js';
 import { schedules, tasks } from '../../db/schema.js';
+import { workflowStartInput } from '../../activities/workflow-start-input.js';
 import { noteRunEnded } from '../../domain/schedules/runs.js';
+import { scheduleAlertIds } from '../../model/schedule.js';
+import { emailWorkflow } from '../../workflows/email.js';
 import { buildConsole, launchChromium } from '../support/browser.js';
 import { ADMIN, startTestEnv, type TestEnv } from '../support/env.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
@@ -81,6 +84,10 @@ async function runOnce(id: string, n: number) {
   return until(() => runsOf(id), (t) => t.length === n && t.every((x) => x.status === 'failed' || x.status === 'succeeded'));
 }
 const alertMails = (scheduleId: string) => smtp.received.filter((m) => String(m.parsed.messageId ?? '').includes(`${scheduleId}.paused.`));
+async function patchAlertEmails(list: string[]) {
+  const res = await env.api('PATCH', `/v1/projects/${project.project_id}`, { token: ADMIN, body: { alert_emails: list } });
+  expect(res.status, JSON.stringify(res.json)).toBe(200);
+}
 const alertEvents = (scheduleId: string) => hook.received.filter((r) => (r.payload as any)?.schedule_id === scheduleId);
 
 describe('a schedule that keeps failing', () => {
@@ -123,9 +130,11 @@ describe('a schedule that keeps failing', () => {
     const [hit] = await hook.waitFor(1);
     const mails = alertMails(s.schedule_id);
     expect(mails.map((m) => m.envelopeTo).sort()).toEqual([['lead@example.test'], ['ops@example.test']]);
+    // Named as the failed run was: the file_name template filled for it.
+    expect(last.file_name).toMatch(/^ledger-\d{4}-\d\d-\d\d$/);
     for (const m of mails) {
-      expect(m.parsed.subject).toBe('Schedule "ledger-{{date}}" paused after failing');
-      expect(m.parsed.text).toContain(`The schedule "ledger-{{date}}" (${s.schedule_id}) paused itself: its last 3 runs failed in a row.`);
+      expect(m.parsed.subject).toBe(`Schedule "${last.file_name}" paused after failing`);
+      expect(m.parsed.text).toContain(`The schedule "${last.file_name}" (${s.schedule_id}) paused itself: its last 3 runs failed in a row.`);
       expect(m.parsed.text).toContain(`The last failure: source_bad_response, the data source answered with something that is not valid data. (task ${last.task_id},`);
       expect(m.parsed.text).toContain(`https://exports.example.test/#/schedules/${s.schedule_id}`);
       expect(String(m.parsed.html)).toContain(`href="https://exports.example.test/#/schedules/${s.schedule_id}"`);
@@ -161,6 +170,25 @@ describe('a schedule that keeps failing', () => {
     await new Promise((r) => setTimeout(r, 3000));
     expect(alertMails(s.schedule_id)).toHaveLength(2);
     expect(alertEvents(s.schedule_id)).toHaveLength(1);
+
+    // The addresses and the count are fixed in the alert's input at the pause.
+    const ids = scheduleAlertIds(s.schedule_id, last.task_id, 1);
+    const mailRun = await env.temporal.workflow.getHandle(ids.emailWorkflowId).describe();
+    const fixed = { to: ['ops@example.test', 'lead@example.test'], failures: 3 };
+    expect(await workflowStartInput(env.temporal, { workflowId: mailRun.workflowId, runId: mailRun.runId })).toMatchObject({ recipients: 2, alert: fixed });
+    // A send reads them there, not from the project's list as it is now, and a mail is keyed by its
+    // address, not its place: an alert whose list lost "ops" and gained "new" in its place (and one
+    // outside email_domains) mails "new" alone; "lead" already has its mail. The project's own list,
+    // meanwhile, names someone else entirely.
+    await patchAlertEmails(['someone@example.test']);
+    const alert = { to: ['new@example.test', 'lead@example.test', 'x@elsewhere.test'], failures: 3 };
+    const input = { taskId: last.task_id, run: 1, event: 'schedule.paused' as const, recipients: 3, alert };
+    const out = await env.temporal.workflow.execute(emailWorkflow, { taskQueue: env.config.TEMPORAL_TASK_QUEUE, workflowId: `${ids.emailWorkflowId}.edited`, args: [input] });
+    expect(out).toEqual({ delivered: 2, notDelivered: 1 });
+    const sent = alertMails(s.schedule_id);
+    expect(sent.map((m) => m.envelopeTo).sort()).toEqual([['lead@example.test'], ['new@example.test'], ['ops@example.test']]);
+    expect(sent.find((m) => m.envelopeTo[0] === 'new@example.test')!.parsed.text).toContain('its last 3 runs failed in a row.');
+    await patchAlertEmails(['Ops@example.test', 'lead@example.test']);
 
     // Resume clears the reason, the error and the count.
     const resumed = await act(s.schedule_id, 'resume');

@@ -114,6 +114,26 @@ describe('backfill', () => {
     await env.api('DELETE', `/v1/schedules/${id}`, { token: key });
   });
 
+  it("counts a run refused for a quota among the backfill's done runs; the schedule stays active", async () => {
+    // A monthly rows quota of 0 is reached before any task: every run's submission is refused.
+    const capped = (await env.createProject({ source_hosts: ['127.0.0.1'], quota_monthly_rows: 0 })).api_key;
+    const res = await env.api('POST', '/v1/schedules', { token: capped, body: { operator_id: 'windows', cron: '0 * * * *', source_url: 'http://127.0.0.1:9/rows' } });
+    expect(res.status, JSON.stringify(res.json)).toBe(201);
+    const id = res.json.schedule_id;
+    const bf = await env.api('POST', `/v1/schedules/${id}/backfill`, { token: capped, body: { start: '2026-11-20T00:00:00Z', end: '2026-11-20T03:00:00Z' } });
+    expect(bf.status, JSON.stringify(bf.json)).toBe(202);
+    expect(bf.json.intervals).toBe(3);
+    const deadline = Date.now() + 120_000;
+    let s = (await env.api('GET', `/v1/schedules/${id}`, { token: capped })).json;
+    while (s.backfill?.done !== 3 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 250));
+      s = (await env.api('GET', `/v1/schedules/${id}`, { token: capped })).json;
+    }
+    expect(s).toMatchObject({ paused: false, paused_reason: null, backfill: { done: 3, total: 3 } });
+    expect((await env.api('GET', `/v1/tasks?schedule_id=${id}`, { token: capped })).json.items).toEqual([]);
+    await env.api('DELETE', `/v1/schedules/${id}`, { token: capped });
+  });
+
   it('refuses a paused schedule (409), more than 1,000 intervals and an end not after start (422)', async () => {
     const res = await create({ every: '1m', source_url: 'http://127.0.0.1:9/rows' });
     const id = res.json.schedule_id;
