@@ -7,8 +7,10 @@
 --   tasks       a row inserted (a submission: API, sync export, schedule run), on created_at's date;
 --               deleting a submission whose run never started (queued, first run) takes its one back.
 --   succeeded,  a task ending (queued, running or paused → succeeded or failed, finished_at set, as
---   failed      every end of the service sets it), on finished_at's date; a retried task that ends
---               again counts again. A row inserted ended (a bulk load) counts its end as it comes.
+--   failed      every end of the service sets it), on finished_at's date. A task made active again
+--               (a retry: failed → queued) takes back the end it had, on that end's date, so each
+--               task counts its current end only, as dc_usage_recount.sql sees it in the row.
+--               A row inserted ended (a bulk load) counts its end as it comes.
 --   rows, bytes the files of a task as it ends succeeded (the output made).
 --   deliveries  a task ending succeeded with its files delivered to a destination (one per task).
 -- usage_stored: the sum of files[].bytes over the tasks that hold live files (succeeded, and failed
@@ -48,19 +50,29 @@ BEGIN
   ELSE
     -- Most updates (progress, claims, admission) touch no ended task: nothing to read or write.
     IF NOT EXISTS (SELECT 1 FROM new_rows WHERE status IN ('succeeded', 'failed'))
-       AND NOT EXISTS (SELECT 1 FROM old_rows WHERE status IN ('succeeded', 'failed')) THEN
+       AND NOT EXISTS (SELECT 1 FROM old_rows WHERE status IN ('succeeded', 'failed', 'expired')) THEN
       RETURN NULL;
     END IF;
+    -- Ends (+1: active → succeeded or failed) and ends taken back (-1: ended → active, a retry),
+    -- each with its own row's date and files; a retry's old end is the row's, not the new run's.
     INSERT INTO usage_days AS u (project_id, day, succeeded, failed, rows, bytes, deliveries)
-      SELECT n.project_id, (n.finished_at AT TIME ZONE 'UTC')::date,
-             count(*) FILTER (WHERE n.status = 'succeeded')::integer,
-             count(*) FILTER (WHERE n.status = 'failed')::integer,
-             coalesce(sum(f.rows) FILTER (WHERE n.status = 'succeeded'), 0)::bigint,
-             coalesce(sum(f.bytes) FILTER (WHERE n.status = 'succeeded'), 0)::bigint,
-             count(*) FILTER (WHERE n.status = 'succeeded' AND f.delivered)::integer
-        FROM new_rows n JOIN old_rows o ON o.id = n.id
-        CROSS JOIN LATERAL dc_usage_files(n.files) f
-        WHERE o.status IN ('queued', 'running', 'paused') AND n.status IN ('succeeded', 'failed') AND n.finished_at IS NOT NULL
+      SELECT e.project_id, e.day,
+             coalesce(sum(e.sign) FILTER (WHERE NOT e.failed), 0)::integer,
+             coalesce(sum(e.sign) FILTER (WHERE e.failed), 0)::integer,
+             coalesce(sum(e.sign * e.rows) FILTER (WHERE NOT e.failed), 0)::bigint,
+             coalesce(sum(e.sign * e.bytes) FILTER (WHERE NOT e.failed), 0)::bigint,
+             coalesce(sum(e.sign) FILTER (WHERE NOT e.failed AND e.delivered), 0)::integer
+        FROM (
+          SELECT n.project_id, (n.finished_at AT TIME ZONE 'UTC')::date AS day, 1 AS sign, n.status = 'failed' AS failed, f.rows, f.bytes, f.delivered
+            FROM new_rows n JOIN old_rows o ON o.id = n.id
+            CROSS JOIN LATERAL dc_usage_files(n.files) f
+            WHERE o.status IN ('queued', 'running', 'paused') AND n.status IN ('succeeded', 'failed') AND n.finished_at IS NOT NULL
+          UNION ALL
+          SELECT o.project_id, (o.finished_at AT TIME ZONE 'UTC')::date, -1, o.status = 'failed', f.rows, f.bytes, f.delivered
+            FROM old_rows o JOIN new_rows n ON n.id = o.id
+            CROSS JOIN LATERAL dc_usage_files(o.files) f
+            WHERE o.status IN ('succeeded', 'expired', 'failed') AND n.status IN ('queued', 'running', 'paused') AND o.finished_at IS NOT NULL
+        ) e
         GROUP BY 1, 2 ORDER BY 1, 2
       ON CONFLICT (project_id, day) DO UPDATE SET succeeded = u.succeeded + excluded.succeeded, failed = u.failed + excluded.failed,
         rows = u.rows + excluded.rows, bytes = u.bytes + excluded.bytes, deliveries = u.deliveries + excluded.deliveries;

@@ -2,8 +2,8 @@
 -- usage_stored would hold had the triggers (dc_usage_apply.sql, dc_usage_emails.sql) seen every
 -- row since the first. For a database the triggers did not see: one made before usage was kept
 -- (backfilled below, once), or a bulk load with triggers disabled. The rows keep a task's last run
--- only: a run that failed before a retry succeeded is no longer in them, so a recount forgets it
--- where the kept usage does not, and a deleted task is forgotten. Expired tasks succeeded; their
+-- only, and so does the kept usage (a retry takes back the end it retries), so both agree; only a
+-- deleted task is forgotten here where the kept usage keeps its use. Expired tasks succeeded; their
 -- files' rows and bytes still count.
 CREATE OR REPLACE FUNCTION "dc_usage_recount"() RETURNS void
 LANGUAGE plpgsql AS $$

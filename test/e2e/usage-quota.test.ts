@@ -1,8 +1,9 @@
 // Usage and quotas through the real service (Temporal, Postgres, a source server, the worker): real
 // exports, split into parts, counted as they end; GET /v1/usage agrees with the tasks' own files;
 // a quota reached answers racing submissions and a sync export 429 quota_exceeded with its body;
-// what was accepted below the quota runs to its end, and the use passes the quota by no more than
-// the output of those tasks (docs/usage.md#how-far-racing-submissions-can-overshoot).
+// a quota crossed while other exports are queued and running (held by the source) refuses every
+// later submission while they run and after, and the use passes the quota by no more than the
+// output of the tasks active at the crossing (docs/usage.md#how-far-racing-submissions-can-overshoot).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, startTestEnv, type TestEnv } from '../support/env.js';
 import { sourcePool } from '../support/source-server.js';
@@ -12,11 +13,21 @@ let project: { project_id: string; api_key: string };
 let sourceUrl: string;
 const { source, closeSources } = sourcePool();
 const ROWS = 30;
+/** Source requests whose URL carries `hold=NAME` wait until release(NAME). */
+const gates = new Map<string, { held: Promise<void>; release: () => void }>();
+const gate = (name: string) => {
+  if (!gates.has(name)) {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    gates.set(name, { held, release });
+  }
+  return gates.get(name)!;
+};
 const today = () => new Date().toISOString().slice(0, 10);
 
 beforeAll(async () => {
   env = await startTestEnv();
-  const src = await source({ total: ROWS });
+  const src = await source({ total: ROWS, hold: (r) => (r.query.get('hold') ? gate(r.query.get('hold')!).held : undefined) });
   sourceUrl = src.url;
   project = await env.createProject({ source_hosts: [src.host], max_running_tasks: 8, submit_per_minute: 10_000, csv_max_file_rows: 20 });
 }, 120_000);
@@ -26,7 +37,8 @@ afterAll(async () => {
   await env?.close();
 });
 
-const submit = (name: string) => env.api('POST', '/v1/tasks', { token: project.api_key, body: { source_url: sourceUrl, operator_id: 'u1', file_name: name } });
+const submit = (name: string, hold?: string) =>
+  env.api('POST', '/v1/tasks', { token: project.api_key, body: { source_url: hold ? `${sourceUrl}?hold=${hold}` : sourceUrl, operator_id: 'u1', file_name: name } });
 const usage = async () => (await env.api('GET', `/v1/usage?from=${today()}&to=${today()}`, { token: project.api_key })).json;
 const setQuota = (body: Record<string, unknown>) => env.api('PATCH', `/v1/projects/${project.project_id}`, { token: ADMIN, body });
 
@@ -39,9 +51,15 @@ async function finished(ids: string[]): Promise<{ rows: number; bytes: number; s
   return { rows: parts.reduce((s, f) => s + f.rows, 0), bytes: parts.reduce((s, f) => s + f.bytes, 0), stored: files.reduce((s, f) => s + f.bytes, 0) };
 }
 
+/** The ids of the project's queued, running and paused tasks, as GET /v1/tasks lists them. */
+async function activeIds(): Promise<string[]> {
+  const lists = await Promise.all(['queued', 'running', 'paused'].map((st) => env.api('GET', `/v1/tasks?status=${st}&limit=100`, { token: project.api_key })));
+  return lists.flatMap((r) => (r.json.items as Array<{ task_id: string }>).map((t) => t.task_id)).sort();
+}
+
 describe('usage and quotas, end to end', () => {
   it('counts real exports as they end: tasks, rows and bytes of their parts, and the bytes stored', async () => {
-    const ids = (await Promise.all(['a', 'b', 'c'].map(submit))).map((r) => r.json.task_id as string);
+    const ids = (await Promise.all(['a', 'b', 'c'].map((n) => submit(n)))).map((r) => r.json.task_id as string);
     const out = await finished(ids);
     expect(out.rows).toBe(3 * ROWS);
     const u = await usage();
@@ -66,22 +84,51 @@ describe('usage and quotas, end to end', () => {
     expect((await usage()).days[0].tasks).toBe(before.days[0].tasks);
   });
 
-  it('lets what was accepted below the quota finish: the use passes it by no more than their output, then refuses', async () => {
-    const quota = 3 * ROWS + 10;
-    await setQuota({ quota_monthly_rows: quota });
-    const racing = await Promise.all(Array.from({ length: 5 }, (_, i) => submit(`under-${i}`)));
-    const accepted = racing.filter((r) => r.status === 202).map((r) => r.json.task_id as string);
-    // Below the quota every one is accepted: rows are known only as tasks end.
-    expect(accepted).toHaveLength(5);
-    const out = await finished(accepted);
-    const used = (await usage()).days[0].rows;
-    expect(used).toBe(3 * ROWS + out.rows);
-    expect(used - quota).toBeLessThanOrEqual(out.rows);
+  it('crossed while other exports are queued and running: every later submission is refused, and the use passes the quota by at most the output of the tasks active at the crossing', async () => {
+    const start = (await usage()).days[0];
+    const quota = start.rows + 10; // less than one export's rows: the first end crosses it
+    expect((await setQuota({ quota_monthly_rows: quota, max_running_tasks: 3 })).status).toBe(200);
+    // The crossing export runs first; four more are accepted below the quota behind it (with three
+    // slots, some of them wait queued), all held by the source until released.
+    const crossing = await submit('crossing', 'crossing');
+    expect(crossing.status).toBe(202);
+    await env.waitForTask(crossing.json.task_id, project.api_key, (t) => t.status === 'running');
+    const others = await Promise.all(Array.from({ length: 4 }, (_, i) => submit(`held-${i}`, 'others')));
+    expect(others.map((r) => r.status)).toEqual([202, 202, 202, 202]);
+    const otherIds = others.map((r) => r.json.task_id as string).sort();
+    gate('crossing').release();
+    const first = await finished([crossing.json.task_id]);
+    const atCrossing = (await usage()).days[0].rows;
+    expect(atCrossing).toBe(start.rows + first.rows);
+    expect(atCrossing).toBeGreaterThanOrEqual(quota);
+    // What the service has active at the crossing: the held exports, still waiting on the source.
+    const active = await activeIds();
+    expect(active).toEqual(otherIds);
+    // Every submission after the crossing is refused while they run, a sync export too, with the use at the crossing.
+    const late = await Promise.all([
+      ...Array.from({ length: 8 }, (_, i) => submit(`late-${i}`)),
+      env.api('POST', '/v1/tasks/sync', { token: project.api_key, body: { source_url: sourceUrl, operator_id: 'u1', file_name: 'late-sync' } }),
+    ]);
+    for (const res of late) {
+      expect(res.status).toBe(429);
+      expect(res.json.error.code).toBe('quota_exceeded');
+      expect(res.json.error.quota).toMatchObject({ name: 'quota_monthly_rows', limit: quota, used: atCrossing });
+    }
+    expect(await activeIds()).toEqual(otherIds); // the refusals came while they were active
+    gate('others').release();
+    const rest = await finished(otherIds);
+    const used = (await usage()).days[0];
+    // The bound of docs/usage.md: what was active at the crossing (the crossing export included) and nothing more.
+    expect(used.rows - quota).toBeGreaterThan(0);
+    expect(used.rows - quota).toBeLessThanOrEqual(first.rows + rest.rows);
+    expect(used.rows).toBe(start.rows + first.rows + rest.rows);
+    expect(used.tasks - start.tasks).toBe(5);
+    // And after they all ended: still refused, with the final use.
     const next = await submit('after');
     expect(next.status).toBe(429);
-    expect(next.json.error.quota).toMatchObject({ limit: quota, used });
+    expect(next.json.error.quota).toMatchObject({ limit: quota, used: used.rows });
     const metrics = await fetch(`${env.base}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } }).then((r) => r.text());
-    expect(metrics).toContain(`dc_usage_rows_today{project_id="${project.project_id}"} ${used}`);
+    expect(metrics).toContain(`dc_usage_rows_today{project_id="${project.project_id}"} ${used.rows}`);
     await setQuota({ quota_monthly_rows: null });
     expect((await submit('free')).status).toBe(202);
   });

@@ -22,6 +22,8 @@ export interface SourceOptions {
   delayMs?: (req: SourceRequest) => number;
   /** Return a reply to override the normal answer for this request. */
   intercept?: (req: SourceRequest, n: number) => Reply;
+  /** A promise to wait for before answering this request (a source held until the test lets it go), or undefined. */
+  hold?: (req: SourceRequest) => Promise<void> | undefined;
   /** Send the normal answer's body `bytes` at a time, one piece every `intervalMs` (a trickling source). */
   trickle?: (req: SourceRequest) => { bytes: number; intervalMs: number } | undefined;
 }
@@ -63,6 +65,11 @@ export async function startSource(options: SourceOptions): Promise<SourceServer>
         new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), delay))),
       ]);
       clearTimeout(timer);
+      if (gone) return void aborted.push({ ...r, at: Date.now() });
+    }
+    const held = options.hold?.(r);
+    if (held) {
+      const gone = await Promise.race([held.then(() => false), new Promise<boolean>((resolve) => res.once('close', () => resolve(true)))]);
       if (gone) return void aborted.push({ ...r, at: Date.now() });
     }
     const override = options.intercept?.(r, requests.length);
