@@ -169,6 +169,32 @@ describe('web console', () => {
     expect(await svg.locator('rect').count()).toBe(42);
     expect(await svg.locator('.legend text').allTextContents()).toEqual(['付款金额', '充值金额']);
     await charts.fill('');
+
+    // The same chart through the chart rows: sent as the task's charts and drawn alike (a line this time);
+    // with the JSON box filled too the form refuses both, as it does two templates.
+    await form.getByRole('button', { name: '+ Chart' }).click();
+    const chartRow = form.getByRole('group', { name: 'Chart 1' });
+    await chartRow.getByLabel('Chart type').selectOption('line');
+    await chartRow.getByLabel('Chart title').fill('Paid by source, as a line');
+    await chartRow.getByLabel('Category column').fill('source');
+    await chartRow.getByLabel('Series columns (comma-separated)').fill(' pay_money ,recharge_money, ');
+    await chartRow.getByLabel('Place').selectOption('below');
+    const chartSent = page.waitForRequest((r) => r.url().endsWith('/v1/tasks/preview'));
+    await page.getByRole('button', { name: 'Preview' }).click();
+    expect((JSON.parse((await chartSent).postData()!) as Record<string, unknown>).charts).toEqual([
+      { type: 'line', title: 'Paid by source, as a line', category: 'source', series: ['pay_money', 'recharge_money'], place: 'below' },
+    ]);
+    await expect.poll(() => svg.locator('.chart-title').textContent()).toBe('Paid by source, as a line');
+    const lines = svg.locator('polyline');
+    expect(await lines.count()).toBe(2);
+    expect((await lines.first().getAttribute('points'))!.split(' ')).toHaveLength(20);
+    expect(await svg.locator('.legend text').allTextContents()).toEqual(['付款金额', '充值金额']);
+    await charts.fill('[{"type": "pie", "category": "source", "series": ["pay_money"]}]');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('Give the charts either as chart rows or as JSON, not both.');
+    await charts.fill('');
+    await chartRow.getByRole('button', { name: 'Remove chart' }).click();
+    expect(await form.locator('.chart-row').count()).toBe(0);
     await page.setViewportSize({ width: 390, height: 844 }); // the wide table scrolls in its frame, not the page
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await page.setViewportSize({ width: 1280, height: 800 });
