@@ -12,6 +12,7 @@ import { buildConsole, launchChromium } from '../support/browser.js';
 import { startTestEnv, type TestEnv } from '../support/env.js';
 import { defaultRow, sourcePool } from '../support/source-server.js';
 import { rechargeRow, styledRechargeTemplate } from '../support/templates.js';
+import { zipEntries } from '../support/xlsx.js';
 
 let env: TestEnv;
 let key: string;
@@ -192,6 +193,16 @@ describe('web console', () => {
     expect(await lines.count()).toBe(2);
     expect((await lines.first().getAttribute('points'))!.split(' ')).toHaveLength(20);
     expect(await svg.locator('.legend text').allTextContents()).toEqual(['付款金额', '充值金额']);
+    // Exported, the workbook holds that chart natively.
+    const taskSent = page.waitForRequest((r) => r.url().endsWith('/v1/tasks') && r.method() === 'POST');
+    await page.getByRole('button', { name: 'Export', exact: true }).click();
+    expect((JSON.parse((await taskSent).postData()!) as Record<string, unknown>).charts).toEqual([expect.objectContaining({ type: 'line', series: ['pay_money', 'recharge_money'] })]);
+    await row('preview-xlsx').getByText('Succeeded').waitFor();
+    const [workbook] = await Promise.all([page.waitForEvent('download'), row('preview-xlsx').getByRole('link', { name: /Download preview-xlsx\.xlsx/ }).click()]);
+    const chartXml = (await zipEntries(readFileSync((await workbook.path())!))).get('xl/charts/chart1.xml')!.toString('utf8');
+    expect(chartXml).toContain('<c:lineChart>');
+    expect(chartXml).toContain('Paid by source, as a line');
+    expect(chartXml.match(/<c:ser>/g)).toHaveLength(2);
     await charts.fill('[{"type": "pie", "category": "source", "series": ["pay_money"]}]');
     await page.getByRole('button', { name: 'Preview' }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toBe('Give the charts either as chart rows or as JSON, not both.');
@@ -258,7 +269,7 @@ describe('web console', () => {
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.getByText('No tasks match.').waitFor();
     await page.getByRole('button', { name: 'Reset' }).click();
-    await expect.poll(() => page.locator('li.task').count()).toBe(4);
+    await expect.poll(() => page.locator('li.task').count()).toBe(5);
   });
 
   it('switches between English and 中文', async () => {
