@@ -1,6 +1,6 @@
 // The submit form's chart rows (docs/console.md#what-it-does): each a type, a title, the category
 // column and the series columns (comma-separated), and where the chart goes. They become the task's
-// `charts`; the JSON box beside them stays for what rows cannot say (a sheet's own charts).
+// `charts`; the JSON box beside them stays for charts written elsewhere and pasted whole.
 import { useState } from 'preact/hooks';
 import { CHART_PLACES, CHART_TYPES } from './charts.js';
 import { useWords } from './i18n.js';

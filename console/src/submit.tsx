@@ -38,7 +38,7 @@ function bodyOf(form: HTMLFormElement, w: Words): Record<string, unknown> {
   const columns = templateOf(form);
   if (columns && body.template) throw new Error(w.templateTwice);
   if (columns) body.template = columns;
-  // Likewise the charts: the chart rows or the JSON (which can say more, as a sheet's own charts).
+  // Likewise the charts: the chart rows or the JSON (pasted whole), not both.
   const charts = body.type === 'excel' ? chartsOf(form) : undefined;
   if (charts && body.charts) throw new Error(w.chartsTwice);
   if (charts) body.charts = charts;
