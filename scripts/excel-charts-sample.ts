@@ -1,6 +1,9 @@
 // Renders a workbook with charts (a column and a line chart below a table with a two-row header)
 // with the real writer, then through LibreOffice to docs/excel-charts-sample.png for docs/excel.md:
-//   node --import tsx scripts/excel-charts-sample.ts        (needs libreoffice-calc and poppler-utils)
+//   node --import tsx scripts/excel-charts-sample.ts
+// It needs libreoffice-calc (7.4 or later, for the export option below), poppler-utils and a CJK font
+// (Debian's fonts-wqy-zenhei or fonts-noto-cjk): without one LibreOffice draws the Chinese as boxes.
+// The font is for the picture only; no test needs it.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,6 +29,13 @@ const charts = sheetCharts(
 );
 const row = (i: number) => ({ month: `2026-${String(i + 1).padStart(2, '0')}`, amount: 42_000 + ((i * 7_919) % 23_000), refund: 1_500 + ((i * 1_337) % 4_000), orders: 800 + ((i * 173) % 500) });
 
+/** Refuses to draw the picture with missing-glyph boxes: fontconfig must know a Chinese font. */
+function fontCheck() {
+  const fonts = execFileSync('fc-list', [':lang=zh', 'family'], { encoding: 'utf8' }).trim();
+  if (!fonts) throw new Error('no CJK font installed: apt-get install fonts-wqy-zenhei (or fonts-noto-cjk)');
+}
+
+fontCheck();
 const dir = mkdtempSync(join(tmpdir(), 'excel-charts-sample-'));
 async function* pages() {
   yield Array.from({ length: 6 }, (_, i) => row(i));
@@ -43,9 +53,10 @@ const [part] = await writeWorkbook({
 });
 console.log(`wrote ${part!.path} (${part!.bytes} bytes)`);
 
-execFileSync('soffice', [`-env:UserInstallation=file://${dir}/profile`, '--headless', '--convert-to', 'pdf', '--outdir', dir, part!.path], { stdio: 'inherit' });
-// The table and its column chart fill the top of the first page (the line chart starts the next): crop to them.
-execFileSync('pdftoppm', ['-png', '-r', '80', '-f', '1', '-l', '1', '-x', '20', '-y', '40', '-W', '620', '-H', '520', '-singlefile', join(dir, 'excel-charts-sample.pdf'), join(dir, 'excel-charts-sample')], { stdio: 'inherit' });
+// One page for the whole sheet (SinglePageSheets), so the line chart is not cut at a page break.
+const pdfFilter = 'pdf:calc_pdf_Export:{"SinglePageSheets":{"type":"boolean","value":"true"}}';
+execFileSync('soffice', [`-env:UserInstallation=file://${dir}/profile`, '--headless', '--convert-to', pdfFilter, '--outdir', dir, part!.path], { stdio: 'inherit' });
+execFileSync('pdftoppm', ['-png', '-r', '80', '-singlefile', join(dir, 'excel-charts-sample.pdf'), join(dir, 'excel-charts-sample')], { stdio: 'inherit' });
 renameSync(join(dir, 'excel-charts-sample.png'), 'docs/excel-charts-sample.png');
 rmSync(dir, { recursive: true, force: true });
 console.log('wrote docs/excel-charts-sample.png');

@@ -72,8 +72,10 @@ export function readChart(doc: Document, sheets: Map<string, Map<string, string 
   return { kind, title: chartTitle, categories, series };
 }
 
-const KINDS = ['column', 'bar', 'line', 'pie', 'area'];
-const PLACES = ['right', 'below', 'sheet'];
+export const CHART_TYPES = ['column', 'bar', 'line', 'pie', 'area'] as const;
+export const CHART_PLACES = ['right', 'below', 'sheet'] as const;
+const KINDS: readonly string[] = CHART_TYPES;
+const PLACES: readonly string[] = CHART_PLACES;
 
 /** What is wrong with the submit form's charts text, or null (the API checks the column names). */
 export function chartsProblem(text: string): string | null {

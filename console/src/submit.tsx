@@ -1,6 +1,7 @@
 // The submit form (POST /v1/tasks) with a preview of the first rows (POST /v1/tasks/preview).
 // The operator defaults to the last one typed here (localStorage), as the API requires one.
 import { useState } from 'preact/hooks';
+import { ChartRows, chartsOf } from './chart-rows.js';
 import { chartsProblem } from './charts.js';
 import { post, preview, type PreviewFile } from './api.js';
 import { useWords, type Words } from './i18n.js';
@@ -37,6 +38,10 @@ function bodyOf(form: HTMLFormElement, w: Words): Record<string, unknown> {
   const columns = templateOf(form);
   if (columns && body.template) throw new Error(w.templateTwice);
   if (columns) body.template = columns;
+  // Likewise the charts: the chart rows or the JSON (pasted whole), not both.
+  const charts = body.type === 'excel' ? chartsOf(form) : undefined;
+  if (charts && body.charts) throw new Error(w.chartsTwice);
+  if (charts) body.charts = charts;
   localStorage.setItem('dc.operator', text('operator_id'));
   return body;
 }
@@ -188,6 +193,7 @@ export function SubmitPanel({ onSubmitted }: { onSubmitted: (t: Task) => void })
           </select>
         </label>
         <TemplateColumns />
+        <ChartRows disabled={type !== 'excel'} />
         <div class="form-buttons wide">
           <button type="submit" class="primary" disabled={busy}>{w.submit}</button>
           <button type="button" disabled={busy} onClick={(e) => run(e, true)}>{w.preview}</button>

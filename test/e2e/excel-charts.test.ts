@@ -104,6 +104,9 @@ describe('a workbook with charts', () => {
     expect(task.status).toBe('failed');
     expect(task.error).toMatchObject({ code: 'chart_column_unknown' });
     expect(task.error.message).toContain('charts.0.series.0 names no column of the table: "revenue" (its columns: month, amount, count)');
+    // Found at the probe: no page of rows was asked for (docs/excel.md#charts).
+    expect(src.requests.every((r) => r.pageSize === 1 && r.page === 0)).toBe(true);
+    expect(src.requests.length).toBeGreaterThan(0);
   });
 
   it("previews the charts over the preview rows, named by the source's template; a name it lacks is the request's fault, 422", async () => {
