@@ -75,7 +75,7 @@ describe('web console', () => {
     await page.goto(`${env.base}/`);
     await page.getByLabel('Project API key').fill('dck_not-a-real-key-000000000000');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toContain('not accepted');
+    await expect.poll(() => page.getByRole('alert').textContent(), { timeout: 10_000 }).toContain('not accepted');
     expect(problems.splice(0)).toEqual(['Failed to load resource: the server responded with a status of 401 (Unauthorized)']);
     await page.getByLabel('Project API key').fill(key);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -106,7 +106,7 @@ describe('web console', () => {
     await fillForm({ source_url: csv.url, file_name: 'preview-csv' });
     await page.getByRole('button', { name: 'Preview' }).click();
     const table = page.locator('.preview table');
-    await expect.poll(() => table.locator('tr').count()).toBe(21);
+    await expect.poll(() => table.locator('tr').count(), { timeout: 10_000 }).toBe(21);
     expect(await table.locator('tr').first().locator('td').allTextContents()).toEqual(['id', 'name', 'amount', 'note']);
     expect(await table.locator('tr').nth(2).locator('td').allTextContents()).toEqual(['2', defaultRow(1).name, String(defaultRow(1).amount), '']);
     expect(await page.locator('.preview').textContent()).toContain('First 20 of 50 rows');
@@ -116,7 +116,7 @@ describe('web console', () => {
     const form = page.locator('#submit-form');
     await form.getByLabel('Delimiter (CSV)').selectOption(';');
     await page.getByRole('button', { name: 'Preview' }).click();
-    await expect.poll(() => table.locator('tr').nth(1).locator('td').allTextContents()).toEqual(['1', defaultRow(0).name, String(defaultRow(0).amount), defaultRow(0).note]);
+    await expect.poll(() => table.locator('tr').nth(1).locator('td').allTextContents(), { timeout: 10_000 }).toEqual(['1', defaultRow(0).name, String(defaultRow(0).amount), defaultRow(0).note]);
     await form.getByLabel('Delimiter (CSV)').selectOption('\t');
     await form.getByLabel('Line ending (CSV)').selectOption('lf');
     await form.getByLabel('Byte order mark (CSV)').selectOption('no');
@@ -188,7 +188,7 @@ describe('web console', () => {
     expect((JSON.parse((await chartSent).postData()!) as Record<string, unknown>).charts).toEqual([
       { type: 'line', title: 'Paid by source, as a line', category: 'source', series: ['pay_money', 'recharge_money'], place: 'below' },
     ]);
-    await expect.poll(() => svg.locator('.chart-title').textContent()).toBe('Paid by source, as a line');
+    await expect.poll(() => svg.locator('.chart-title').textContent(), { timeout: 10_000 }).toBe('Paid by source, as a line');
     const lines = svg.locator('polyline');
     expect(await lines.count()).toBe(2);
     expect((await lines.first().getAttribute('points'))!.split(' ')).toHaveLength(20);
@@ -205,7 +205,7 @@ describe('web console', () => {
     expect(chartXml.match(/<c:ser>/g)).toHaveLength(2);
     await charts.fill('[{"type": "pie", "category": "source", "series": ["pay_money"]}]');
     await page.getByRole('button', { name: 'Preview' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toBe('Give the charts either as chart rows or as JSON, not both.');
+    await expect.poll(() => page.getByRole('alert').textContent(), { timeout: 10_000 }).toBe('Give the charts either as chart rows or as JSON, not both.');
     await charts.fill('');
     await chartRow.getByRole('button', { name: 'Remove chart' }).click();
     expect(await form.locator('.chart-row').count()).toBe(0);
