@@ -1,7 +1,7 @@
 // The record of downloads (docs/downloads.md): one row per response that handed out a task's file,
 // written when the response ends, and the lists that read them newest first by index
 // (downloads_*_idx in db/schema.ts; test/e2e/download-plans.test.ts checks the plans).
-import { and, count, eq, gte, type SQL } from 'drizzle-orm';
+import { and, count, eq, gte, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { type DownloadRow, downloads } from '../../db/schema.js';
 import { storableText } from '../../model/storable.js';
@@ -67,16 +67,28 @@ export interface DownloadFilter {
 type Page = { limit: number; cursor?: string | undefined };
 
 function downloadWhere(f: DownloadFilter): SQL[] {
-  const w: SQL[] = [eq(downloads.projectId, f.projectId)];
-  if (f.taskId) w.push(eq(downloads.taskId, f.taskId));
-  if (f.operatorId !== undefined) w.push(eq(downloads.byKind, 'operator'), eq(downloads.byId, f.operatorId));
+  const w: SQL[] = f.taskId ? ofTask(f.taskId, f) : [eq(downloads.projectId, f.projectId)];
+  if (!f.taskId && f.operatorId !== undefined) w.push(eq(downloads.byKind, 'operator'), eq(downloads.byId, f.operatorId));
   if (f.since) w.push(gte(downloads.at, f.since));
   return w;
 }
 
 /**
+ * A task's downloads are read by the task's index alone, the project (and the operator, for a
+ * session of one task) checked on its rows: as plain equalities the planner would also read the
+ * operator's index and intersect the two (a cost that grows with the operator's other downloads).
+ * A row compared with IS NOT DISTINCT FROM is served by no index, so a page costs the task's rows.
+ */
+function ofTask(taskId: string, f: DownloadFilter): SQL[] {
+  const who = f.operatorId === undefined ? eq(downloads.projectId, f.projectId)
+    : sql`(${downloads.projectId}, ${downloads.byKind}, ${downloads.byId}) is not distinct from (${f.projectId}, 'operator', ${f.operatorId})`;
+  return [eq(downloads.taskId, taskId), who];
+}
+
+/**
  * One page, newest first. Each filter has an index whose leading columns are its equalities and
- * then (at, id): the project's, the task's, an operator's. `since` ends the index range.
+ * then (at, id): the project's, the task's, an operator's (of one task: the task's, ofTask above).
+ * `since` ends the index range.
  */
 export function downloadPageQuery(db: Db, q: DownloadFilter & Page) {
   const w = downloadWhere(q);
