@@ -7,6 +7,7 @@ import { type DownloadRow, downloads } from '../../db/schema.js';
 import { storableText } from '../../model/storable.js';
 import { newId } from '../../platform/crypto.js';
 import { encodeCursor, newestFirst, olderThan } from '../cursor.js';
+import { completesResumed } from './resumed.js';
 
 /** The longest user agent kept, in characters: past it the text is clipped (with an ellipsis). */
 export const USER_AGENT_MAX = 512;
@@ -28,31 +29,53 @@ export interface DownloadRecord {
   /** A Range answer's Content-Range; null for the whole file. */
   range: string | null;
   bytes: number;
+  /** This answer sent the whole file. */
   complete: boolean;
   startedAt: Date;
+  /** The file's size, and when the task's files were made: what tells a resumed download's last piece. */
+  fileSize: number;
+  filesMadeAt: Date | null;
 }
 
+/**
+ * Writes the record. An answer that sent the whole file is complete; one that did not is complete
+ * when it completes the file for its downloader (resumed.ts), checked in the transaction writing it.
+ */
 export async function recordDownload(db: Db, r: DownloadRecord): Promise<void> {
-  await db.insert(downloads).values({
+  if (r.complete || r.bytes === 0) {
+    await db.insert(downloads).values(downloadRow(r, r.complete));
+    return;
+  }
+  await db.transaction(async (tx) => {
+    const complete = await completesResumed(tx, { ...r, ...whoOf(r.by), size: r.fileSize, madeAt: r.filesMadeAt });
+    await tx.insert(downloads).values(downloadRow(r, complete));
+  });
+}
+
+/** The columns that say who downloaded. */
+function whoOf(by: DownloadBy) {
+  return { byKind: by.kind, byId: by.kind === 'link' ? null : by.id, sessionId: by.kind === 'operator' ? by.sessionId : null };
+}
+
+function downloadRow(r: DownloadRecord, complete: boolean) {
+  return {
     id: newId('dl'),
     taskId: r.taskId,
     projectId: r.projectId,
     fileName: r.fileName,
     fileIndex: r.fileIndex,
     via: r.via,
-    byKind: r.by.kind,
-    byId: r.by.kind === 'link' ? null : r.by.id,
-    sessionId: r.by.kind === 'operator' ? r.by.sessionId : null,
+    ...whoOf(r.by),
     // Both come from the client: bounded and made storable (model/storable.ts).
     ip: storableText(r.ip, 64),
     userAgent: storableText(r.userAgent, USER_AGENT_MAX),
     range: r.range,
     bytes: r.bytes,
-    complete: r.complete,
+    complete,
     startedAt: r.startedAt,
     // Set here rather than by the database: list cursors compare it at millisecond precision.
     at: new Date(),
-  });
+  };
 }
 
 export interface DownloadFilter {
