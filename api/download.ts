@@ -61,7 +61,7 @@ export async function sendFile(c: Context, storage: Storage, file: StoredFile, a
   const contentRange = range ? contentRangeOf(range, file.bytes) : null;
   return stream(c, async (s) => {
     const bytes = await pipeCounted(body, s, audit.task.id);
-    // Complete: the whole file went in this answer (a range short of it never does).
+    // Complete: the whole file went in this answer, or this piece completed a resumed download (records.ts).
     await record(audit, file, { ...seen, range: contentRange, bytes, complete: !s.aborted && bytes === file.bytes });
   });
 }
@@ -108,7 +108,8 @@ async function record(audit: DownloadAudit, file: StoredFile, sent: { ip: string
   const { task } = audit;
   try {
     const fileIndex = task.files.findIndex((f) => f.name === file.name);
-    await recordDownload(audit.db, { taskId: task.id, projectId: task.projectId, fileName: file.name, fileIndex, via: audit.via, by: audit.by, ...sent });
+    const resume = { fileSize: file.bytes, filesMadeAt: task.finishedAt };
+    await recordDownload(audit.db, { taskId: task.id, projectId: task.projectId, fileName: file.name, fileIndex, via: audit.via, by: audit.by, ...sent, ...resume });
   } catch (err) {
     // The file has been sent: a record that could not be written is logged, never the client's error.
     logger('download').error({ err, task_id: task.id }, 'a download could not be recorded');

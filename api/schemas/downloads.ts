@@ -41,7 +41,7 @@ export const downloadSchema = z
     user_agent: z.string().openapi({ description: 'As sent, at most 512 characters.' }),
     range: z.string().nullable().openapi({ description: "A Range answer's part, as its Content-Range (bytes 1024-4095/4096); null: the whole file was asked." }),
     bytes: z.number().int().openapi({ description: 'Bytes handed to the connection.' }),
-    complete: z.boolean().openapi({ description: 'The whole file was sent in this answer (a range short of the whole file never is).' }),
+    complete: z.boolean().openapi({ description: 'The whole file was sent in this answer, or this answer was the part with which the same downloader (the project key, the operator session, or the signed link) came to hold every byte of the file (a resumed download).' }),
   })
   .openapi('Download');
 

@@ -923,7 +923,7 @@ export interface components {
             by: components["schemas"]["DownloadBy"];
             /** @description Bytes handed to the connection. */
             bytes: number;
-            /** @description The whole file was sent in this answer (a range short of the whole file never is). */
+            /** @description The whole file was sent in this answer, or this answer was the part with which the same downloader (the project key, the operator session, or the signed link) came to hold every byte of the file (a resumed download). */
             complete: boolean;
             download_id: string;
             /** @description files[].name of the file downloaded. */

@@ -1,12 +1,13 @@
 // The record of downloads (docs/downloads.md): one row per response that handed out a task's file,
 // written when the response ends, and the lists that read them newest first by index
 // (downloads_*_idx in db/schema.ts; test/e2e/download-plans.test.ts checks the plans).
-import { and, count, eq, gte, type SQL } from 'drizzle-orm';
+import { and, count, eq, gte, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { type DownloadRow, downloads } from '../../db/schema.js';
 import { storableText } from '../../model/storable.js';
 import { newId } from '../../platform/crypto.js';
 import { encodeCursor, newestFirst, olderThan } from '../cursor.js';
+import { completesResumed } from './resumed.js';
 
 /** The longest user agent kept, in characters: past it the text is clipped (with an ellipsis). */
 export const USER_AGENT_MAX = 512;
@@ -28,31 +29,53 @@ export interface DownloadRecord {
   /** A Range answer's Content-Range; null for the whole file. */
   range: string | null;
   bytes: number;
+  /** This answer sent the whole file. */
   complete: boolean;
   startedAt: Date;
+  /** The file's size, and when the task's files were made: what tells a resumed download's last piece. */
+  fileSize: number;
+  filesMadeAt: Date | null;
 }
 
+/**
+ * Writes the record. An answer that sent the whole file is complete; one that did not is complete
+ * when it completes the file for its downloader (resumed.ts), checked in the transaction writing it.
+ */
 export async function recordDownload(db: Db, r: DownloadRecord): Promise<void> {
-  await db.insert(downloads).values({
+  if (r.complete || r.bytes === 0) {
+    await db.insert(downloads).values(downloadRow(r, r.complete));
+    return;
+  }
+  await db.transaction(async (tx) => {
+    const complete = await completesResumed(tx, { ...r, ...whoOf(r.by), size: r.fileSize, madeAt: r.filesMadeAt });
+    await tx.insert(downloads).values(downloadRow(r, complete));
+  });
+}
+
+/** The columns that say who downloaded. */
+function whoOf(by: DownloadBy) {
+  return { byKind: by.kind, byId: by.kind === 'link' ? null : by.id, sessionId: by.kind === 'operator' ? by.sessionId : null };
+}
+
+function downloadRow(r: DownloadRecord, complete: boolean) {
+  return {
     id: newId('dl'),
     taskId: r.taskId,
     projectId: r.projectId,
     fileName: r.fileName,
     fileIndex: r.fileIndex,
     via: r.via,
-    byKind: r.by.kind,
-    byId: r.by.kind === 'link' ? null : r.by.id,
-    sessionId: r.by.kind === 'operator' ? r.by.sessionId : null,
+    ...whoOf(r.by),
     // Both come from the client: bounded and made storable (model/storable.ts).
     ip: storableText(r.ip, 64),
     userAgent: storableText(r.userAgent, USER_AGENT_MAX),
     range: r.range,
     bytes: r.bytes,
-    complete: r.complete,
+    complete,
     startedAt: r.startedAt,
     // Set here rather than by the database: list cursors compare it at millisecond precision.
     at: new Date(),
-  });
+  };
 }
 
 export interface DownloadFilter {
@@ -67,16 +90,28 @@ export interface DownloadFilter {
 type Page = { limit: number; cursor?: string | undefined };
 
 function downloadWhere(f: DownloadFilter): SQL[] {
-  const w: SQL[] = [eq(downloads.projectId, f.projectId)];
-  if (f.taskId) w.push(eq(downloads.taskId, f.taskId));
-  if (f.operatorId !== undefined) w.push(eq(downloads.byKind, 'operator'), eq(downloads.byId, f.operatorId));
+  const w: SQL[] = f.taskId ? ofTask(f.taskId, f) : [eq(downloads.projectId, f.projectId)];
+  if (!f.taskId && f.operatorId !== undefined) w.push(eq(downloads.byKind, 'operator'), eq(downloads.byId, f.operatorId));
   if (f.since) w.push(gte(downloads.at, f.since));
   return w;
 }
 
 /**
+ * A task's downloads are read by the task's index alone, the project (and the operator, for a
+ * session of one task) checked on its rows: as plain equalities the planner would also read the
+ * operator's index and intersect the two (a cost that grows with the operator's other downloads).
+ * A row compared with IS NOT DISTINCT FROM is served by no index, so a page costs the task's rows.
+ */
+function ofTask(taskId: string, f: DownloadFilter): SQL[] {
+  const who = f.operatorId === undefined ? eq(downloads.projectId, f.projectId)
+    : sql`(${downloads.projectId}, ${downloads.byKind}, ${downloads.byId}) is not distinct from (${f.projectId}, 'operator', ${f.operatorId})`;
+  return [eq(downloads.taskId, taskId), who];
+}
+
+/**
  * One page, newest first. Each filter has an index whose leading columns are its equalities and
- * then (at, id): the project's, the task's, an operator's. `since` ends the index range.
+ * then (at, id): the project's, the task's, an operator's (of one task: the task's, ofTask above).
+ * `since` ends the index range.
  */
 export function downloadPageQuery(db: Db, q: DownloadFilter & Page) {
   const w = downloadWhere(q);

@@ -78,4 +78,31 @@ describe('download pages on Postgres, a million rows', () => {
       expect(scan!['Actual Rows'] + (scan!['Rows Removed by Filter'] ?? 0)).toBeLessThan(500);
     });
   }
+
+  // A session of one task (an e-mail's link) reads the task's index alone, the project and operator
+  // a filter on its rows: a page costs the task's downloads (1,000 here, a third of them op-11's),
+  // never the operator's others, whatever the planner guesses of the two together. (The planner may
+  // sort the task's rows rather than walk them in order: bounded by the task, so that is allowed.)
+  const oneTask: Array<[string, () => DownloadFilter & { cursor?: string }]> = [
+    ["an operator's own of one task", () => ({ projectId: 'prj_p3', operatorId: 'op-11', taskId: 'tsk_t11' })],
+    ["an operator's own of one task, in the middle", () => ({ projectId: 'prj_p3', operatorId: 'op-11', taskId: 'tsk_t11', cursor: middle() })],
+  ];
+  for (const [name, filter] of oneTask) {
+    it(`${name}: downloads_task_at_idx alone`, async () => {
+      const steps = await plan(downloadPageQuery(database.db, { limit: 50, ...filter() }));
+      const types = steps.map((s) => s['Node Type']);
+      expect(types).not.toContain('Seq Scan');
+      const scans = steps.filter((s) => /Index (Only )?Scan/.test(s['Node Type']));
+      expect(scans.map((s) => s['Index Name'])).toEqual(['downloads_task_at_idx']);
+      expect(scans[0]!['Actual Rows'] + (scans[0]!['Rows Removed by Filter'] ?? 0)).toBeLessThanOrEqual(1000);
+    });
+  }
+  it("an operator's own of one task: that operator's, of that task, newest first", async () => {
+    const rows = await downloadPageQuery(database.db, { limit: 5, projectId: 'prj_p3', operatorId: 'op-11', taskId: 'tsk_t11' });
+    expect(rows.map((r) => r.id)).toEqual(['dl_d999011', 'dl_d996011', 'dl_d993011', 'dl_d990011', 'dl_d987011', 'dl_d984011']);
+    expect(new Set(rows.map((r) => `${r.taskId} ${r.byKind} ${r.byId}`))).toEqual(new Set(['tsk_t11 operator op-11']));
+    // The project is still checked: another project's session sees none of the task's.
+    expect(await downloadPageQuery(database.db, { limit: 5, projectId: 'prj_p4', operatorId: 'op-11', taskId: 'tsk_t11' })).toEqual([]);
+  });
 });
+

@@ -19,7 +19,7 @@ let b: Project;
 let taskId: string;
 let operatorToken: string;
 
-type Item = { download_id: string; task_id: string; file: string; at: string; by: { kind: string; id: string | null; session_id?: string }; via: string; ip: string; user_agent: string; bytes: number; complete: boolean };
+type Item = { download_id: string; task_id: string; file: string; at: string; by: { kind: string; id: string | null; session_id?: string }; via: string; ip: string; user_agent: string; range: string | null; bytes: number; complete: boolean };
 
 beforeAll(async () => {
   ({ rt, a, b } = await startWithTwoProjects());
@@ -193,6 +193,36 @@ describe('GET /v1/downloads and /v1/downloads/count', () => {
     expectError(await rt.call('GET', '/v1/downloads/count?since=never', { token: a.api_key }), 422, 'validation_failed');
     expectError(await rt.call('GET', '/v1/downloads'), 401, 'unauthorized');
     expectError(await rt.call('GET', '/v1/downloads/count', { token: 'dc_not-a-key-of-anyone-0123456789' }), 401, 'unauthorized');
+  });
+});
+
+// Last: its records would change the counts the lists above read.
+describe('a download resumed in pieces', () => {
+  it('records complete the piece with which one downloader came to hold every byte, once', async () => {
+    const session = async () => (await rt.call('POST', '/v1/operator-sessions', { token: a.api_key, body: { operator_id: 'alice' } })).json.token as string;
+    const [mine, theirs] = [await session(), await session()];
+    let n = (await recorded(0)).length;
+    const step = async (token: string, range: string) => {
+      const res = await rt.app.request(`/v1/tasks/${taskId}/download`, { headers: { authorization: `Bearer ${token}`, range } });
+      expect(res.status).toBe(206);
+      await res.arrayBuffer();
+      n += 1;
+      const [d] = await recorded(n);
+      expect(d!.range, 'the newest record is this answer').toBe(`bytes ${range.slice(6).replace(/-$/, `-${BYTES - 1}`)}/${BYTES}`);
+      return d!.complete;
+    };
+    // A gap (10-19) left: not yet.
+    expect(await step(mine, 'bytes=0-9')).toBe(false);
+    expect(await step(mine, 'bytes=20-')).toBe(false);
+    // Another session's piece is not this downloader's: the gap stays.
+    expect(await step(theirs, 'bytes=10-19')).toBe(false);
+    // The gap, overlapping both sides: now the file is whole.
+    expect(await step(mine, 'bytes=5-24')).toBe(true);
+    // Held already: a piece fetched again completes nothing.
+    expect(await step(mine, 'bytes=0-3')).toBe(false);
+    // The other session, from its one piece: the rest in two, the last completes it.
+    expect(await step(theirs, 'bytes=0-9')).toBe(false);
+    expect(await step(theirs, 'bytes=20-')).toBe(true);
   });
 });
 
