@@ -94,7 +94,7 @@ async function openLane({ db, storage, source, encoder, load, maskKey }: FetchPa
   const sheets = taskSheets(task);
   const meta = await readMeta(storage, input.taskId, sheet);
   const ext = stagedExt(task.type);
-  const mask = maskJob(task.type, meta, plansHash(meta.masks) ? pinnedKey(meta, await maskKey(task.projectId)) : undefined);
+  const mask = maskJob(task.type, meta, plansHash(meta.masks) ? pinnedKey(meta, await maskKey(task.projectId)) : undefined, task.options.time_zone);
   const style = csvStyle(task.options);
   const chunk = new LaneChunk(input, meta, ctx.info.heartbeatDetails);
   // Parquet's pages arrive as bytes too: staged as the columns' JSON lines by the byte transcoder
