@@ -5,6 +5,8 @@
 // value of a masked column in the staging directory (each export paused midway, its pieces on
 // disk), the files, the preview and sync answers, every log line of the run (at debug level) and
 // the task's e-mail: none is found. A task's template cannot unmask what the project masks.
+// A hash key rotated during an export restarts it under the new key; a task failing after masked
+// pages quotes no raw value; masks with time_zone, a CSV dialect and the page-encoder threads.
 import { execFile } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -397,5 +399,35 @@ describe('with the page encoder\'s threads on', () => {
 
   it('the CSV with ";", time_zone and masks is the same, byte for byte', async () => {
     expect(await zonedCsvExport(threaded, key)).toBe(zonedCsv());
+  });
+});
+
+describe('a hash key rotated while an export runs', () => {
+  it('makes the export start over under the new key: the file holds one key\'s hashes', async () => {
+    const src = await source({ total: TOTAL, row, delayMs: (r) => (r.pageSize > 1 && r.page >= 3 ? 2000 : 0) });
+    const res = await api('POST', '/v1/tasks', { operator_id: 'op-1', page_size: 100, source_url: src.url, template, type: 'jsonl' });
+    expect(res.status, JSON.stringify(res.json)).toBe(202);
+    const id = res.json.task_id as string;
+    await env.waitForTask(id, project.api_key, (t) => (t.progress?.pages_done ?? 0) >= 3 || ['succeeded', 'failed', 'cancelled'].includes(t.status));
+    expect((await api('POST', `/v1/tasks/${id}/pause`)).status).toBe(202);
+    await env.waitForTask(id, project.api_key, (t) => t.status === 'paused');
+    const staged = filesUnder(env.config.DATA_DIR).filter((p) => p.includes(id) && p.includes('staging') && !p.endsWith('meta.json'));
+    const old = Buffer.from(await maskKeyOf(env.core.database.db, project.project_id, env.core.secrets.destinationKeys), 'hex');
+    const oldHash = (i: number) => createHmac('sha256', old).update(rows[i]!.member).digest('hex');
+    // The pages staged before the pause hash with the key the probe pinned.
+    expect(staged.map((p) => readFileSync(p, 'utf8')).join('')).toContain(oldHash(0));
+
+    expect((await env.api('POST', `/v1/projects/${project.project_id}/rotate-mask-key`, { token: ADMIN })).status).toBe(200);
+    const pagesBefore = src.requests.filter((r) => r.pageSize > 1).length;
+    expect((await api('POST', `/v1/tasks/${id}/resume`)).status).toBe(202);
+    const task = await env.waitForTask(id, project.api_key, undefined, 120_000);
+    expect(task.error).toBeNull();
+    expect(task.status).toBe('succeeded');
+    // Started over: every page asked again after the resume, not only the ones the pause left.
+    expect(src.requests.filter((r) => r.pageSize > 1).length - pagesBefore).toBeGreaterThanOrEqual(6);
+
+    const now = Buffer.from(await maskKeyOf(env.core.database.db, project.project_id, env.core.secrets.destinationKeys), 'hex');
+    const lines = (await saved(task.files[0])).body.toString('utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.member)).toEqual(rows.map((r) => createHmac('sha256', now).update(r.member).digest('hex')));
   });
 });
