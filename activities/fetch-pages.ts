@@ -13,7 +13,8 @@ import type { PoliteSource } from '../domain/source/polite.js';
 import { keys } from '../domain/staging/keys.js';
 import { LaneChunk } from '../domain/staging/lane.js';
 import { maskJob } from '../domain/staging/masks.js';
-import { readMeta } from '../domain/staging/meta.js';
+import { readMeta, type SourceMeta } from '../domain/staging/meta.js';
+import { maskKeyId } from '../domain/projects/mask-key.js';
 import { plansHash } from '../model/mask.js';
 import type { PageEncoder } from '../domain/staging/page-encoder.js';
 import { stagedExt } from '../domain/staging/pieces.js';
@@ -74,6 +75,16 @@ export function createFetchPages(deps: FetchPagesDeps): (input: FetchPagesInput)
   };
 }
 
+/**
+ * The project's hash key if it is the one the probe pinned (meta.maskKeyId): one export's hashes
+ * all come from one key. A key rotated since fails the lane with source_changed, so the export
+ * starts over once, with the new key, from a fresh probe (workflows/fetch-all.ts).
+ */
+function pinnedKey(meta: SourceMeta, key: string): string {
+  if (meta.maskKeyId === maskKeyId(key)) return key;
+  throw new DomainError('source_changed', "the project's hash key was rotated during the export; its hashes would mix two keys");
+}
+
 type Lane = Awaited<ReturnType<typeof openLane>>;
 
 /** One attempt's wiring: its chunk of the lane, its requests, and where its pieces and progress go. */
@@ -83,7 +94,7 @@ async function openLane({ db, storage, source, encoder, load, maskKey }: FetchPa
   const sheets = taskSheets(task);
   const meta = await readMeta(storage, input.taskId, sheet);
   const ext = stagedExt(task.type);
-  const mask = maskJob(task.type, meta, plansHash(meta.masks) ? await maskKey(task.projectId) : undefined);
+  const mask = maskJob(task.type, meta, plansHash(meta.masks) ? pinnedKey(meta, await maskKey(task.projectId)) : undefined, task.options.time_zone);
   const style = csvStyle(task.options);
   const chunk = new LaneChunk(input, meta, ctx.info.heartbeatDetails);
   // Parquet's pages arrive as bytes too: staged as the columns' JSON lines by the byte transcoder

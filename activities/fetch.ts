@@ -4,7 +4,8 @@ import { Context } from '@temporalio/activity';
 import type { Activities } from '../model/activities.js';
 import { pageCount } from '../model/plan.js';
 import { DomainError } from '../domain/errors.js';
-import { maskKeyOf } from '../domain/projects/mask-key.js';
+import { maskKeyId, maskKeyOf } from '../domain/projects/mask-key.js';
+import { plansHash } from '../model/mask.js';
 import { getProject, settingsOf } from '../domain/projects/projects.js';
 import { sourceLimits } from '../domain/source/limiter.js';
 import { sourceClientOptions } from '../domain/source/client.js';
@@ -20,6 +21,16 @@ import { recordProbe } from '../domain/tasks/status.js';
 import { type ActivityDeps, heartbeat } from './deps.js';
 import { atBoundary } from './failure.js';
 import { createFetchPages, inSheet } from './fetch-pages.js';
+
+/**
+ * The hash key's id in the meta of each sheet whose plan hashes: the lanes hash only with that key
+ * (a rotation during the export makes a lane fail with source_changed, and the export start over).
+ */
+async function pinMaskKey(metas: SourceMeta[], key: () => Promise<string>): Promise<SourceMeta[]> {
+  if (!metas.some((m) => plansHash(m.masks))) return metas;
+  const id = maskKeyId(await key());
+  return metas.map((m) => (plansHash(m.masks) ? { ...m, maskKeyId: id } : m));
+}
 
 export function createFetchActivities({ db, storage, config, destinationKeys }: Pick<ActivityDeps, 'db' | 'storage' | 'config' | 'destinationKeys'>): Pick<Activities, 'probeSource' | 'fetchPages'> {
   const source = new PoliteSource({
@@ -61,7 +72,10 @@ export function createFetchActivities({ db, storage, config, destinationKeys }: 
         );
         const failed = probed.findIndex((p) => p.status === 'rejected');
         if (failed >= 0) throw inSheet((probed[failed] as PromiseRejectedResult).reason, sheetLabel(sheets, failed));
-        const metas = probed.map((p) => (p as PromiseFulfilledResult<SourceMeta>).value);
+        const metas = await pinMaskKey(
+          probed.map((p) => (p as PromiseFulfilledResult<SourceMeta>).value),
+          () => maskKeyOf(db, task.projectId, destinationKeys),
+        );
         const total = checkProbed(task.type, metas, resolveSplit(task.type, task.options, settings, config.MAX_PARTS), config.MAX_EXPORT_ROWS);
         for (const [i, meta] of metas.entries()) await writeMeta(storage, taskId, meta, i);
         const pagesTotal = metas.reduce((n, m) => n + pageCount(m.total, task.pageSize), 0);

@@ -121,7 +121,7 @@ export function projectsApp(deps: ApiContext) {
     operationId: 'rotateMaskKey',
     tags,
     summary: 'A new key for the project\'s hash masks (admin); hashes written from now on change',
-    description: 'The key is never shown. Exports that start fetching after this call hash with the new key; an export running across it may hold hashes of both.',
+    description: 'The key is never shown. Exports probed after this call hash with the new key; an export running across it starts over once under the new key, so no file holds hashes of both.',
     security: auth.admin,
     middleware: [adminOnly],
     request: { params: projectIdParam },

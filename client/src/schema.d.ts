@@ -352,7 +352,7 @@ export interface paths {
         put?: never;
         /**
          * A new key for the project's hash masks (admin); hashes written from now on change
-         * @description The key is never shown. Exports that start fetching after this call hash with the new key; an export running across it may hold hashes of both.
+         * @description The key is never shown. Exports probed after this call hash with the new key; an export running across it starts over once under the new key, so no file holds hashes of both.
          */
         post: operations["rotateMaskKey"];
         delete?: never;

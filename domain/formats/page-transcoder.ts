@@ -19,7 +19,8 @@ export interface ScannedPage {
 export function transcoderCache<T extends PageTranscoder>(make: (columns: Column[]) => T): (columns: Column[]) => T {
   const cache = new Map<string, T>();
   return (columns) => {
-    const id = columns.map((c) => c.key).join('\u0000');
+    // A column typed `string` is written apart (time_zone leaves it): part of the list's identity.
+    const id = columns.map((c) => (c.type === 'string' ? `${c.key}\u0001` : c.key)).join('\u0000');
     let t = cache.get(id);
     if (!t) {
       if (cache.size >= 32) cache.delete(cache.keys().next().value!);

@@ -105,9 +105,8 @@ export function signingSecrets(p: Pick<ProjectRow, 'webhookSecret' | 'previousWe
 
 /**
  * A new key for the project's `hash` masks (docs/SECURITY.md#masked-columns): every hash it writes
- * from now on differs from the ones before; the key itself is never shown. Each fetch of pages
- * reads the key as it starts, so an export running across a rotation may hold hashes of both keys:
- * rotate when none runs, or export again.
+ * from now on differs from the ones before; the key itself is never shown. An export running
+ * across it starts over once under the new key (its probe pinned the old one: activities/fetch.ts).
  */
 export async function rotateMaskKey(db: Db, projectId: string, sealingKeys: readonly string[]): Promise<ProjectRow> {
   const [row] = await db.update(projects).set({ maskKeySealed: sealedNewMaskKey(projectId, sealingKeys) }).where(eq(projects.id, projectId)).returning();

@@ -1,8 +1,9 @@
 // The key of a project's `hash` masks (docs/SECURITY.md#masked-columns): 32 random bytes, made at
 // the project's creation (or on first use for a project older than masks), kept sealed under the
 // server key like destinations' secrets (platform/sealed.ts; the project's id bound in), never shown
-// by the API. Rotating it changes every hash the project writes from then on.
-import { randomBytes } from 'node:crypto';
+// by the API. Rotating it changes every hash the project writes from then on; an export pins the
+// key it probed with by its id (maskKeyId) and starts over if a lane finds another (ADR 0044).
+import { createHmac, randomBytes } from 'node:crypto';
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { projects } from '../../db/schema.js';
@@ -11,6 +12,12 @@ import { DomainError } from '../errors.js';
 
 /** What the sealed key is bound to: a value copied to another project's row does not open. */
 export const maskKeyContext = (projectId: string) => `mask-key:${projectId}`;
+
+/**
+ * The key's id: an HMAC of a fixed label under the key, 16 hex digits. It names the key in an
+ * export's staged meta without revealing it (no hash of any value can be made from it).
+ */
+export const maskKeyId = (key: string): string => createHmac('sha256', Buffer.from(key, 'hex')).update('dc-mask-key-id').digest('hex').slice(0, 16);
 
 /** A new key, sealed for the project. */
 export const sealedNewMaskKey = (projectId: string, keys: readonly string[]): string => seal(randomBytes(32).toString('hex'), keys, maskKeyContext(projectId));

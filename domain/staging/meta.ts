@@ -23,6 +23,11 @@ export interface SourceMeta {
   footer?: unknown;
   /** Source key → mask (the template's, the project's over them); absent or empty: nothing masked. */
   masks?: MaskPlan;
+  /**
+   * The id of the project's hash key at the probe (domain/projects/mask-key.ts), when the plan
+   * hashes: every lane of the export hashes with that key or fails with source_changed.
+   */
+  maskKeyId?: string;
 }
 
 /** What the probe's check needs of a task (and of one of its sheets: that sheet's options). */

@@ -114,7 +114,7 @@ async function stageSheet(deps: PreviewDeps, { task, spec, sheet, rows, limits, 
     });
   const meta = metaFromProbe(await get(0, 1), { type: task.type, pageSize: task.pageSize, options: spec.options, masks }, deps.config.MAX_EXPORT_ROWS);
   // Masked as the export masks: before the rows are staged, even in memory.
-  const mask = maskJob(task.type, meta, plansHash(meta.masks) ? await maskKeyOf(deps.db, task.projectId, deps.sealingKeys) : undefined);
+  const mask = maskJob(task.type, meta, plansHash(meta.masks) ? await maskKeyOf(deps.db, task.projectId, deps.sealingKeys) : undefined, task.options.time_zone);
   const masked = mask ? pageMasker(mask) : (page: unknown[]) => page;
   const wanted = Math.min(rows, meta.total);
   const data: unknown[] = [];

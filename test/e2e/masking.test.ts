@@ -5,6 +5,8 @@
 // value of a masked column in the staging directory (each export paused midway, its pieces on
 // disk), the files, the preview and sync answers, every log line of the run (at debug level) and
 // the task's e-mail: none is found. A task's template cannot unmask what the project masks.
+// A hash key rotated during an export restarts it under the new key; a task failing after masked
+// pages quotes no raw value; masks with time_zone, a CSV dialect and the page-encoder threads.
 import { execFile } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -282,5 +284,150 @@ describe('the project\'s word', () => {
     expect(b.map((r) => r.member)).not.toEqual(a.map((r) => r.member));
     const newKey = Buffer.from(await maskKeyOf(env.core.database.db, project.project_id, env.core.secrets.destinationKeys), 'hex');
     expect(b[0].member).toBe(createHmac('sha256', newKey).update(rows[0]!.member).digest('hex'));
+  });
+});
+
+describe('a task that fails after masked pages', () => {
+  it('names no raw value in its error.message or its e-mail, whether the render or the source fails', async () => {
+    // Parquet: page 4 holds an id the template types integer that is not one; the masked pages
+    // before it are staged, then the render fails (render_failed names the bad value, unmasked).
+    const badId = (i: number) => (i === 450 ? { ...row(i), id: 'n/a-450' } : row(i));
+    const rendered = await source({ total: TOTAL, row: badId });
+    // CSV: page 3 answers a row that is a raw phone number, not an object (source_bad_response).
+    const broken = await source({
+      total: TOTAL,
+      row,
+      intercept: (r) =>
+        r.pageSize > 1 && r.page === 3 ? { status: 200, body: JSON.stringify({ total: TOTAL, data: [row(300), rows[301]!.phone, rows[302]!.email] }) } : undefined,
+    });
+    const cases = [
+      { src: rendered, type: 'parquet', code: 'render_failed' },
+      { src: broken, type: 'csv', code: 'source_bad_response' },
+    ];
+    const before = smtp.received.length;
+    for (const [i, c] of cases.entries()) {
+      const res = await api('POST', '/v1/tasks', { operator_id: 'op-1', page_size: 100, source_url: c.src.url, type: c.type, template, notify_email: 'ops@example.test', file_name: `failed-${i}` });
+      expect(res.status, JSON.stringify(res.json)).toBe(202);
+      const task = await env.waitForTask(res.json.task_id, project.api_key, undefined, 120_000);
+      expect(task.status).toBe('failed');
+      expect(task.error.code).toBe(c.code);
+      expect(leaks(task.error.message)).toEqual([]);
+    }
+    // Both failed after masked pages: the Parquet one once all six were fetched, the CSV one at page 3.
+    expect(cases[0]!.src.requests.filter((r) => r.pageSize > 1).length).toBe(6);
+    expect(cases[1]!.src.requests.some((r) => r.pageSize > 1 && r.page === 3)).toBe(true);
+    const mails = (await smtp.waitFor(before + cases.length, 60_000)).slice(before);
+    expect(mails).toHaveLength(cases.length);
+    for (const mail of mails) {
+      expect(leaks(mail.raw)).toEqual([]);
+      expect(leaks(`${mail.parsed.text}\n${mail.parsed.html}`)).toEqual([]);
+    }
+  });
+});
+
+// A date-time paid_at (masked, keep_start 13), shipped_at (the same instant, not masked) and ref
+// (the same text, typed string) in Asia/Shanghai: the mask keeps the Shanghai digits, shipped_at is
+// Shanghai's wall clock, ref stays as the source wrote it. In CSV with `;`, and in xlsx.
+const utcAt = (i: number) => `2026-11-26T${pad(14 + (i % 10), 2)}:${pad(i % 60, 2)}:00Z`;
+const shanghai = (i: number) => {
+  const h = 14 + (i % 10) + 8;
+  return `2026-11-${h >= 24 ? '27' : '26'} ${pad(h % 24, 2)}:${pad(i % 60, 2)}:00`;
+};
+const zonedRow = (i: number) => ({ id: i + 1, phone: `139${pad(i, 8)}`, paid_at: utcAt(i), shipped_at: utcAt(i), ref: utcAt(i), note: `a;b ${i}` });
+const ZONED_TOTAL = 250;
+const zonedTemplate = [
+  { name: 'id', title: '编号', type: 'integer' },
+  { name: 'phone', title: '手机', mask: 'phone' },
+  { name: 'paid_at', title: '付款', type: 'datetime', mask: { keep_start: 13, keep_end: 0 } },
+  { name: 'shipped_at', title: '发货', type: 'datetime' },
+  { name: 'ref', title: '单号', type: 'string' },
+  { name: 'note', title: '备注' },
+];
+const zonedCsv = () =>
+  [
+    '编号;手机;付款;发货;单号;备注',
+    ...Array.from({ length: ZONED_TOTAL }, (_, i) => {
+      const r = zonedRow(i);
+      return `${r.id};${r.phone.slice(0, 3)}****${r.phone.slice(7)};${shanghai(i).slice(0, 13)}******;${shanghai(i)};${r.ref};"${r.note}"`;
+    }),
+  ].join('\r\n') + '\r\n';
+
+/** A CSV export of the zoned rows with `;`, Asia/Shanghai and masks, in the service `on`. */
+async function zonedCsvExport(on: TestEnv, key: string): Promise<string> {
+  const src = await source({ total: ZONED_TOTAL, row: zonedRow });
+  const res = await on.api('POST', '/v1/tasks', { token: key, body: { operator_id: 'op-1', page_size: 100, source_url: src.url, type: 'csv', template: zonedTemplate, csv_delimiter: ';', time_zone: 'Asia/Shanghai' } });
+  expect(res.status, JSON.stringify(res.json)).toBe(202);
+  const task = await on.waitForTask(res.json.task_id, key, undefined, 120_000);
+  expect(task.error).toBeNull();
+  const body = (await fetchListed(task.files[0])).toString('utf8').replace(/^\ufeff/, '');
+  expect(leaks(body, Array.from({ length: ZONED_TOTAL }, (_, i) => zonedRow(i).phone))).toEqual([]);
+  return body;
+}
+
+describe('masks with time_zone and a CSV dialect', () => {
+  it('CSV with ";": the mask keeps the zone\'s digits, a string-typed column keeps the source\'s text', async () => {
+    expect(await zonedCsvExport(env, project.api_key)).toBe(zonedCsv());
+  });
+
+  it('xlsx: the same, and a string-typed column is text as the source wrote it', async () => {
+    const src = await source({ total: ZONED_TOTAL, row: zonedRow });
+    const res = await api('POST', '/v1/tasks', { operator_id: 'op-1', page_size: 100, source_url: src.url, type: 'excel', template: zonedTemplate, time_zone: 'Asia/Shanghai' });
+    const task = await env.waitForTask(res.json.task_id, project.api_key, undefined, 120_000);
+    expect(task.error).toBeNull();
+    const { path } = await saved(task.files[0]);
+    const sheet = await openpyxlRows(path);
+    expect(sheet[0]).toEqual(['编号', '手机', '付款', '发货', '单号', '备注']);
+    for (const i of [0, 1, 9, 10, 149, 249]) {
+      const [id, phone, paid, shipped, ref, note] = sheet[i + 1]!;
+      expect([id, phone, paid, ref, note]).toEqual([i + 1, `139****${pad(i, 8).slice(4)}`, `${shanghai(i).slice(0, 13)}******`, utcAt(i), `a;b ${i}`]);
+      // openpyxl reads a datetime cell as its wall-clock value (format-readers.py: "yyyy-mm-dd hh:mm:ss").
+      expect(shipped).toBe(shanghai(i));
+    }
+  });
+});
+
+describe('with the page encoder\'s threads on', () => {
+  let threaded: TestEnv;
+  let key: string;
+  beforeAll(async () => {
+    threaded = await startTestEnv({ SOURCE_DECODE_THREADS: '2' });
+    key = (await threaded.createProject({ source_hosts: ['127.0.0.1'] })).api_key;
+  });
+  afterAll(async () => {
+    await threaded?.close();
+  });
+
+  it('the CSV with ";", time_zone and masks is the same, byte for byte', async () => {
+    expect(await zonedCsvExport(threaded, key)).toBe(zonedCsv());
+  });
+});
+
+describe('a hash key rotated while an export runs', () => {
+  it('makes the export start over under the new key: the file holds one key\'s hashes', async () => {
+    const src = await source({ total: TOTAL, row, delayMs: (r) => (r.pageSize > 1 && r.page >= 3 ? 2000 : 0) });
+    const res = await api('POST', '/v1/tasks', { operator_id: 'op-1', page_size: 100, source_url: src.url, template, type: 'jsonl' });
+    expect(res.status, JSON.stringify(res.json)).toBe(202);
+    const id = res.json.task_id as string;
+    await env.waitForTask(id, project.api_key, (t) => (t.progress?.pages_done ?? 0) >= 3 || ['succeeded', 'failed', 'cancelled'].includes(t.status));
+    expect((await api('POST', `/v1/tasks/${id}/pause`)).status).toBe(202);
+    await env.waitForTask(id, project.api_key, (t) => t.status === 'paused');
+    const staged = filesUnder(env.config.DATA_DIR).filter((p) => p.includes(id) && p.includes('staging') && !p.endsWith('meta.json'));
+    const old = Buffer.from(await maskKeyOf(env.core.database.db, project.project_id, env.core.secrets.destinationKeys), 'hex');
+    const oldHash = (i: number) => createHmac('sha256', old).update(rows[i]!.member).digest('hex');
+    // The pages staged before the pause hash with the key the probe pinned.
+    expect(staged.map((p) => readFileSync(p, 'utf8')).join('')).toContain(oldHash(0));
+
+    expect((await env.api('POST', `/v1/projects/${project.project_id}/rotate-mask-key`, { token: ADMIN })).status).toBe(200);
+    const pagesBefore = src.requests.filter((r) => r.pageSize > 1).length;
+    expect((await api('POST', `/v1/tasks/${id}/resume`)).status).toBe(202);
+    const task = await env.waitForTask(id, project.api_key, undefined, 120_000);
+    expect(task.error).toBeNull();
+    expect(task.status).toBe('succeeded');
+    // Started over: every page asked again after the resume, not only the ones the pause left.
+    expect(src.requests.filter((r) => r.pageSize > 1).length - pagesBefore).toBeGreaterThanOrEqual(6);
+
+    const now = Buffer.from(await maskKeyOf(env.core.database.db, project.project_id, env.core.secrets.destinationKeys), 'hex');
+    const lines = (await saved(task.files[0])).body.toString('utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.member)).toEqual(rows.map((r) => createHmac('sha256', now).update(r.member).digest('hex')));
   });
 });

@@ -113,8 +113,9 @@ export class CsvCells {
     return this.text(this.zone ? (this.zone.wallClock(s) ?? s) : s);
   }
 
-  cell(v: unknown): string {
-    if (typeof v === 'string') return this.source(v);
+  /** `zoned`: false for a column the template types `string`, whose text time_zone leaves as written. */
+  cell(v: unknown, zoned = true): string {
+    if (typeof v === 'string') return zoned ? this.source(v) : this.text(v);
     if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
     if (v === null || v === undefined) return '';
     return this.text(JSON.stringify(v));
@@ -140,13 +141,14 @@ export function encodeCsvRows(rows: unknown[], columns: Column[], style: CsvStyl
   if (rows.length === 0) return Buffer.alloc(0);
   // A key Object.prototype also has (constructor, __proto__, …) is read as an own property only.
   const read = columns.map((c) => ownReader(c.key));
+  const zoned = columns.map((c) => c.type !== 'string');
   const cells = csvCells(style);
   const { sep, eol } = cells;
   let out = '';
   for (const r of rows) {
     const o = r ?? {};
-    if (read.length === 1) out += cells.cell(read[0]!(o)) || LONE_EMPTY;
-    else for (let i = 0; i < read.length; i++) out += i === 0 ? cells.cell(read[i]!(o)) : sep + cells.cell(read[i]!(o));
+    if (read.length === 1) out += cells.cell(read[0]!(o), zoned[0]) || LONE_EMPTY;
+    else for (let i = 0; i < read.length; i++) out += i === 0 ? cells.cell(read[i]!(o), zoned[i]) : sep + cells.cell(read[i]!(o), zoned[i]);
     out += eol;
   }
   return Buffer.from(out, 'utf8');

@@ -53,6 +53,8 @@ export class CsvTranscoder extends PageTranscoder {
   private readonly zone: TimeZone | null;
   /** LF only (csv_line_ending lf), else CR LF. */
   private readonly lf: boolean;
+  /** Per column: whether time_zone may move its text (not for a column the template types `string`). */
+  private readonly shifts: boolean[];
 
   constructor(columns: Column[], style: CsvStyle = RFC4180) {
     super(columns);
@@ -60,6 +62,7 @@ export class CsvTranscoder extends PageTranscoder {
     this.sep = this.cells.sepByte;
     this.zone = this.cells.zone;
     this.lf = this.cells.eol === '\n';
+    this.shifts = columns.map((c) => c.type !== 'string');
   }
 
   /** Room the row being written may still need for its copied cells. */
@@ -88,7 +91,7 @@ export class CsvTranscoder extends PageTranscoder {
         this.expect(0x3a);
         this.ws();
         const s = this.i;
-        const kind = this.value(col >= 0);
+        const kind = this.value(col >= 0, col >= 0 && this.shifts[col]!);
         if (col >= 0) {
           kinds[col] = kind;
           starts[col] = s;
@@ -105,24 +108,27 @@ export class CsvTranscoder extends PageTranscoder {
     this.line();
   }
 
-  /** Scans one value, returns its kind; `used`: whether a column takes it (else only validated). */
-  private value(used: boolean): number {
+  /**
+   * Scans one value, returns its kind; `used`: whether a column takes it (else only validated);
+   * `zoned`: whether time_zone may move its text.
+   */
+  private value(used: boolean, zoned = false): number {
     const c = this.b[this.i];
     if (c === 0x22) {
       const s = this.i;
       this.string();
       // Decoded (so validated) even when no column takes it, or a later duplicate key replaces it.
-      if (this.flags & FLAG_ESCAPE) return this.decoded(s, true);
+      if (this.flags & FLAG_ESCAPE) return this.decoded(s, true, zoned);
       if (this.i - s === 2) return EMPTY;
       const first = this.b[s + 1]!;
       // = + - @ (tab, CR and LF cannot appear raw), and the full-width ＋ － ＝ ＠ (EF BC 8B/8D/9D/A0).
-      if (first === 0x3d || first === 0x2b || first === 0x2d || first === 0x40) return this.decoded(s, used);
+      if (first === 0x3d || first === 0x2b || first === 0x2d || first === 0x40) return this.decoded(s, used, zoned);
       if (first === 0xef && this.b[s + 2] === 0xbc) {
         const t = this.b[s + 3];
-        if (t === 0x8b || t === 0x8d || t === 0x9d || t === 0xa0) return this.decoded(s, used);
+        if (t === 0x8b || t === 0x8d || t === 0x9d || t === 0xa0) return this.decoded(s, used, zoned);
       }
       // With a time_zone, a text shaped like yyyy-mm-dd… is looked at as a date-time (time-zone.ts).
-      if (this.zone !== null && this.i - s >= 19 && this.b[s + 5] === 0x2d && used) return this.zoned(s);
+      if (this.zone !== null && this.i - s >= 19 && this.b[s + 5] === 0x2d && used && zoned) return this.zoned(s);
       return this.flags & FLAG_COMMA ? RAW_COMMA : RAW;
     }
     if (c === 0x7b || c === 0x5b) {
@@ -139,8 +145,10 @@ export class CsvTranscoder extends PageTranscoder {
   }
 
   /** A string cell as encodeCsvRows writes it, kept in `text` for the row's line. */
-  private decoded(s: number, needed: boolean): number {
-    if (needed) this.text = this.cells.source(JSON.parse(this.b.toString('utf8', s, this.i)) as string);
+  private decoded(s: number, needed: boolean, zoned: boolean): number {
+    if (!needed) return DECODE;
+    const text = JSON.parse(this.b.toString('utf8', s, this.i)) as string;
+    this.text = zoned ? this.cells.source(text) : this.cells.text(text);
     return DECODE;
   }
 

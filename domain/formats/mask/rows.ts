@@ -4,6 +4,7 @@
 // page-encoding threads (domain/staging/page-encoder.ts).
 import type { MaskPlan } from '../../../model/mask.js';
 import { groupOf } from '../xlsx/workbook.js';
+import { timeZone } from '../time-zone.js';
 import { maskValue } from './text.js';
 
 export interface MaskJob {
@@ -18,6 +19,13 @@ export interface MaskJob {
   columns: string[];
   /** The project's hash key, hex; present when the plan has a `hash` mask. */
   key?: string | undefined;
+  /**
+   * A CSV or Excel task's time_zone: a masked zoned date-time is moved to the zone first, so a
+   * mask keeps the digits the reader sees, not UTC's (docs/formats.md#time-zone).
+   */
+  timeZone?: string | undefined;
+  /** Keys the template types `string`: their text is never moved to the zone. */
+  textColumns?: string[] | undefined;
 }
 
 type Row = Record<string, unknown>;
@@ -34,15 +42,18 @@ function put(row: Row, k: string, v: unknown): void {
 export function pageMasker(job: MaskJob): (elements: unknown[]) => unknown[] {
   const key = job.key ? Buffer.from(job.key, 'hex') : undefined;
   const entries = Object.entries(job.plan);
+  const zone = timeZone(job.timeZone);
+  const text = new Set(job.textColumns);
+  const zoned = (k: string, v: unknown) => (zone && !text.has(k) ? zone.shift(v) : v);
   const positional = job.columns.map((c) => (Object.hasOwn(job.plan, c) ? job.plan[c]! : null));
   const byKey = (row: Row) => {
-    for (const [k, spec] of entries) if (Object.hasOwn(row, k)) put(row, k, maskValue(row[k], spec, key));
+    for (const [k, spec] of entries) if (Object.hasOwn(row, k)) put(row, k, maskValue(zoned(k, row[k]), spec, key));
   };
   const row = (r: unknown) => {
     if (r === null || typeof r !== 'object') return;
     if (job.shape !== 'flat' && Array.isArray(r)) {
       positional.forEach((spec, i) => {
-        if (spec && i < r.length) r[i] = maskValue(r[i], spec, key);
+        if (spec && i < r.length) r[i] = maskValue(zoned(job.columns[i]!, r[i]), spec, key);
       });
     } else byKey(r as Row);
   };

@@ -74,7 +74,8 @@ export class SheetPlan {
       letter: colName(i),
       key: c.key,
       pos: c.key === null ? -1 : pos++,
-      cellOf: zone ? (v: unknown) => toCell(zone.shift(v), c.type) : (v: unknown) => toCell(v, c.type),
+      // A column the template types `string` is text as the source wrote it: time_zone leaves it.
+      cellOf: zone && c.type !== 'string' ? (v: unknown) => toCell(zone.shift(v), c.type) : (v: unknown) => toCell(v, c.type),
       plain: looks.columns[i]!.plain,
       quoted: looks.columns[i]!.quoted,
       tests: c.conditions.map((k) => k.test),
