@@ -21,7 +21,7 @@ export interface MaskJob {
   key?: string | undefined;
   /**
    * A CSV or Excel task's time_zone: a masked zoned date-time is moved to the zone first, so a
-   * mask keeps the digits the reader sees, not UTC's (docs/formats.md#time-zone).
+   * mask keeps the digits the reader sees, not UTC's (docs/formats.md#time_zone).
    */
   timeZone?: string | undefined;
   /** Keys the template types `string`: their text is never moved to the zone. */
