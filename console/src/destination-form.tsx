@@ -158,7 +158,7 @@ function SftpFields({ draft, auth, setAuth }: { draft: SftpDraft | null; auth: s
       </label>
       <label class="wide">
         <span>{w.hostKey}</span>
-        <input name="host_key_sha256" required maxLength={60} pattern="SHA256:[A-Za-z0-9+/]{43}=?" placeholder="SHA256:…" title={w.hostKeyHint} defaultValue={draft?.host_key_sha256 ?? ''} />
+        <input name="host_key_sha256" required maxLength={60} pattern="SHA256:[A-Za-z0-9+\/]{43}=?" placeholder="SHA256:…" title={w.hostKeyHint} defaultValue={draft?.host_key_sha256 ?? ''} />
       </label>
       <label>
         <span>{w.authBy}</span>

@@ -109,7 +109,7 @@ function DestinationRow({ d, onDeleted, onPin, onError }: RowProps) {
     <li class="schedule" aria-labelledby={`dst-${d.destination_id}`}>
       <div class="task-main">
         <div class="task-name" id={`dst-${d.destination_id}`}>
-          {d.name}
+          <span class="dst-name">{d.name}</span>
           <span class="type">{d.kind}</span>
         </div>
         <Where d={d} />
