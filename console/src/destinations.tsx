@@ -150,11 +150,21 @@ function Where({ d }: { d: Destination }) {
   );
 }
 
+type Step = NonNullable<DestinationTest['step']>;
+/** An S3 test's steps in the order it takes them (domain/destinations/probe.ts). */
+const S3_STEPS = ['connect', 'write', 'remove', 'multipart'] as const satisfies readonly Step[];
+
+/** An S3 test names only the step that failed (an SFTP test lists each): those before it passed. */
+function s3Steps(test: DestinationTest): { step: Step; ok: boolean }[] {
+  const failed = test.ok ? S3_STEPS.length : S3_STEPS.indexOf(test.step as (typeof S3_STEPS)[number]);
+  if (failed < 0) return test.step ? [{ step: test.step, ok: false }] : [];
+  return S3_STEPS.slice(0, failed + 1).map((step, i) => ({ step, ok: i < failed }));
+}
+
 /** Each step of the test, ✓ or ✗, the error's code and sentence, and the host key the server showed. */
 function TestResult({ d, test, onPin }: { d: Destination; test: DestinationTest; onPin: (draft: SftpDraft) => void }) {
   const w = useWords();
-  // An S3 test names only the step that failed; an SFTP test lists each step it took.
-  const steps = test.steps ?? (test.step ? [{ step: test.step, ok: false }] : []);
+  const steps = test.steps ?? s3Steps(test);
   const seen = test.host_key_sha256;
   const otherKey = d.kind === 'sftp' && seen !== undefined && seen !== d.host_key_sha256;
   return (

@@ -1,16 +1,20 @@
 // The console's destinations page (docs/console.md) in a real browser against the real service and
-// a real OpenSSH sshd (test/support/sftp-server.ts): an SFTP destination made in the page with its
-// private key read from a file, its test showing each step and the host key the server showed, a
-// destination pinned to another key failing at host_key and pinned again from the page with the
-// key seen, deletion, and no secret ever in the page or an answer.
+// a real OpenSSH sshd (test/support/sftp-server.ts) and a SeaweedFS bucket (test/support/
+// customer-bucket.ts): an SFTP destination made in the page with its private key read from a file,
+// its test showing each step and the host key the server showed, a destination pinned to another
+// key failing at host_key and pinned again from the page with the key seen, S3 destinations whose
+// test passes or stops at the write a read-only user may not make, deletion, and no secret ever in
+// the page or an answer.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildConsole, launchChromium } from '../support/browser.js';
+import { BUCKET, type CustomerBucket, READER, startCustomerBucket, WRITER } from '../support/customer-bucket.js';
 import { startTestEnv, type TestEnv } from '../support/env.js';
 import { type SftpServer, startSftpServer } from '../support/sftp-server.js';
 
 let env: TestEnv;
 let server: SftpServer;
+let customer: CustomerBucket;
 let key: string;
 let browser: Browser;
 let page: Page;
@@ -25,7 +29,7 @@ const listed = async () => (await env.api('GET', '/v1/destinations', { token: ke
 
 beforeAll(async () => {
   buildConsole();
-  [env, server] = await Promise.all([startTestEnv(), startSftpServer()]);
+  [env, server, customer] = await Promise.all([startTestEnv(), startSftpServer(), startCustomerBucket()]);
   browser = await launchChromium();
   ({ api_key: key } = await env.createProject({ destination_hosts: ['127.0.0.1'] }));
   page = await (await browser.newContext({ locale: 'en-GB', viewport: { width: 1280, height: 900 } })).newPage();
@@ -42,6 +46,7 @@ afterAll(async () => {
   await browser?.close();
   await env?.close();
   await server?.stop();
+  await customer?.stop();
 });
 
 /** Fills the SFTP fields shared by both ways to sign in. */
@@ -127,8 +132,40 @@ describe('the destinations page', () => {
     expect(JSON.stringify(await listed())).not.toContain(WRONG_PASSWORD);
   });
 
+  it('creates S3 destinations with the secret as a password field; a test passes, or stops at the write a reader may not make', async () => {
+    const s3 = async (name: string, user: { accessKey: string; secretKey: string }) => {
+      await page.getByRole('button', { name: '+ New destination' }).click();
+      await form().getByLabel('Name', { exact: true }).fill(name);
+      await form().getByLabel('S3 endpoint (scheme://host[:port])').fill(customer.s3.endpoint);
+      await form().getByLabel('Bucket').fill(BUCKET);
+      await form().getByLabel('Prefix').fill('from-console/');
+      await form().getByLabel('Access key ID').fill(user.accessKey);
+      const secret = form().getByLabel('Secret access key');
+      expect(await secret.getAttribute('type')).toBe('password');
+      await secret.fill(user.secretKey);
+      await form().getByRole('button', { name: 'Create' }).click();
+      await expect.poll(() => page.locator('p.ok').textContent()).toBe(`Created ${name}`);
+    };
+    await s3('warehouse', WRITER);
+    const passed = await runTest('warehouse');
+    expect(await passed.locator('.probe-head').textContent()).toMatch(/^Test passed in \d+ ms$/);
+    expect(await passed.locator('.steps li').allTextContents()).toEqual(['✓ Connect', '✓ Write a probe file', '✓ Remove', '✓ Multipart upload']);
+    expect(await passed.locator('.seen-key').count()).toBe(0);
+    // The probe object and its multipart upload were removed from the real bucket.
+    expect((await customer.objects('from-console/')).size).toBe(0);
+    expect(await customer.incomplete('from-console/')).toEqual([]);
+
+    await s3('read only', READER);
+    const failed = await runTest('read only');
+    expect(await failed.locator('.steps li').allTextContents()).toEqual(['✓ Connect', '✗ Write a probe file']);
+    expect(await failed.locator('.task-error code').textContent()).toBe('permission');
+    const html = await page.content();
+    expect(html).not.toContain(WRITER.secretKey);
+    expect(html).not.toContain(READER.secretKey);
+  });
+
   it('deletes destinations, and says so in Chinese too', async () => {
-    for (const name of ['moved server, pinned', 'moved server', 'partner drop']) {
+    for (const name of ['read only', 'warehouse', 'moved server, pinned', 'moved server', 'partner drop']) {
       await row(name).getByRole('button', { name: 'Delete' }).click();
       await expect.poll(() => row(name).count()).toBe(0);
     }
