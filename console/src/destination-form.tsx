@@ -1,7 +1,7 @@
 // The form of POST /v1/destinations (docs/destinations.md): an S3-compatible bucket or an SFTP
 // directory. The secrets are password fields, and an SFTP private key is read from a file chosen
 // (never put in a visible field); none is kept once sent, and the API never answers them back.
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { post } from './api.js';
 import { useWords, type Words } from './i18n.js';
 import type { Destination, SftpDraft } from './types.js';
@@ -53,6 +53,9 @@ export function DestinationForm({ draft, onCreated, onClose }: Props) {
   const [auth, setAuth] = useState('private_key');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const section = useRef<HTMLElement>(null);
+  // Opened from a test's result further down the list: the form comes into view.
+  useEffect(() => section.current?.scrollIntoView({ block: 'start' }), []);
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -72,7 +75,7 @@ export function DestinationForm({ draft, onCreated, onClose }: Props) {
   };
 
   return (
-    <section class="card" aria-labelledby="destination-form-title">
+    <section class="card" aria-labelledby="destination-form-title" ref={section}>
       <div class="section-head">
         <h2 id="destination-form-title">{w.newDestination}</h2>
         <button type="button" class="ghost" onClick={onClose}>{w.closeForm}</button>

@@ -35,7 +35,6 @@ export function DestinationsPage() {
   const openForm = (d: SftpDraft) => {
     setDraft(d);
     setFormKey((k) => k + 1);
-    document.getElementById('destination-form-title')?.scrollIntoView({ block: 'start' });
   };
   const created = (d: Destination) => {
     setDraft(null);
@@ -63,7 +62,7 @@ export function DestinationsPage() {
         </div>
         {message && <p class={message.error ? 'error' : 'ok'} role={message.error ? 'alert' : 'status'}>{message.text}</p>}
         {loaded && items.length === 0 && <p class="empty">{w.noDestinations}</p>}
-        <ul class="schedules">
+        <ul class="schedules destinations">
           {items.map((d) => (
             <DestinationRow key={d.destination_id} d={d} onDeleted={removed} onPin={openForm} onError={(text) => setMessage({ error: true, text })} />
           ))}

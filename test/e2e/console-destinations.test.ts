@@ -130,6 +130,12 @@ describe('the destinations page', () => {
     expect(await pinned.locator('.probe-head').textContent()).toMatch(/^Test passed/);
     expect(await page.content()).not.toContain(WRONG_PASSWORD);
     expect(JSON.stringify(await listed())).not.toContain(WRONG_PASSWORD);
+    // At phone width, with a form and a test's steps open, nothing scrolls sideways.
+    await result.getByRole('button', { name: 'Pin this fingerprint (new destination)' }).click();
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.getByRole('button', { name: 'Close' }).click();
   });
 
   it('creates S3 destinations with the secret as a password field; a test passes, or stops at the write a reader may not make', async () => {
