@@ -83,7 +83,7 @@ describe('the destinations page', () => {
     await sftpFields('partner drop', 'SHA256:too-short');
     await chooseKeyFile();
     await form().getByRole('button', { name: 'Create' }).click();
-    expect(await form().getByLabel('Host key fingerprint').evaluate((el: HTMLInputElement) => el.validity.patternMismatch)).toBe(true);
+    expect(await form().getByLabel('Host key fingerprint').evaluate((el) => (el as unknown as { validity: { patternMismatch: boolean } }).validity.patternMismatch)).toBe(true);
     expect(await listed()).toEqual([]);
     await form().getByLabel('Host key fingerprint').fill(server.hostKeySha256);
     await form().getByRole('button', { name: 'Create' }).click();
