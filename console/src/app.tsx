@@ -1,5 +1,5 @@
-// The console's frame: sign-in, the language, and the pages (tasks, schedules, usage). The page is
-// chosen by the location's hash (#/schedules, #/usage), which never holds anything secret.
+// The console's frame: sign-in, the language, and the pages (tasks, schedules, destinations, usage).
+// The page is chosen by the location's hash (#/schedules, #/destinations, #/usage), which never holds anything secret.
 import { useEffect, useState } from 'preact/hooks';
 import { session } from './api.js';
 import { defaultLang, I18n, type Lang, words } from './i18n.js';
@@ -7,9 +7,11 @@ import { SignIn } from './sign-in.js';
 import { TasksPage } from './tasks.js';
 import { SchedulesPage } from './schedules.js';
 import { UsagePage } from './usage.js';
+import { DestinationsPage } from './destinations.js';
 
 // #/schedules/<schedule_id> (a schedule alert's link) opens the schedules page at that schedule.
-const pageOf = () => (location.hash === '#/schedules' || location.hash.startsWith('#/schedules/') ? 'schedules' : location.hash === '#/usage' ? 'usage' : 'tasks');
+const PAGES = { '#/usage': 'usage', '#/destinations': 'destinations' } as const;
+const pageOf = () => (location.hash === '#/schedules' || location.hash.startsWith('#/schedules/') ? 'schedules' : (PAGES[location.hash as keyof typeof PAGES] ?? 'tasks'));
 
 export function App() {
   const [lang, setLang] = useState<Lang>(defaultLang);
@@ -44,6 +46,7 @@ export function App() {
           <nav aria-label={w.title}>
             <a href="#/" aria-current={page === 'tasks' ? 'page' : undefined}>{w.tasks}</a>
             <a href="#/schedules" aria-current={page === 'schedules' ? 'page' : undefined}>{w.schedules}</a>
+            <a href="#/destinations" aria-current={page === 'destinations' ? 'page' : undefined}>{w.destinations}</a>
             <a href="#/usage" aria-current={page === 'usage' ? 'page' : undefined}>{w.usage}</a>
           </nav>
         )}
@@ -56,7 +59,7 @@ export function App() {
         </div>
       </header>
       <main>
-        {!key ? <SignIn onSignedIn={(k) => setKey(k)} /> : page === 'schedules' ? <SchedulesPage /> : page === 'usage' ? <UsagePage /> : <TasksPage apiKey={key} onUnauthorized={signOut} />}
+        {!key ? <SignIn onSignedIn={(k) => setKey(k)} /> : page === 'schedules' ? <SchedulesPage /> : page === 'usage' ? <UsagePage /> : page === 'destinations' ? <DestinationsPage /> : <TasksPage apiKey={key} onUnauthorized={signOut} />}
       </main>
     </I18n.Provider>
   );

@@ -37,3 +37,10 @@ export interface TaskFilters {
 
 export type Usage = Schemas['Usage'];
 export type UsageDay = Schemas['UsageDay'];
+
+/** The project's destinations (GET /v1/destinations) and what a test of one answers. */
+export type Destination = Schemas['Destination'];
+export type DestinationPage = Schemas['DestinationPage'];
+export type DestinationTest = Schemas['DestinationTest'];
+/** The fields a new SFTP destination's form starts with (a fingerprint to pin, from a test). */
+export type SftpDraft = Partial<Pick<Schemas['SftpDestination'], 'name' | 'host' | 'port' | 'username' | 'path' | 'host_key_sha256'>>;
