@@ -9,9 +9,8 @@ import { type Database, openDatabase } from '../../db/client.js';
 import { encodeCursor } from '../../domain/cursor.js';
 import { type DownloadFilter, downloadPageQuery } from '../../domain/downloads/records.js';
 import { createDatabase, dropDatabase } from '../support/env.js';
+import { type Plan, planOf } from '../support/query-plans.js';
 
-type Plan = { 'Node Type': string; 'Index Name'?: string; 'Actual Rows': number; 'Rows Removed by Filter'?: number; Plans?: Plan[] };
-const nodes = (p: Plan): Plan[] => [p, ...(p.Plans ?? []).flatMap(nodes)];
 
 let url: string;
 let database: Database;
@@ -47,11 +46,7 @@ afterAll(async () => {
   if (url) await dropDatabase(url);
 });
 
-async function plan(query: { toSQL(): { sql: string; params: unknown[] } }): Promise<Plan[]> {
-  const { sql, params } = query.toSQL();
-  const [row] = await raw.unsafe(`explain (analyze, format json) ${sql}`, params as never[]);
-  return nodes((row!['QUERY PLAN'] as Array<{ Plan: Plan }>)[0]!.Plan);
-}
+const plan = (query: Parameters<typeof planOf>[1]): Promise<Plan[]> => planOf(raw, query);
 
 const middle = () => encodeCursor({ id: `dl_d${total / 2}`, createdAt: new Date(base + (total / 2) * 1000) });
 

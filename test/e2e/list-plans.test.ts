@@ -12,9 +12,8 @@ import { encodeCursor } from '../../domain/cursor.js';
 import { type AdminTaskFilter, pageQuery } from '../../domain/tasks/queries.js';
 import { dueForExpiryQuery } from '../../domain/tasks/status.js';
 import { createDatabase, dropDatabase } from '../support/env.js';
+import { type Plan, planOf } from '../support/query-plans.js';
 
-type Plan = { 'Node Type': string; 'Index Name'?: string; 'Actual Rows': number; 'Rows Removed by Filter'?: number; Plans?: Plan[] };
-const nodes = (p: Plan): Plan[] => [p, ...(p.Plans ?? []).flatMap(nodes)];
 
 let url: string;
 let database: Database;
@@ -39,11 +38,7 @@ afterAll(async () => {
   if (url) await dropDatabase(url);
 });
 
-async function plan(query: { toSQL(): { sql: string; params: unknown[] } }): Promise<Plan[]> {
-  const { sql, params } = query.toSQL();
-  const [row] = await raw.unsafe(`explain (analyze, format json) ${sql}`, params as never[]);
-  return nodes((row!['QUERY PLAN'] as Array<{ Plan: Plan }>)[0]!.Plan);
-}
+const plan = (query: Parameters<typeof planOf>[1]): Promise<Plan[]> => planOf(raw, query);
 
 const middle = () => encodeCursor({ id: `tk_h${total / 2}`, createdAt: new Date(Date.now() - (total / 2) * 500) });
 const day = { created_after: new Date(Date.now() - total * 250 - 3_600_000), created_before: new Date(Date.now() - total * 250) };
