@@ -13,7 +13,7 @@
 //                 (client/src/schema.d.ts, types only): it talks to the server over HTTP
 //   client/       the typed API client (a package of its own) → only itself (its generated schema) and npm packages
 //
-// Inside domain/ the rooms are ordered too: schedules → tasks → usage → destinations → projects → callbacks → staging → source → formats.
+// Inside domain/ the rooms are ordered too: schedules → tasks → usage → downloads → destinations → projects → callbacks → staging → source → formats.
 const ours = '^(app|api|activities|domain|workflows|db|platform|model|scripts|bench|test|console|client)/';
 
 /** A rule: files under `from` may import, of our folders, only those matching `allowed`. */
@@ -25,7 +25,7 @@ const only = (name, from, allowed) => ({
   to: { path: ours, pathNot: `^(${allowed})` },
 });
 
-const rooms = ['schedules', 'tasks', 'usage', 'destinations', 'projects', 'callbacks', 'staging', 'source', 'formats'];
+const rooms = ['schedules', 'tasks', 'usage', 'downloads', 'destinations', 'projects', 'callbacks', 'staging', 'source', 'formats'];
 const roomRules = rooms.map((room, i) =>
   only(`domain-${room}`, `domain/${room}/`, [...rooms.slice(i).map((r) => `domain/${r}/`), 'domain/(errors|cursor)\\.ts', 'db/', 'platform/', 'model/', ...(room === 'tasks' || room === 'schedules' ? ['workflows/'] : [])].join('|')),
 );
