@@ -2,35 +2,22 @@
 // for a new one, a test of each (its steps, and for SFTP the host key the server showed) and
 // delete. A fingerprint seen that is not the pinned one can start a new destination with it (the
 // API has no update: a destination is made again, its secret typed again, docs/destinations.md).
-import { useEffect, useState } from 'preact/hooks';
-import { del, getJson, post } from './api.js';
+import { useState } from 'preact/hooks';
+import { del, post } from './api.js';
 import { DestinationForm } from './destination-form.js';
 import { dateTime } from './format.js';
 import { useWords } from './i18n.js';
-import type { Destination, DestinationPage, DestinationTest, SftpDraft } from './types.js';
+import { usePagedList } from './paged-list.js';
+import type { Destination, DestinationTest, SftpDraft } from './types.js';
 
 export function DestinationsPage() {
   const w = useWords();
-  const [items, setItems] = useState<Destination[]>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [loaded, setLoaded] = useState(false);
   const [message, setMessage] = useState<{ error: boolean; text: string } | null>(null);
+  const { items, setItems, cursor, loaded, load } = usePagedList<Destination>('/v1/destinations', (text) => setMessage({ error: true, text }));
   // null: the form is closed; {}: a blank form; fields: a form to pin a fingerprint seen.
   const [draft, setDraft] = useState<SftpDraft | null>(null);
   const [formKey, setFormKey] = useState(0);
 
-  const load = async (after: string | null = null) => {
-    try {
-      const page = await getJson<DestinationPage>(`/v1/destinations?limit=50${after ? `&cursor=${encodeURIComponent(after)}` : ''}`);
-      setItems((old) => (after ? [...old, ...page.items] : page.items));
-      setCursor(page.next_cursor);
-    } catch (err) {
-      setMessage({ error: true, text: (err as Error).message });
-    } finally {
-      setLoaded(true);
-    }
-  };
-  useEffect(() => void load(), []);
 
   const openForm = (d: SftpDraft) => {
     setDraft(d);

@@ -4,31 +4,18 @@
 // a line above the list counting them; a backfill shows its progress. #/schedules/<id> (the link of a
 // schedule alert's mail) scrolls to that schedule.
 import { useEffect, useState } from 'preact/hooks';
-import { del, getJson, post } from './api.js';
+import { del, post } from './api.js';
 import { dateTime } from './format.js';
 import { useWords } from './i18n.js';
-import type { Schedule, SchedulePage } from './types.js';
+import { usePagedList } from './paged-list.js';
+import type { Schedule } from './types.js';
 
 export function SchedulesPage() {
   const w = useWords();
-  const [items, setItems] = useState<Schedule[]>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
   const [message, setMessage] = useState<{ error: boolean; text: string } | null>(null);
-  const [loaded, setLoaded] = useState(false);
+  const { items, cursor, loaded, load } = usePagedList<Schedule>('/v1/schedules', (text) => setMessage({ error: true, text }));
   const [busy, setBusy] = useState<string | null>(null);
 
-  const load = async (after: string | null = null) => {
-    try {
-      const page = await getJson<SchedulePage>(`/v1/schedules?limit=50${after ? `&cursor=${encodeURIComponent(after)}` : ''}`);
-      setItems((old) => (after ? [...old, ...page.items] : page.items));
-      setCursor(page.next_cursor);
-    } catch (err) {
-      setMessage({ error: true, text: (err as Error).message });
-    } finally {
-      setLoaded(true);
-    }
-  };
-  useEffect(() => void load(), []);
   // The schedule a link names, once the list has it.
   const target = location.hash.startsWith('#/schedules/') ? decodeURIComponent(location.hash.slice('#/schedules/'.length)) : null;
   useEffect(() => {

@@ -25,7 +25,6 @@ export type SubmitBody = paths['/v1/tasks']['post']['requestBody']['content']['a
  * submit body's own types do not hold); the console reads the fields every such body has.
  */
 export type Schedule = Omit<Schemas['Schedule'], 'task'> & { task: Pick<SubmitBody, 'source_url' | 'operator_id' | 'type' | 'file_name'> };
-export type SchedulePage = Omit<Schemas['SchedulePage'], 'items'> & { items: Schedule[] };
 
 /** The task list's filter form, as typed (strings, empty for "any"). */
 export interface TaskFilters {
@@ -40,7 +39,6 @@ export type UsageDay = Schemas['UsageDay'];
 
 /** The project's destinations (GET /v1/destinations) and what a test of one answers. */
 export type Destination = Schemas['Destination'];
-export type DestinationPage = Schemas['DestinationPage'];
 export type DestinationTest = Schemas['DestinationTest'];
 /** The fields a new SFTP destination's form starts with (a fingerprint to pin, from a test). */
 export type SftpDraft = Partial<Pick<Schemas['SftpDestination'], 'name' | 'host' | 'port' | 'username' | 'path' | 'host_key_sha256'>>;
