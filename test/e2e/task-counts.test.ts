@@ -8,12 +8,11 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, rowsOf } from '../../db/client.js';
 import type { ProjectRow } from '../../db/schema.js';
-import { createProject } from '../../domain/projects/projects.js';
 import { acceptSubmission } from '../../domain/tasks/admission/accept.js';
 import { countAllTasks, countTasks, taskGauges } from '../../domain/tasks/counts.js';
 import * as status from '../../domain/tasks/status.js';
 import { newTask, type SubmitInput } from '../../domain/tasks/submit.js';
-import { scratchDatabase } from '../support/env.js';
+import { scratchDatabase, scratchProject } from '../support/env.js';
 
 type Tally = Record<string, number>;
 const input = (n: number | string, operator = 'op'): SubmitInput => ({ source_url: `http://127.0.0.1:9/x?n=${n}`, operator_id: operator, type: 'csv', page_size: 500, priority: 3 });
@@ -27,10 +26,7 @@ for (const kind of ['postgres', 'pglite'] as const) {
 
     beforeAll(async () => {
       ({ database, close } = await scratchDatabase(kind));
-      for (let i = 0; i < 3; i++) {
-        const settings = { name: `p${i}`, source_hosts: ['127.0.0.1:9'], callback_hosts: [], retention_hours: 1, max_running_tasks: 5, submit_per_minute: 10_000 };
-        projects.push((await createProject(database.db, settings as never)).project);
-      }
+      for (let i = 0; i < 3; i++) projects.push(await scratchProject(database, `p${i}`));
     }, 60_000);
 
     afterAll(async () => {

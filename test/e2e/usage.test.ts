@@ -11,13 +11,12 @@ import { type Database, rowsOf } from '../../db/client.js';
 import type { ProjectRow, StoredFile } from '../../db/schema.js';
 import { claimEmail, finishEmail, recordEmailFailure } from '../../domain/callbacks/email-deliveries.js';
 import { updateProject } from '../../domain/projects/admin.js';
-import { createProject } from '../../domain/projects/projects.js';
 import { acceptSubmission } from '../../domain/tasks/admission/accept.js';
 import * as status from '../../domain/tasks/status.js';
 import { newTask, type SubmitInput } from '../../domain/tasks/submit.js';
 import { QuotaExceededError } from '../../domain/usage/quota.js';
 import { projectUsage, utcToday } from '../../domain/usage/usage.js';
-import { scratchDatabase } from '../support/env.js';
+import { scratchDatabase, scratchProject } from '../support/env.js';
 
 const FIELDS = ['tasks', 'succeeded', 'failed', 'rows', 'bytes', 'deliveries', 'emails'] as const;
 type Day = Record<(typeof FIELDS)[number], number>;
@@ -44,10 +43,7 @@ for (const kind of ['postgres', 'pglite'] as const) {
 
     beforeAll(async () => {
       ({ database, close } = await scratchDatabase(kind));
-      for (let i = 0; i < 3; i++) {
-        const settings = { name: `p${i}`, source_hosts: ['127.0.0.1:9'], callback_hosts: [], retention_hours: 1, max_running_tasks: 5, submit_per_minute: 10_000 };
-        projects.push((await createProject(database.db, settings as never)).project);
-      }
+      for (let i = 0; i < 3; i++) projects.push(await scratchProject(database, `p${i}`));
     }, 60_000);
 
     afterAll(async () => {
@@ -175,8 +171,7 @@ for (const kind of ['postgres', 'pglite'] as const) {
     });
 
     it('a retried task counts its last end only (the retry takes back the failure); a split export its parts, not its zip', async () => {
-      const settings = { name: 'retried', source_hosts: ['127.0.0.1:9'], callback_hosts: [], retention_hours: 1, max_running_tasks: 5, submit_per_minute: 10_000 };
-      const p = (await createProject(database.db, settings as never)).project;
+      const p = await scratchProject(database, 'retried');
       const before = await projectUsage(database.db, p.id, { from: utcToday(), to: utcToday() });
       const a = await acceptSubmission(database.db, newTask(p, input('retried'), 'hash-retried', undefined), true);
       if (a.kind !== 'inserted') throw new Error(a.kind);

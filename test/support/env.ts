@@ -14,6 +14,8 @@ import { randomToken } from '../../platform/crypto.js';
 import { type Core, installTemporalRuntime, openCore, drainStarts, startApi } from '../../app/runtime.js';
 import { createWorker } from '../../app/worker-setup.js';
 import { Admission, watchQueue } from '../../domain/tasks/admission/index.js';
+import { createProject } from '../../domain/projects/projects.js';
+import type { ProjectRow } from '../../db/schema.js';
 import { configureLogging } from '../../platform/logger.js';
 import { databaseUrl, pgAdminUrl } from './pg.js';
 import { freePort } from './ports.js';
@@ -47,6 +49,12 @@ export async function dropDatabase(url: string): Promise<void> {
   const admin = postgres(pgAdminUrl(), { max: 1, onnotice: () => {} });
   await admin.unsafe(`drop database if exists ${name} with (force)`);
   await admin.end();
+}
+
+/** A project of the kept-count tests: a source that never answers, room for many submissions. */
+export async function scratchProject(database: Database, name: string): Promise<ProjectRow> {
+  const settings = { name, source_hosts: ['127.0.0.1:9'], callback_hosts: [], retention_hours: 1, max_running_tasks: 5, submit_per_minute: 10_000 };
+  return (await createProject(database.db, settings as never)).project;
 }
 
 /** A migrated scratch database of either kind, for tests that run on both; close() removes it. */
