@@ -17,7 +17,7 @@ import { once } from 'node:events';
 import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnNode } from './measure.js';
+import { median, spawnNode } from './measure.js';
 
 const GROUP = 100_000;
 const WARM_ROWS = 50_000;
@@ -147,13 +147,11 @@ async function duckdbJson(rows: number, file: string): Promise<() => Promise<voi
   }
   out.end();
   await once(out, 'close');
+  // Opened untimed, as our render's store is: only the COPY is timed (the lines go with the run's folder).
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const con = await (await DuckDBInstance.create(':memory:', { threads: '1' })).connect();
   return async () => {
-    const { DuckDBInstance } = await import('@duckdb/node-api');
-    const db = await DuckDBInstance.create(':memory:', { threads: '1' });
-    const con = await db.connect();
     await con.run(`COPY (SELECT * FROM read_json_auto('${lines}')) TO '${file}' (FORMAT parquet)`);
-    con.closeSync();
-    rmSync(lines, { force: true });
   };
 }
 
@@ -192,7 +190,7 @@ async function child(name: Candidate, rows: number, file: string): Promise<void>
     // Warm-up, untimed: the same path on 50,000 rows first, as a worker that has rendered before
     // runs it (compiled, caches filled); DuckDB gets the same.
     await (await prepare(Math.min(rows, WARM_ROWS), `${file}.warm`))();
-    for (const f of [`${file}.warm`, `${file}.warm.d`]) rmSync(f, { recursive: true, force: true });
+    for (const f of [`${file}.warm`, `${file}.warm.d`, `${file}.warm.jsonl`]) rmSync(f, { recursive: true, force: true });
   }
   const prepared = prepare ? await prepare(rows, file) : null;
   const t0 = performance.now();
@@ -210,8 +208,6 @@ interface Run {
   peakRssMb: number;
   bytes: number;
 }
-
-const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** Whether two Parquet files hold the same rows (as DuckDB reads them; timestamps compared in UTC). */
 async function sameRows(a: string, b: string): Promise<string> {
@@ -248,17 +244,17 @@ export async function benchParquetWriters(rows: number, only?: string, repeat = 
         } catch {
           notes.push(`${name} failed: ${p.out().trim().split('\n').slice(-3).join(' ').slice(0, 300)}`);
         }
-        rmSync(`${file}.d`, { recursive: true, force: true });
+        for (const f of [`${file}.d`, `${file}.jsonl`]) rmSync(f, { recursive: true, force: true });
       }
     }
     for (const [name, rs] of runs) {
       if (rs.length === 0) continue;
       const s = (ms: number) => (ms / 1000).toFixed(2);
-      lines.push(`| ${name} | ${s(med(rs.map((r) => r.ms)))} | ${s(med(rs.map((r) => r.cpuMs)))} | ${Math.max(...rs.map((r) => r.peakRssMb))} | ${(rs[0]!.bytes / 1e6).toFixed(1)} | ${rs.map((r) => s(r.ms)).join(', ')} |`);
+      lines.push(`| ${name} | ${s(median(rs.map((r) => r.ms)))} | ${s(median(rs.map((r) => r.cpuMs)))} | ${Math.max(...rs.map((r) => r.peakRssMb))} | ${(rs[0]!.bytes / 1e6).toFixed(1)} | ${rs.map((r) => s(r.ms)).join(', ')} |`);
     }
     const [ours, anchor] = [runs.get('render') ?? [], runs.get('duckdb-json') ?? []];
     if (ours.length && anchor.length) {
-      const ratio = (f: (r: Run) => number) => (med(ours.map(f)) / med(anchor.map(f))).toFixed(2);
+      const ratio = (f: (r: Run) => number) => (median(ours.map(f)) / median(anchor.map(f))).toFixed(2);
       const pairs = ours.map((r, k) => (anchor[k] ? (r.ms / anchor[k].ms).toFixed(2) : '')).filter(Boolean);
       notes.push(`render vs DuckDB 1 thread, same rows, same run: **${ratio((r) => r.ms)}×** the wall clock (medians; run by run ${pairs.join(', ')}), ${ratio((r) => r.cpuMs)}× the CPU seconds`);
       notes.push(`read back by DuckDB: ${await sameRows(join(dir, 'render.parquet'), join(dir, 'duckdb-json.parquet'))}`);
