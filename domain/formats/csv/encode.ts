@@ -122,11 +122,14 @@ export class CsvCells {
   }
 }
 
+/** A style's cache key: every field of CsvStyle, so the encoders' and transcoders' caches agree. */
+export const csvStyleId = (style: CsvStyle): string => `${style.delimiter ?? ','}\u0000${style.lineEnding ?? 'crlf'}\u0000${style.timeZone ?? ''}`;
+
 const cellsByStyle = new Map<string, CsvCells>();
 
 /** The cells of a style, made once (at most 64 kept: the dialects times the zones in use). */
 export function csvCells(style: CsvStyle = RFC4180): CsvCells {
-  const id = `${style.delimiter ?? ','}\u0000${style.lineEnding ?? 'crlf'}\u0000${style.timeZone ?? ''}`;
+  const id = csvStyleId(style);
   let c = cellsByStyle.get(id);
   if (!c) {
     if (cellsByStyle.size >= 64) cellsByStyle.clear();

@@ -13,7 +13,7 @@
 import type { Column } from '../columns.js';
 import { PageTranscoder, transcoderCache } from '../page-transcoder.js';
 import type { TimeZone } from '../time-zone.js';
-import { type CsvCells, csvCells, type CsvStyle, LONE_EMPTY, RFC4180 } from './encode.js';
+import { type CsvCells, csvCells, type CsvStyle, csvStyleId, LONE_EMPTY, RFC4180 } from './encode.js';
 import { FLAG_COMMA, FLAG_ESCAPE } from './json-bytes.js';
 
 export interface TranscodedPage {
@@ -36,7 +36,7 @@ const byStyle = new Map<string, (columns: Column[]) => CsvTranscoder>();
 
 /** The transcoder of a column list and style, kept for the next page (a lane reads many with the same columns). */
 export function transcoderFor(columns: Column[], style: CsvStyle = RFC4180): CsvTranscoder {
-  const id = `${style.delimiter ?? ','}\u0000${style.lineEnding ?? 'crlf'}\u0000${style.timeZone ?? ''}`;
+  const id = csvStyleId(style);
   let cache = byStyle.get(id);
   if (!cache) {
     if (byStyle.size >= 16) byStyle.clear();
