@@ -15,6 +15,7 @@ import { checkOutgoingUrl } from '../domain/source/hosts.js';
 import { getTask } from '../domain/tasks/queries.js';
 import type { DeliverInput, DeliverOutput, EmailInput, PausedAlertFacts, SendEmailInput, SendEmailOutput } from '../model/activities.js';
 import { taskErrorCode } from '../model/errors.js';
+import type { Locale } from '../model/task.js';
 import type { ActivityDeps } from './deps.js';
 import { mailOnce } from './mail-once.js';
 import { postOnce } from './post-once.js';
@@ -67,7 +68,7 @@ export function createScheduleAlerts({ db, config, temporal }: Pick<ActivityDeps
       if (!to) return { result: 'skipped', attempt, reason: 'no such recipient any more' };
       const { task, schedule } = f;
       const a: EmailAttempt = { taskId: task.id, event: input.event, messageId: alertMessageId({ scheduleId: schedule.id, taskId: task.id, run: input.run, address: to }, host), recipient: to, attempt };
-      const body = schedule.body as { locale?: 'en' | 'zh-CN' };
+      const body = schedule.body as { locale?: Locale };
       const build = async () =>
         buildPausedMail({
           locale: body.locale ?? 'en',
