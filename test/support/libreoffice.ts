@@ -25,6 +25,6 @@ export async function toPdf(path: string, outDir: string): Promise<string> {
 
 /** The text of a PDF, in reading order. */
 export async function pdfText(pdf: string): Promise<string> {
-  const { stdout } = await run('pdftotext', ['-layout', pdf, '-'], { maxBuffer: 64 << 20 });
+  const { stdout } = await run('pdftotext', ['-layout', pdf, '-'], { maxBuffer: 64 << 20, timeout: 60_000 });
   return stdout;
 }

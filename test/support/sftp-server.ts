@@ -7,14 +7,14 @@
 // before that leaves a user whose password nobody knows. Run as anyone else, sshd can only log that
 // user in, with keys (no password is known).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { userInfo } from 'node:os';
 import { join, relative } from 'node:path';
+import { SSHD } from '../../scripts/test-tools.mjs';
 import { freePort } from './ports.js';
 
-export const SSHD = '/usr/sbin/sshd';
 const SYSTEM_USER_PREFIX = 'dcsftp-';
 
 export interface SftpServer {
@@ -90,11 +90,9 @@ async function retried(step: () => unknown, attempts = 20): Promise<void> {
   }
 }
 
-/** OpenSSH's fingerprint of a public key file, computed as `ssh-keygen -lf` does (SHA-256 of the blob, base64 unpadded). */
-function fingerprintOfPub(path: string): string {
-  const blob = Buffer.from(readFileSync(path, 'utf8').split(' ')[1]!, 'base64');
-  return `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
-}
+/** `ssh-keygen -lf`'s line for a public key file, and its fingerprint (the second field): OpenSSH's own, not ours. */
+const keygenLine = (pub: string) => execFileSync('ssh-keygen', ['-lf', pub]).toString().trim();
+const fingerprintOfPub = (pub: string) => keygenLine(pub).split(' ')[1]!;
 
 export async function startSftpServer(): Promise<SftpServer> {
   if (!existsSync(SSHD)) throw new Error(`${SSHD} is missing: node scripts/test-tools.mjs installs Debian's openssh-server (as root)`);
@@ -163,7 +161,7 @@ export async function startSftpServer(): Promise<SftpServer> {
     password: user.password,
     hostKeySha256: fp,
     rsaHostKeySha256: fingerprintOfPub(`${rsaHostKey}.pub`),
-    sshKeygenLine: execFileSync('ssh-keygen', ['-lf', `${hostKey}.pub`]).toString().trim(),
+    sshKeygenLine: keygenLine(`${hostKey}.pub`),
     privateKey: readFileSync(privateKey, 'utf8'),
     pemKey: readFileSync(pemKey, 'utf8'),
     strangerKey: readFileSync(strangerKey, 'utf8'),
