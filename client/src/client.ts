@@ -49,6 +49,16 @@ export const FINAL_STATUSES: readonly TaskStatus[] = ['succeeded', 'failed', 'ca
 
 type Result<T> = { data?: T; error?: unknown; response: Response };
 
+/** Cursor pages from `first` on, each fetched by `get`, until one has no next_cursor. */
+async function* paged<P extends { next_cursor?: string | null }>(first: string | undefined, get: (cursor: string | undefined) => Promise<P>): AsyncGenerator<P> {
+  let cursor = first;
+  do {
+    const page = await get(cursor);
+    yield page;
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+}
+
 export class DownloadCenter {
   /** The typed openapi-fetch client, for every endpoint of the API (paths of GET /openapi.json). */
   readonly api: Client<paths>;
@@ -82,12 +92,7 @@ export class DownloadCenter {
 
   /** The same as pages of up to `limit` tasks, with each page's next_cursor. */
   async *pages(query: ListQuery = {}): AsyncGenerator<TaskPage> {
-    let cursor = query.cursor;
-    do {
-      const page: TaskPage = ok(await this.api.GET('/v1/tasks', { params: { query: { ...query, cursor } } }));
-      yield page;
-      cursor = page.next_cursor ?? undefined;
-    } while (cursor);
+    yield* paged(query.cursor, async (cursor): Promise<TaskPage> => ok(await this.api.GET('/v1/tasks', { params: { query: { ...query, cursor } } })));
   }
 
   cancel(taskId: string): Promise<Task> {
@@ -111,22 +116,13 @@ export class DownloadCenter {
    * operator token: its own), since a time if given.
    */
   async *downloads(query: DownloadQuery = {}): AsyncGenerator<Download> {
-    let cursor = query.cursor;
-    do {
-      const page = ok(await this.api.GET('/v1/downloads', { params: { query: { ...query, cursor } } }));
-      yield* page.items;
-      cursor = page.next_cursor ?? undefined;
-    } while (cursor);
+    for await (const page of paged(query.cursor, async (cursor) => ok(await this.api.GET('/v1/downloads', { params: { query: { ...query, cursor } } })))) yield* page.items;
   }
 
   /** The downloads of one task's files, newest first (project key). */
   async *taskDownloads(taskId: string): AsyncGenerator<Download> {
-    let cursor: string | undefined;
-    do {
-      const page = ok(await this.api.GET('/v1/tasks/{task_id}/downloads', { params: { path: { task_id: taskId }, query: { limit: 100, cursor } } }));
-      yield* page.items;
-      cursor = page.next_cursor ?? undefined;
-    } while (cursor);
+    const get = async (cursor: string | undefined) => ok(await this.api.GET('/v1/tasks/{task_id}/downloads', { params: { path: { task_id: taskId }, query: { limit: 100, cursor } } }));
+    for await (const page of paged(undefined, get)) yield* page.items;
   }
 
   /**

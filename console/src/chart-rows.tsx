@@ -2,11 +2,10 @@
 // column and the series columns (comma-separated), and where the chart goes. They become the task's
 // `charts`; the JSON box beside them stays for charts written elsewhere and pasted whole.
 import { useState } from 'preact/hooks';
-import { CHART_PLACES, CHART_TYPES } from './charts.js';
+import { CHART_PLACES, CHART_TYPES, MAX_CHARTS } from './charts.js';
 import { useWords } from './i18n.js';
 
 /** As many rows as the API takes charts. */
-const MAX_CHARTS = 8;
 
 /**
  * The charts the form's rows make, or undefined when there is no row. The browser has already

@@ -74,6 +74,8 @@ export function readChart(doc: Document, sheets: Map<string, Map<string, string 
 
 export const CHART_TYPES = ['column', 'bar', 'line', 'pie', 'area'] as const;
 export const CHART_PLACES = ['right', 'below', 'sheet'] as const;
+/** Charts a sheet may have: the server's limit (domain/formats/charts.ts), not imported (it brings zod). */
+export const MAX_CHARTS = 8;
 const KINDS: readonly string[] = CHART_TYPES;
 const PLACES: readonly string[] = CHART_PLACES;
 
@@ -87,7 +89,7 @@ export function chartsProblem(text: string): string | null {
     return 'not valid JSON';
   }
   if (!Array.isArray(v)) return 'a list of charts: [{ "type", "category", "series" }]';
-  if (v.length > 8) return 'at most 8 charts';
+  if (v.length > MAX_CHARTS) return `at most ${MAX_CHARTS} charts`;
   for (const [i, c] of v.entries()) {
     const o = (c ?? {}) as Record<string, unknown>;
     const at = `chart ${i + 1}`;

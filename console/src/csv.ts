@@ -1,6 +1,6 @@
 // RFC 4180 text (the export's CSV: CRLF or LF, doubled quotes, a BOM) into rows of cells, in the
 // export's dialect: a comma, semicolon, tab or pipe between fields.
-export const DELIMITERS = [',', ';', '\t', '|'];
+const DELIMITERS = [',', ';', '\t', '|'];
 
 /**
  * The delimiter of a file whose dialect the form left to the project: the candidate found most

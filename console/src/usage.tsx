@@ -7,7 +7,7 @@ import { bytes, count } from './format.js';
 import { useWords } from './i18n.js';
 import type { Usage, UsageDay } from './types.js';
 
-export const USAGE_DAYS = 30;
+const USAGE_DAYS = 30;
 const FIGURES = ['tasks', 'rows', 'bytes'] as const;
 type Figure = (typeof FIGURES)[number];
 
