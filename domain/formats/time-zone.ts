@@ -7,8 +7,7 @@
 // a value costs a parse of its digits in place and a Map lookup. An hour whose two ends differ in offset (a DST change, or
 // a historical change at an odd minute) is never cached: each of its values asks Intl for itself.
 import { DomainError } from '../errors.js';
-import { civilDays } from './parquet/dates.js';
-import { digits, isCalendarDay } from './digits.js';
+import { civilDays, digits, isCalendarDay } from './digits.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;

@@ -4,6 +4,8 @@
 // real moment of the years 0001–9999 (proleptic Gregorian calendar) is null here: the caller
 // refuses it or keeps it as text, so no value is ever moved.
 
+import { civilDays, isCalendarDay } from '../digits.js';
+
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATETIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?(Z|[+-]\d{2}:?\d{2})?$/;
 const DAY_MS = 86_400_000;
@@ -11,20 +13,7 @@ const DAY_MS = 86_400_000;
 const FIRST_MS = -62_135_596_800_000;
 const LAST_MS = 253_402_300_799_999;
 
-const leap = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
-const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
-/** Days from 1970-01-01 to y-m-d (proleptic Gregorian; Howard Hinnant's days_from_civil). */
-export function civilDays(y: number, m: number, d: number): number {
-  const yy = m <= 2 ? y - 1 : y;
-  const era = Math.floor(yy / 400);
-  const yoe = yy - era * 400;
-  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
-  return era * 146_097 + doe - 719_468;
-}
-
-const realDay = (y: number, m: number, d: number) => y >= 1 && y <= 9999 && m >= 1 && m <= 12 && d >= 1 && d <= (m === 2 && leap(y) ? 29 : MONTH_DAYS[m - 1]!);
+const realDay = (y: number, m: number, d: number) => y >= 1 && y <= 9999 && isCalendarDay(y, m, d);
 
 export interface Moment {
   /** Days since 1970-01-01 of the date as written (its wall-clock date). */
