@@ -6,7 +6,7 @@ import { endpointRefusal } from './connect.js';
 import { isS3, isSftp, malformed } from './kinds.js';
 
 /** `host:port` as a URL's authority, so the URL parser gives its canonical form (IPv6 in brackets). */
-const authority = (host: string, port: number): string => `${host.includes(':') ? `[${host}]` : host}:${port}`;
+export const authority = (host: string, port: number): string => `${host.includes(':') ? `[${host}]` : host}:${port}`;
 
 /** Why an SFTP server's host may not be used, or null: the same literal and allow-list checks as an S3 endpoint's. */
 export function sftpHostRefusal(host: string, port: number, hosts: readonly string[]): string | null {

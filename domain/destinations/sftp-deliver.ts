@@ -13,6 +13,7 @@ import { objectKey } from './path.js';
 import { sftpDeliveryError } from './sftp-failures.js';
 import { codedError, openSession, type SftpSession } from './sftp-session.js';
 import { putFile, tempPathOf } from './sftp-upload.js';
+import { authority } from './refusal.js';
 
 export async function deliverSftp(
   deps: DeliveryDeps,
@@ -65,7 +66,7 @@ export async function deliverSftp(
 }
 
 /** How a delivered file's place is shown: `sftp://host:port/path`. */
-export const sftpUrl = (row: SftpRow, path: string): string => `sftp://${row.sftp.host.includes(':') ? `[${row.sftp.host}]` : row.sftp.host}:${row.sftp.port}${path}`;
+const sftpUrl = (row: SftpRow, path: string): string => `sftp://${authority(row.sftp.host, row.sftp.port)}${path}`;
 
 /** The destination's own directory must be there: a delivery makes only the ones below it. */
 export async function requireDirectory(session: SftpSession, dir: string): Promise<void> {
