@@ -16,7 +16,7 @@ const RETRY_MAX_MS = 30 * 60_000;
 /** The wait after a failed attempt: doubling from 10 s up to 30 minutes (72.5 min over 10 attempts). */
 const emailRetryDelay = (attempt: number): number => Math.min(RETRY_INITIAL_MS * 2 ** (attempt - 1), RETRY_MAX_MS);
 
-export interface OneMail {
+interface OneMail {
   attempt: EmailAttempt;
   /** The project's email_domains as they are now: the address is checked again before every send. */
   domains: readonly string[];

@@ -12,7 +12,7 @@ import type { DeliverOutput } from '../model/activities.js';
 import type { Config } from '../platform/config.js';
 import { metrics } from '../platform/metrics.js';
 
-export interface OnePost {
+interface OnePost {
   /** The task whose deliveries record the attempts, and the project counted in the metrics. */
   taskId: string;
   projectId: string;

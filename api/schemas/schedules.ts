@@ -27,7 +27,7 @@ const YEAR_FIELD = /^\d{4}(?:-\d{4})?(?:\/\d+)?(?:,\d{4}(?:-\d{4})?(?:\/\d+)?)*$
  * server; docs/schedules.md#cron-fields). A sixth field that is not a year is refused as ambiguous;
  * seconds take the 7-field form.
  */
-export function cronProblem(cron: string): string | null {
+function cronProblem(cron: string): string | null {
   const fields = cron.split('#')[0]!.trim().split(/\s+/);
   if (fields.length !== 6 || YEAR_FIELD.test(fields[5]!)) return null;
   return 'has 6 fields, which Temporal reads as minute hour day-of-month month day-of-week year (not seconds first); write 5 fields, or 7 with seconds first and a year last (e.g. "*/5 * * * * * *": every 5 seconds)';

@@ -27,7 +27,7 @@ const figures = {
   emails: z.number().int().openapi({ description: 'E-mails sent (notify_email, one per recipient).' }),
 };
 
-export const usageDaySchema = z.object({ date: z.string().openapi({ description: 'A UTC date, YYYY-MM-DD.' }), ...figures }).openapi('UsageDay');
+const usageDaySchema = z.object({ date: z.string().openapi({ description: 'A UTC date, YYYY-MM-DD.' }), ...figures }).openapi('UsageDay');
 
 export const usageSchema = z
   .object({
@@ -36,7 +36,7 @@ export const usageSchema = z
   })
   .openapi('Usage');
 
-export const projectUsageSchema = z
+const projectUsageSchema = z
   .object({ project_id: z.string(), ...figures, stored_bytes: usageSchema.shape.stored_bytes })
   .openapi('ProjectUsage');
 

@@ -13,7 +13,7 @@ import { isSftp } from './kinds.js';
 import { sftpHostRefusal } from './refusal.js';
 import { privateKeyProblem } from './sftp-session.js';
 
-export interface NewS3Destination {
+interface NewS3Destination {
   name: string;
   kind: 's3';
   endpoint: string;
@@ -25,7 +25,7 @@ export interface NewS3Destination {
   path_style: boolean;
 }
 
-export interface NewSftpDestination {
+interface NewSftpDestination {
   name: string;
   kind: 'sftp';
   host: string;

@@ -12,12 +12,12 @@ import { completesResumed } from './resumed.js';
 /** The longest user agent kept, in characters: past it the text is clipped (with an ellipsis). */
 export const USER_AGENT_MAX = 512;
 /** The most downloads counted: beyond it the count says "at least". */
-export const DOWNLOAD_COUNT_MAX = 10_000;
+const DOWNLOAD_COUNT_MAX = 10_000;
 
 export type DownloadVia = DownloadRow['via'];
 export type DownloadBy = { kind: 'project'; id: string } | { kind: 'operator'; id: string; sessionId: string } | { kind: 'link' };
 
-export interface DownloadRecord {
+interface DownloadRecord {
   taskId: string;
   projectId: string;
   fileName: string;

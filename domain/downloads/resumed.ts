@@ -8,7 +8,7 @@ import { downloads } from '../../db/schema.js';
 import { newestFirst } from '../cursor.js';
 
 /** How many of the task's newest records a piece is matched against. */
-export const RECENT = 200;
+const RECENT = 200;
 
 /** The bytes one answer handed out: from `start`, `bytes` of them. */
 export interface Piece {
@@ -17,7 +17,7 @@ export interface Piece {
 }
 
 /** A new record's piece, and what says whose it is and of which file. */
-export interface PieceOf {
+interface PieceOf {
   taskId: string;
   fileName: string;
   /** by_kind, by_id, session_id as recorded: the project key, the operator session, or the signed link. */

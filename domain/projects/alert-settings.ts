@@ -6,12 +6,12 @@ import { emailDomainAllowed } from '../callbacks/email-message.js';
 import { DomainError } from '../errors.js';
 import { checkOutgoingUrl } from '../source/hosts.js';
 
-export interface AlertSettings {
+interface AlertSettings {
   alert_emails?: string[] | undefined;
   alert_callback?: string | null | undefined;
 }
 
-export interface AlertLists {
+interface AlertLists {
   email_domains: readonly string[];
   callback_hosts: readonly string[];
 }

@@ -11,7 +11,7 @@ import { open, seal, sealedWithCurrent } from '../../platform/sealed.js';
 import { DomainError } from '../errors.js';
 
 /** What the sealed key is bound to: a value copied to another project's row does not open. */
-export const maskKeyContext = (projectId: string) => `mask-key:${projectId}`;
+const maskKeyContext = (projectId: string) => `mask-key:${projectId}`;
 
 /**
  * The key's id: an HMAC of a fixed label under the key, 16 hex digits. It names the key in an

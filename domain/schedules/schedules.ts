@@ -135,7 +135,7 @@ export async function liveState(deps: ScheduleDeps, row: ScheduleRow): Promise<L
 const SCHEDULE_NOTE_MAX = 1000;
 
 /** Why a schedule is paused (model/schedule.ts), and the failed run that paused it, if one did. */
-export interface PauseCause {
+interface PauseCause {
   reason: PausedReason;
   lastError?: ScheduleLastError | undefined;
 }

@@ -7,10 +7,10 @@ import { type Db, rowsOf } from '../../db/client.js';
 import { DomainError } from '../errors.js';
 
 export const QUOTA_NAMES = ['quota_monthly_rows', 'quota_monthly_bytes', 'quota_stored_bytes'] as const;
-export type QuotaName = (typeof QUOTA_NAMES)[number];
+type QuotaName = (typeof QUOTA_NAMES)[number];
 
 /** What a refusal tells: which quota, its limit, the use, and when it resets (null: no file expires yet). */
-export interface QuotaState {
+interface QuotaState {
   name: QuotaName;
   limit: number;
   used: number;

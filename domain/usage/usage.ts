@@ -9,7 +9,7 @@ import { DomainError } from '../errors.js';
 /** The longest range one request may ask for, in days (both ends included). */
 export const MAX_USAGE_DAYS = 366;
 
-export const USAGE_FIELDS = ['tasks', 'succeeded', 'failed', 'rows', 'bytes', 'deliveries', 'emails'] as const;
+const USAGE_FIELDS = ['tasks', 'succeeded', 'failed', 'rows', 'bytes', 'deliveries', 'emails'] as const;
 type Figures = Record<(typeof USAGE_FIELDS)[number], number>;
 export type UsageDay = { date: string } & Figures;
 
@@ -36,7 +36,7 @@ function checkDate(field: 'from' | 'to', value: string): number {
 }
 
 /** from..to as asked: real dates, from not after to, at most MAX_USAGE_DAYS days. */
-export function checkRange(from: string, to: string): { from: string; to: string; days: number } {
+function checkRange(from: string, to: string): { from: string; to: string; days: number } {
   const a = checkDate('from', from);
   const b = checkDate('to', to);
   if (b < a) throw DomainError.invalid('to', 'must not be before from');
@@ -63,12 +63,12 @@ export async function projectUsage(db: Db, projectId: string, range: { from: str
   return { days: out, stored_bytes: await storedBytes(db, projectId) };
 }
 
-export async function storedBytes(db: Db, projectId: string): Promise<number> {
+async function storedBytes(db: Db, projectId: string): Promise<number> {
   const [row] = rowsOf<{ bytes: string | number }>(await db.execute(sql`select bytes from usage_stored where project_id = ${projectId}`));
   return Number(row?.bytes ?? 0);
 }
 
-export type ProjectTotals = { project_id: string; stored_bytes: number } & Figures;
+type ProjectTotals = { project_id: string; stored_bytes: number } & Figures;
 
 const encodeAfter = (projectId: string): string => Buffer.from(JSON.stringify(['usage', projectId])).toString('base64url');
 const ID = /^[a-z]{2,8}_[A-Za-z0-9_-]{1,64}$/;
@@ -83,7 +83,7 @@ function decodeAfter(cursor: string): string {
   }
 }
 
-export interface AdminUsageQuery {
+interface AdminUsageQuery {
   from: string;
   to: string;
   project_id?: string | undefined;
