@@ -31,11 +31,15 @@ export interface Core {
   secrets: Secrets;
 }
 
-export async function openCore(config: Config): Promise<Core> {
+/**
+ * `prepared`: the database is the embedded start's, already migrated and its secrets re-sealed by the
+ * API process that serves it (app/start.ts): the worker process it starts only connects.
+ */
+export async function openCore(config: Config, opts: { prepared?: boolean } = {}): Promise<Core> {
   let database: Database;
   try {
     database = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR });
-    await database.migrate();
+    if (!opts.prepared) await database.migrate();
   } catch (err) {
     throw new Error(`cannot reach the database (${config.DATABASE_URL ? 'DATABASE_URL' : `PGlite in ${join(config.DATA_DIR, 'pglite')}`}): ${(err as Error).message}`, { cause: err });
   }
@@ -48,6 +52,7 @@ export async function openCore(config: Config): Promise<Core> {
   const secrets = loadSecrets(config);
   // Scrubbed from every log line should one ever slip into a message (platform/logger.ts).
   registerSecrets([secrets.adminToken, secrets.linkSecret, config.s3?.secretKey, ...secrets.destinationKeys, ...smtpSecrets(config.SMTP_URL)]);
+  if (opts.prepared) return { config, database, storage, secrets };
   // After a DESTINATION_KEYS rotation: old secrets sealed again with the first key (docs/destinations.md).
   const resealed = await resealDestinations(database.db, secrets.destinationKeys);
   if (resealed.resealed || resealed.unreadable.length) lifecycleLog().info(resealed, 'destinations re-sealed');
@@ -157,17 +162,18 @@ export interface RunningWorker {
   unwatch(): Promise<void>;
 }
 
-/**
- * The worker's connection, made before the worker when the API shares it: a client over it starts
- * submissions' runs eagerly on this process's worker (ApiDeps.eagerTemporal).
- */
+/** The worker's connection (the Temporal SDK's Runtime installed first, once per process). */
 export async function connectWorker(config: Config, address: string): Promise<NativeConnection> {
   await installTemporalRuntime(config.LOG_LEVEL);
   return NativeConnection.connect({ address });
 }
 
-export async function startWorker(core: Core, address: string, temporal: Client, shared?: NativeConnection): Promise<RunningWorker> {
-  const connection = shared ?? (await connectWorker(core.config, address));
+/**
+ * `watch: false`: the queue is watched elsewhere (the embedded start's API process, whose in-process
+ * PGlite hears the task notices; app/start.ts).
+ */
+export async function startWorker(core: Core, address: string, temporal: Client, opts: { watch?: boolean } = {}): Promise<RunningWorker> {
+  const connection = await connectWorker(core.config, address);
   const options = {
     connection,
     namespace: core.config.TEMPORAL_NAMESPACE,
@@ -177,8 +183,13 @@ export async function startWorker(core: Core, address: string, temporal: Client,
   };
   // A resume makes a fresh Worker from the same options: the connection and bundle are reused.
   const supervisor = await WorkerSupervisor.start({ create: (report) => createWorker({ ...options, onDatabaseUnavailable: report }), probe: () => core.database.ping(), log: lifecycleLog() });
-  const unwatch = await watchQueue(new Admission({ db: core.database.db, temporal, config: core.config }), core.database);
+  const unwatch = opts.watch === false ? async () => {} : await watchCoreQueue(core, temporal);
   return { supervisor, running: supervisor.running, connection, unwatch };
+}
+
+/** Starts the next waiting tasks as runs end (domain/tasks/admission/watch.ts). */
+export function watchCoreQueue(core: Core, temporal: Client): Promise<() => Promise<void>> {
+  return watchQueue(new Admission({ db: core.database.db, temporal, config: core.config }), core.database);
 }
 
 /**

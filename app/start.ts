@@ -5,8 +5,9 @@ import { demoSourceApp } from './demo-source.js';
 import type { Config } from '../platform/config.js';
 import { serveWorkerMetrics } from './metrics-server.js';
 import { startMailCatcher } from '../platform/mail-catcher.js';
-import { Client } from '@temporalio/client';
-import { cannotStart, connectTemporal, connectWorker, drainWorker, lifecycleLog, onShutdown, openCore, startApi, startUp, startWorker, stopApi } from './runtime.js';
+import { cannotStart, connectTemporal, lifecycleLog, onShutdown, openCore, startApi, startUp, stopApi, watchCoreQueue } from './runtime.js';
+import { startEmbeddedWorker } from './embedded-worker.js';
+import { joinMetricsOf } from '../platform/metrics.js';
 import { type DevServer, DevServerStartError, recordDevServer, type StaleDevServer, startDevServer, stopStaleDevServer } from '../platform/temporal-server.js';
 import { ensureAdmissionSweepSchedule, ensureCleanupSchedule } from './schedules.js';
 
@@ -57,24 +58,32 @@ async function main() {
   const mailbox = config.SMTP_URL ? undefined : await startMailCatcher().catch(orStop);
   const core = await openCore(mailbox ? { ...config, SMTP_URL: mailbox.url } : config).catch(orStop);
   const temporal = await connectTemporal(config, address).catch(orStop);
-  // One connection for the worker and the sync exports' client: their runs start eagerly here.
-  const native = await connectWorker(config, address).catch(orStop);
-  const eagerTemporal = new Client({ connection: native, namespace: config.TEMPORAL_NAMESPACE });
-  const server = await startApi({ ...core, temporal, eagerTemporal, mailbox }, (app) => {
+  // The worker runs in a process of its own, reaching this process's PGlite over the loopback
+  // (docs/adr/0053-embedded-worker-process.md): a submission never waits behind an export's CPU.
+  const wire = core.database.serveWire ? await core.database.serveWire().catch(orStop) : undefined;
+  const worker = startEmbeddedWorker(
+    { DATABASE_URL: wire?.url ?? config.DATABASE_URL!, TEMPORAL_ADDRESS: address, DATA_DIR: resolve(config.DATA_DIR), ...(mailbox ? { SMTP_URL: mailbox.url } : {}), MALLOC_MMAP_THRESHOLD_: '131072' },
+    lifecycleLog(),
+  );
+  joinMetricsOf(() => worker.metrics());
+  const server = await startApi({ ...core, temporal, mailbox }, (app) => {
     if (config.DEMO_SOURCE) app.route('/demo', demoSourceApp());
   }).catch(orStop);
-  const w = await startWorker(core, address, temporal, native).catch(orStop);
+  // This process's PGlite hears the task notices, so the queue is watched here.
+  const unwatch = await watchCoreQueue(core, temporal).catch(orStop);
   // The API's /metrics already holds the worker's series; a port of its own only when asked for.
   const metricsServer = config.WORKER_METRICS_PORT !== undefined ? await serveWorkerMetrics(config, core.secrets.adminToken, config.WORKER_METRICS_PORT).catch(orStop) : undefined;
   await ensureCleanupSchedule(temporal, config).catch(orStop);
   await ensureAdmissionSweepSchedule(temporal, config).catch(orStop);
+  await worker.ready.catch(orStop);
   onShutdown([
     // Side by side: the API stays up (not ready) while the worker hands back its activities.
-    () => Promise.all([stopApi(server, config), drainWorker(w)]),
+    () => Promise.all([stopApi(server, config), worker.stop(config.WORKER_SHUTDOWN_GRACE_MS + 10_000)]),
+    () => unwatch(),
     async () => metricsServer && new Promise((r) => metricsServer.close(r)),
     async () => mailbox?.close(),
     () => temporal.connection.close(),
-    () => w.connection.close(),
+    async () => wire?.close(),
     () => core.database.close(),
     async () => dev?.stop(),
   ]);
@@ -98,7 +107,6 @@ async function main() {
   // A generated token must reach whoever started the service, but logs never hold it: so it is shown
   // to a person at a terminal only, on stderr beside the log, never when output goes to a pipe or a file.
   if (core.secrets.adminTokenGenerated && process.stderr.isTTY) process.stderr.write(`ADMIN_TOKEN    ${core.secrets.adminToken}  (generated, kept in ${resolve(config.DATA_DIR, 'secrets.json')})\n`);
-  await w.running.catch((err: Error) => cannotStart(`worker stopped: ${err.message}`));
 }
 
 await main();

@@ -4,7 +4,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { BENCH_ADMIN, type Embedded, type Source, startSource } from './embedded.js';
-import { cpuSeconds, spawnNode } from './measure.js';
+import { spawnNode, treeCpuSeconds } from './measure.js';
 
 export const PAGE_SIZE = 1000;
 const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
@@ -48,7 +48,7 @@ export interface ServiceRun {
 /** Submits through POST /v1/tasks; the time runs to the task's own finished_at. */
 export async function runExport(e: Embedded, apiKey: string, body: Record<string, unknown>): Promise<ServiceRun> {
   const sampler = sampleRss(e);
-  const cpu0 = cpuSeconds(e.pid);
+  const cpu0 = treeCpuSeconds(e.pids());
   const t0 = Date.now();
   const sub = await e.call('POST', '/v1/tasks', apiKey, { operator_id: 'bench', page_size: PAGE_SIZE, ...body });
   if (sub.status !== 201 && sub.status !== 202) throw new Error(`submit: ${sub.status} ${JSON.stringify(sub.body)}`);
@@ -58,7 +58,7 @@ export async function runExport(e: Embedded, apiKey: string, body: Record<string
   const { peak } = sampler.stop();
   const task = (await e.call('GET', `/v1/tasks/${sub.body.task_id}`, apiKey)).body;
   if (task.status !== 'succeeded') throw new Error(`export ${task.status}: ${JSON.stringify(task.error)}`);
-  return { ms: Date.parse(task.finished_at) - t0, files: task.files, peakRssMb: peak, taskId: task.task_id, cpuSeconds: cpuSeconds(e.pid) - cpu0 };
+  return { ms: Date.parse(task.finished_at) - t0, files: task.files, peakRssMb: peak, taskId: task.task_id, cpuSeconds: treeCpuSeconds(e.pids()) - cpu0 };
 }
 
 export interface CsvCase {

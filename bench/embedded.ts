@@ -1,5 +1,5 @@
-// The service as a newcomer runs it (`npm start`: API, worker and PGlite in one process, a spawned
-// Temporal dev server), started in a temporary DATA_DIR for a benchmark, plus the source generator
+// The service as a newcomer runs it (`npm start`: the API and PGlite in one process, the worker in a
+// child process of it, a spawned Temporal dev server), started in a temporary DATA_DIR for a benchmark, plus the source generator
 // (bench/source.ts) in its own process. Issue 13 measures everything against this start.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -7,20 +7,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { projectRoot } from '../platform/paths.js';
-import { freePort, type NodeChild, rssMb, spawnNode, workflowClosed } from './measure.js';
+import { freePort, type NodeChild, processTree, rssMb, spawnNode, treeRssMb, workflowClosed } from './measure.js';
 
 export const BENCH_ADMIN = 'bench-admin-token-0123456789';
 
 export interface Embedded {
   base: string;
-  /** The `npm start` process (API + worker + PGlite): what the memory targets measure. */
+  /** The `npm start` process (API + PGlite; its worker process is a child of it). */
   pid: number;
+  /** The `npm start` group without the Temporal dev server: the API process and its worker process. */
+  pids: () => number[];
   /** The spawned Temporal dev server (apart from the memory targets). */
   temporalPid: number;
   temporalAddress: string;
   taskQueue: string;
   dataDir: string;
   call: <T = Record<string, any>>(method: string, path: string, token: string, body?: unknown) => Promise<{ status: number; body: T }>; // eslint-disable-line @typescript-eslint/no-explicit-any -- API JSON, checked by use
+  /** The group's resident memory (pids()); hwm: the API process's own high-water mark. */
   rss: () => { rss: number; hwm: number };
   /** Waits for the export workflow of a task to close (long poll on the dev server). */
   workflowResult: (taskId: string) => Promise<void>;
@@ -77,6 +80,8 @@ export async function startEmbedded(extraEnv: Record<string, string> = {}, nodeA
     return { status: res.status, body: (text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text) as never };
   };
   const pid = child.child.pid!;
+  const temporalPid = Number(readFileSync(join(dataDir, 'temporal.pid'), 'utf8'));
+  const pids = () => processTree(pid, temporalPid);
   const temporalAddress = `127.0.0.1:${env.TEMPORAL_PORT}`;
   let client: Client | undefined;
   const workflowResult = async (taskId: string) => {
@@ -86,13 +91,14 @@ export async function startEmbedded(extraEnv: Record<string, string> = {}, nodeA
   return {
     base,
     pid,
-    temporalPid: Number(readFileSync(join(dataDir, 'temporal.pid'), 'utf8')),
+    pids,
+    temporalPid,
     temporalAddress,
     workflowResult,
     taskQueue: 'download-center',
     dataDir,
     call,
-    rss: () => rssMb(pid),
+    rss: () => ({ rss: treeRssMb(pids()), hwm: rssMb(pid).hwm }),
     output: () => child.out(),
     stop: async () => {
       await client?.connection.close();

@@ -45,10 +45,44 @@ export function rssMb(pid: number): { rss: number; hwm: number } {
   return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
 }
 
+/** A process and its descendants, without `exclude` and its own (the embedded start's Temporal dev server). */
+export function processTree(pid: number, exclude?: number): number[] {
+  if (pid === exclude) return [];
+  let children: number[] = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+  return [pid, ...children.flatMap((c) => processTree(c, exclude))];
+}
+
+/** VmRSS summed over processes (each read once; a process gone meanwhile counts 0). */
+export function treeRssMb(pids: number[]): number {
+  return pids.reduce((mb, p) => {
+    try {
+      return mb + rssMb(p).rss;
+    } catch {
+      return mb;
+    }
+  }, 0);
+}
+
 /** CPU seconds (user + system) a process has used (clock ticks of 10 ms). */
 export function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** CPU seconds summed over processes (a process gone meanwhile counts 0). */
+export function treeCpuSeconds(pids: number[]): number {
+  return pids.reduce((sum, p) => {
+    try {
+      return sum + cpuSeconds(p);
+    } catch {
+      return sum;
+    }
+  }, 0);
 }
 
 /** CPU seconds all cores have been busy since boot: with our processes' seconds, what others used. */

@@ -10,6 +10,7 @@ import postgres from 'postgres';
 import { migrateSchema } from './migrate.js';
 import { openPglite, pgliteOptions } from './pglite.js';
 import * as schema from './schema.js';
+import { serveOverWire, type WireServer } from './wire.js';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 
@@ -29,6 +30,11 @@ export interface Database {
    */
   listen(channel: string, onNotice: (payload: string) => void, onConnect?: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
+  /**
+   * PGlite only: serves the instance over the Postgres protocol on the loopback (db/wire.ts), for the
+   * embedded start's worker process.
+   */
+  serveWire?(): Promise<WireServer>;
 }
 
 export { rowsOf } from './rows.js';
@@ -129,5 +135,6 @@ export async function openDatabase(opts: { url?: string; dataDir: string; memory
       return unlisten;
     },
     close: () => client.close(),
+    serveWire: () => serveOverWire(client),
   };
 }

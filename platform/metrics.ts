@@ -2,7 +2,7 @@
 // the SDK's Core serves on a loopback port of its own (app/runtime.ts) and /metrics appends, so
 // each process has one scrape endpoint. Every series is described in docs/operations.md.
 // Project ids label counters only: a histogram per project would multiply its buckets by them.
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, type MetricObjectWithValues, type MetricValue, Registry } from 'prom-client';
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry });
@@ -180,18 +180,45 @@ export function setTemporalMetricsUrl(url: string): void {
   temporalMetricsUrl = url;
 }
 
-/** The whole exposition of this process: ours, then the Temporal SDK's. */
+/** A process's series as data, and its Temporal SDK's exposition as text. */
+export interface MetricsParts {
+  json: MetricObjectWithValues<MetricValue<string>>[];
+  temporal: string;
+}
+
+let joined: (() => Promise<MetricsParts | undefined>) | undefined;
+
+/**
+ * The embedded start's API process joins its worker process's series to its own (app/start.ts):
+ * one exposition for the service, counters and histograms summed as prom-client's cluster mode does.
+ */
+export function joinMetricsOf(fn: () => Promise<MetricsParts | undefined>): void {
+  joined = fn;
+}
+
+async function temporalText(): Promise<string> {
+  if (!temporalMetricsUrl) return '';
+  try {
+    const res = await fetch(temporalMetricsUrl, { signal: AbortSignal.timeout(2000) });
+    return await res.text();
+  } catch (err) {
+    return `# Temporal SDK metrics unavailable: ${(err as Error).message}\n`;
+  }
+}
+
+/** What an embedded worker process hands its API process for /metrics. */
+export async function metricsParts(): Promise<MetricsParts> {
+  return { json: await registry.getMetricsAsJSON(), temporal: await temporalText() };
+}
+
+/** The whole exposition of this process (and of the worker process it joined): ours, then the Temporal SDK's. */
 export async function metricsText(): Promise<string> {
   countsOfScrape = undefined;
   usageOfScrape = undefined;
-  const ours = await registry.metrics();
-  if (!temporalMetricsUrl) return ours;
-  try {
-    const res = await fetch(temporalMetricsUrl, { signal: AbortSignal.timeout(2000) });
-    return `${ours}\n${await res.text()}`;
-  } catch (err) {
-    return `${ours}\n# Temporal SDK metrics unavailable: ${(err as Error).message}\n`;
-  }
+  const other = joined ? await joined().catch(() => undefined) : undefined;
+  const ours = other ? await AggregatorRegistry.aggregate([await registry.getMetricsAsJSON(), other.json]).metrics() : await registry.metrics();
+  const temporal = other ? other.temporal : await temporalText();
+  return temporal ? `${ours}\n${temporal}` : ours;
 }
 
 export const metricsContentType = registry.contentType;
