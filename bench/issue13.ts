@@ -13,6 +13,7 @@ import { startEmbedded } from './embedded.js';
 import { exportPeaks, idleRss, type Memory } from './memory.js';
 import { benchSubmit, type SubmitRow } from './submit.js';
 import { benchSync, type SyncRow } from './sync.js';
+import { benchUnderLoad, type LoadFigures, loadRows } from './under-load.js';
 
 const load = () => loadavg()[0]!.toFixed(2);
 const log = (m: string) => console.error(`[bench] ${m} (load ${load()})`);
@@ -72,7 +73,7 @@ function xlsxWriters(): { minimal: number; ours: number } {
 const x = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
 const ok = (met: boolean) => (met ? 'met' : '**not met**');
 
-function table(csv: CsvResult[], sync: SyncRow[], submit: SubmitRow[], m: Memory, split: ReturnType<typeof splitWorker>, xl: ReturnType<typeof xlsxWriters>): string {
+function table(csv: CsvResult[], sync: SyncRow[], submit: SubmitRow[], loaded: LoadFigures[], m: Memory, split: ReturnType<typeof splitWorker>, xl: ReturnType<typeof xlsxWriters>): string {
   const s1 = sync.find((r) => r.rows === 1000)!;
   const s10 = sync.find((r) => r.rows === 10000)!;
   const find = (prefix: string, callers: number) => submit.find((r) => r.what.startsWith(prefix) && r.callers === callers)!;
@@ -86,9 +87,10 @@ function table(csv: CsvResult[], sync: SyncRow[], submit: SubmitRow[], m: Memory
     ),
     `| sync export, 1,000 rows (${s1.requests} requests) | — | p50 ${s1.p50} ms, p95 ${s1.p95} ms | | p50 < 150, p95 < 300: ${ok(s1.p50 < 150 && s1.p95 < 300)} |`,
     `| sync export, 10,000 rows (${s10.requests} requests) | — | p50 ${s10.p50} ms, p95 ${s10.p95} ms | | p95 < 400: ${ok(s10.p95 < 400)} |`,
-    `| one caller submitting | raw StartWorkflow, same server: p50 ${raw1.p50Ms} ms | p50 ${ours1.p50Ms} ms, p95 ${ours1.p95Ms} ms | ${x(ours1.p50Ms, raw1.p50Ms)} | ≤ 2x: ${ok(ours1.p50Ms <= 2 * raw1.p50Ms)} |`,
-    `| 16 callers submitting | raw StartWorkflow: ${rawN.perSecond}/s, p99 ${rawN.p99Ms} ms | ${oursN.perSecond}/s, p99 ${oursN.p99Ms} ms (every run started ${oursN.lastRunStartedAfterMs} ms after the last answer) | ${x(oursN.perSecond, rawN.perSecond)} | ≥ 0.9x and p99 < 100 ms: ${ok(oursN.perSecond >= 0.9 * rawN.perSecond && oursN.p99Ms < 100)} |`,
-    `| memory of \`npm start\`, idle (Temporal server apart) | — | ${m.idle} MB | | ≤ 300 MB: ${ok(m.idle <= 300)} |`,
+    `| one caller submitting, no export running | raw StartWorkflow, same server: p50 ${raw1.p50Ms} ms | p50 ${ours1.p50Ms} ms, p95 ${ours1.p95Ms} ms | ${x(ours1.p50Ms, raw1.p50Ms)} | ≤ 2x: ${ok(ours1.p50Ms <= 2 * raw1.p50Ms)} |`,
+    `| 16 callers submitting, no export running | raw StartWorkflow: ${rawN.perSecond}/s, p99 ${rawN.p99Ms} ms | ${oursN.perSecond}/s, p99 ${oursN.p99Ms} ms (every run started ${oursN.lastRunStartedAfterMs} ms after the last answer) | ${x(oursN.perSecond, rawN.perSecond)} | ≥ 0.9x and p99 < 100 ms: ${ok(oursN.perSecond >= 0.9 * rawN.perSecond && oursN.p99Ms < 100)} |`,
+    ...loaded.flatMap(loadRows),
+    `| memory of the \`npm start\` group (API and worker processes; Temporal server apart), idle | — | ${m.idle} MB | | ≤ 300 MB: ${ok(m.idle <= 300)} |`,
     `| … peak while exporting 1 GB CSV, one file (${m.csv1gSeconds!.toFixed(1)} s) | the 5-in-flight script: ${Math.max(...csv.map((c) => c.anchor5PeakRssMb))} MB | ${m.csv1gPeak} MB (idle + ${m.csv1gPeak! - m.idle}) | | ≤ idle + 150: ${ok(m.csv1gPeak! - m.idle <= 150)} |`,
     `| … peak while exporting a styled 1M-row workbook (${m.xlsxSeconds.toFixed(1)} s) | — | ${m.xlsxPeak} MB (idle + ${m.xlsxPeak - m.idle}) | | ≤ idle + 150: ${ok(m.xlsxPeak - m.idle <= 150)} |`,
     `| worker alone (split mode), peak for 1 GB CSV (${split.seconds.toFixed(1)} s) | — | ${split.peak} MB | | ≤ 250 MB: ${ok(split.peak <= 250)} |`,
@@ -109,12 +111,15 @@ export async function benchIssue13(repeat: number): Promise<void> {
   log('submissions');
   const submit = await benchSubmit();
   loads.push(`after submissions ${load()}`);
+  log('under load: embedded, then split');
+  const loaded = [await benchUnderLoad('embedded'), await benchUnderLoad('split')];
+  loads.push(`after the runs under load ${load()}`);
   log('xlsx writers');
   const xl = xlsxWriters();
   log('split worker, 1 GB');
   const split = splitWorker();
   loads.push(`end ${load()}`);
-  const body = table(csv, sync, submit, memory, split, xl);
+  const body = table(csv, sync, submit, loaded, memory, split, xl);
   const cpu = execFileSync('sh', ['-c', "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"]).toString().trim();
   const temporal = execFileSync(resolveTemporalBin(), ['--version']).toString().trim();
   const header = `Measured ${started.toISOString().slice(0, 16).replace('T', ' ')}–${new Date().toISOString().slice(11, 16)} UTC by \`npm run bench\` on ${cpu} (2 cores), Node ${process.version}, ${temporal}; 1-minute load average: ${loads.join(', ')}. Each CSV row is the median of ${repeat} rounds (the sequential anchor, then the 5-in-flight anchor and the service in alternating order).`;

@@ -48,7 +48,7 @@ export function rssMb(pid: number): { rss: number; hwm: number } {
 /** A process and its descendants, without `exclude` and its own (the embedded start's Temporal dev server). */
 export function processTree(pid: number, exclude?: number): number[] {
   if (pid === exclude) return [];
-  let children: number[] = [];
+  let children: number[];
   try {
     children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
   } catch {

@@ -18,6 +18,7 @@ import { connectTemporal, openCore, startApi } from '../app/runtime.js';
 import { projectRoot } from '../platform/paths.js';
 import { startDevServer } from '../platform/temporal-server.js';
 import { benchSubmit, submitTable } from './submit.js';
+import { benchUnderLoad, loadRows } from './under-load.js';
 import { benchCsvOnly, benchIssue13 } from './issue13.js';
 import { benchMemory } from './memory.js';
 import { benchWs } from './ws.js';
@@ -85,6 +86,8 @@ async function main() {
     const size = positionals.find((x) => /^\d+M$/i.test(x));
     return console.log(await benchHistory(size ? Number(size.slice(0, -1)) * 1e6 : pglite ? 100_000 : 1_000_000, pglite ? 'pglite' : 'postgres'));
   }
+  // `load [embedded|split]`: the API while 300 exports run (bench/under-load.ts).
+  if (positionals[0] === 'load') return console.log(loadRows(await benchUnderLoad(positionals[1] === 'split' ? 'split' : 'embedded')).join('\n'));
   if (positionals.includes('submit')) return console.log(submitTable(await benchSubmit())); // issue 13, target 3 (bench/submit.ts)
   // `memory [1GB]`: the embedded start's idle and export peaks alone (bench/memory.ts);
   // BENCH_NODE_ARGS adds node flags to that process (e.g. --import bench/mem-probe.mjs).

@@ -38,7 +38,7 @@ export interface SubmitRow {
 }
 
 /** The processes whose CPU a measurement charges to each call. */
-interface Pids {
+export interface Pids {
   /** The service's processes (the embedded start: the API process and its worker process). */
   service?: () => number[];
   temporal: number;
@@ -48,7 +48,7 @@ const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, 
 const round = (x: number, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
 
 /** `n` calls of `fn` by `callers` concurrent callers (each call numbered), after `warmup` untimed ones. */
-async function measure(what: string, pids: Pids, callers: number, warmup: number, n: number, fn: (i: number) => Promise<void>): Promise<SubmitRow> {
+export async function measureCalls(what: string, pids: Pids, callers: number, warmup: number, n: number, fn: (i: number) => Promise<void>): Promise<SubmitRow> {
   let next = 0;
   const run = async (count: number, out: number[]) => {
     const limit = next + count;
@@ -86,7 +86,7 @@ async function runsStarted(base: string): Promise<number> {
 }
 
 /** Starts the export workflow as domain/tasks/admission/run.ts does, on a queue nobody polls. */
-function rawStarter(client: Client, tag: string) {
+export function rawStarter(client: Client, tag: string) {
   return async (i: number) => {
     const id = `raw-${tag}-${i}`;
     await client.workflow.start('exportWorkflow', {
@@ -112,8 +112,8 @@ async function rawRows(address: string, temporal: number, label: string): Promis
   const client = new Client({ connection });
   try {
     return [
-      await measure(`${label}, 1 caller`, { temporal }, 1, ONE.warmup, ONE.n, rawStarter(client, `${label}-1`)),
-      await measure(`${label}, ${MANY.callers} callers`, { temporal }, MANY.callers, MANY.warmup, MANY.n, rawStarter(client, `${label}-16`)),
+      await measureCalls(`${label}, 1 caller`, { temporal }, 1, ONE.warmup, ONE.n, rawStarter(client, `${label}-1`)),
+      await measureCalls(`${label}, ${MANY.callers} callers`, { temporal }, MANY.callers, MANY.warmup, MANY.n, rawStarter(client, `${label}-16`)),
     ];
   } finally {
     await connection.close();
@@ -163,7 +163,7 @@ export async function benchSubmit(): Promise<SubmitRow[]> {
     };
     const raw = await rawRows(svc.temporalAddress, svc.temporalPid, 'raw StartWorkflow, the embedded dev server');
     const pids = { service: svc.pids, temporal: svc.temporalPid };
-    const ours = [await measure('POST /v1/tasks, 1 caller', pids, 1, ONE.warmup, ONE.n, submit), await measure(`POST /v1/tasks, ${MANY.callers} callers`, pids, MANY.callers, MANY.warmup, MANY.n, submit)];
+    const ours = [await measureCalls('POST /v1/tasks, 1 caller', pids, 1, ONE.warmup, ONE.n, submit), await measureCalls(`POST /v1/tasks, ${MANY.callers} callers`, pids, MANY.callers, MANY.warmup, MANY.n, submit)];
     // The runs start after the answers (domain/tasks/admission/starter.ts): how long after the last answer the last run started.
     const t0 = performance.now();
     while ((await runsStarted(svc.base)) < serial) {

@@ -5,7 +5,7 @@
 // transaction is never interleaved with another client's, nor with the in-process queries (the same
 // two PGlite locks are taken). @electric-sql/pglite-socket's multiplexer takes the lock per message,
 // which lets two clients' unnamed portals and transactions interleave; this is why it is not used.
-import { createServer, type Server, type Socket } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import type { PGlite } from '@electric-sql/pglite';
 
 /** A client holding the database inside a transaction with nothing to send for this long is cut off (its transaction rolled back). */

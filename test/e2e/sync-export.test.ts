@@ -46,7 +46,11 @@ describe('POST /v1/tasks/sync', () => {
     const listed = await env.api('GET', '/v1/tasks?operator_id=op-sync', { token: key });
     expect(listed.json.items.map((t: any) => t.task_id)).toContain(taskId);
     const handle = env.temporal.workflow.getHandle(taskId);
-    expect((await handle.describe()).type).toBe('syncExportWorkflow');
+    const described = await handle.describe();
+    expect(described.type).toBe('syncExportWorkflow');
+    // handed out first (the caller waits), the task keeping its own priority
+    expect(described.priority?.priorityKey).toBe(1);
+    expect(task.json.priority).toBe(3);
     // the answer may leave before the run's workflow task completes (the task row is final first)
     expect(await handle.result()).toEqual({ status: 'succeeded' });
     const events = (await handle.fetchHistory()).events ?? [];

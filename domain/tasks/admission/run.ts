@@ -45,8 +45,10 @@ export async function startWorkflowRun(deps: RunDeps, task: TaskRow, how: StartH
   const input = exportInput(deps.config, task, known);
   const options = { ...runOptions(deps, task, known.name), ...(how.eager ? { requestEagerStart: true } : {}) };
   const client = how.eager ?? deps.temporal;
+  // A sync run is handed out first, whatever the task's priority: its caller waits on the answer
+  // while the worker may be busy with other exports' workflow tasks (docs/api.md, sync exports).
   const handle = how.sync
-    ? await client.workflow.start(syncExportWorkflow, { ...options, args: [{ ...input, maxRows: deps.config.SYNC_MAX_ROWS }] })
+    ? await client.workflow.start(syncExportWorkflow, { ...options, priority: { ...options.priority, priorityKey: 1 }, args: [{ ...input, maxRows: deps.config.SYNC_MAX_ROWS }] })
     : await client.workflow.start(exportWorkflow, { ...options, args: [input], workflowIdConflictPolicy: 'USE_EXISTING' });
   metrics.runStarts.inc({ how: handle.eagerlyStarted ? 'eager' : 'task_queue' });
   return handle.eagerlyStarted;
