@@ -1,5 +1,6 @@
 // `npm run api`: the API alone, for scale-out (needs TEMPORAL_ADDRESS and DATABASE_URL).
-import { cannotStart, connectTemporal, lifecycleLog, onShutdown, openCore, startApi, startUp, stopApi } from './runtime.js';
+import { cannotStart, connectTemporal, lifecycleLog, onShutdown, openCore, startUp } from './runtime.js';
+import { startApi, stopApi } from './runtime-api.js';
 
 const config = startUp();
 try {

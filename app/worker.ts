@@ -6,7 +6,8 @@ import { DEFAULT_WORKER_METRICS_PORT } from '../platform/config.js';
 import { metricsParts } from '../platform/metrics.js';
 import { serveWorkerHealth } from './health.js';
 import { serveWorkerMetrics } from './metrics-server.js';
-import { cannotStart, connectTemporal, drainWorker, lifecycleLog, onShutdown, openCore, startUp, startWorker } from './runtime.js';
+import { cannotStart, connectTemporal, lifecycleLog, onShutdown, openCore, startUp } from './runtime.js';
+import { drainWorker, startWorker } from './runtime-worker.js';
 import { ensureAdmissionSweepSchedule, ensureCleanupSchedule } from './schedules.js';
 import { EMBEDDED_WORKER_ENV, type FromWorker, type ToWorker } from './worker-link.js';
 

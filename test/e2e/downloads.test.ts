@@ -10,7 +10,7 @@ import type { ServerType } from '@hono/node-server';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downloads, operatorSessions, tasks } from '../../db/schema.js';
-import { drainStarts, startApi } from '../../app/runtime.js';
+import { drainStarts, startApi } from '../../app/runtime-api.js';
 import { markBatchExpired } from '../../domain/tasks/status.js';
 import { freePort } from '../support/ports.js';
 import { ADMIN, startTestEnv, type TestEnv } from '../support/env.js';
