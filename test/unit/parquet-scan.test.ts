@@ -58,6 +58,28 @@ describe('the line scanner', () => {
     expect(scanner.decoded(1)).toBe(1.5);
     for (const bad of ['{"a":01}', '{"a":1.}', '{"a":tru}', '{"a":"x\u0001"}', '{"a":1', '{"a":1}x', '[1]', 'null', '{"a":[1,2}', '{"a":-}']) expect(scan(bad)).toBe(false);
   });
+
+  it("reads a column's moment once a line, each line's own, each column's own", () => {
+    const scanner = new LineScanner(['a', 'b']);
+    const lines = [
+      { a: '2024-02-29', b: '2024-03-01T10:00:00Z' },
+      { a: '2024-02-29', b: '2024-03-01T10:00:00Z' },
+      { a: '2024-02-30', b: '1999-12-31 23:59' },
+      { a: 'x', b: '2024-03-01T10:00:00+01:00' },
+      { a: '0001-01-01', b: 'x' },
+    ];
+    for (const r of lines) {
+      const b = line(r);
+      expect(scanner.scan(b, 0, b.length)).toBe(true);
+      // Asked twice, in either order of the columns, as the type pass and the writer ask.
+      for (const col of [1, 0, 0, 1]) {
+        const s = Object.values(r)[col]!;
+        const want = parseMoment(s);
+        expect(scanner.momentOf(col)).toBe(want !== null);
+        if (want) expect({ ...readMoment }).toEqual(want);
+      }
+    }
+  });
 });
 
 describe('momentAt', () => {
