@@ -46,18 +46,25 @@ function bitPacked(values: Int32Array): Uint8Array {
 
 /** Text values PLAIN: each a 4-byte length and its bytes. */
 function plainText(col: ColumnValues, order?: Int32Array, size = col.count): Buffer {
-  let total = 0;
-  for (let k = 0; k < size; k++) {
-    const i = order ? order[k]! : k;
-    total += 4 + col.ends[i]! - (i ? col.ends[i - 1]! : 0);
-  }
+  const { bytes, ends } = col;
+  let total = 4 * size;
+  if (order) for (let k = 0; k < size; k++) total += ends[order[k]!]! - (order[k] ? ends[order[k]! - 1]! : 0);
+  else total += size ? ends[size - 1]! : 0;
   const out = Buffer.allocUnsafe(total);
   let at = 0;
   for (let k = 0; k < size; k++) {
     const i = order ? order[k]! : k;
-    const from = i ? col.ends[i - 1]! : 0;
-    at = out.writeUInt32LE(col.ends[i]! - from, at);
-    at += col.bytes.copy(out, at, from, col.ends[i]!);
+    const from = i ? ends[i - 1]! : 0;
+    const to = ends[i]!;
+    const n = to - from;
+    out[at] = n & 0xff;
+    out[at + 1] = (n >>> 8) & 0xff;
+    out[at + 2] = (n >>> 16) & 0xff;
+    out[at + 3] = n >>> 24;
+    at += 4;
+    // Short text byte by byte: a native copy's call costs more than the few bytes it moves.
+    if (n < 48) for (let j = from; j < to; j++) out[at++] = bytes[j]!;
+    else at += bytes.copy(out, at, from, to);
   }
   return out;
 }
@@ -98,18 +105,24 @@ function sameBytes(b: Buffer, a0: number, a1: number, b0: number, b1: number): b
   return true;
 }
 
+/** The dictionary's working arrays, kept from chunk to chunk (one chunk is encoded at a time). */
+const scratch = { table: new Int32Array(0), first: new Int32Array(0), ids: new Int32Array(0) };
+const atLeast = (a: Int32Array, n: number) => (a.length >= n ? a : new Int32Array(Math.max(n, a.length * 2)));
+
 /**
  * The text's dictionary (each distinct value's first row) and every value's index in it; none
- * when it would not pay (a key or an order number).
+ * when it would not pay (a key or an order number). The arrays are valid until the next call.
  */
 function dictionary(col: ColumnValues): { first: Int32Array; size: number; ids: Int32Array } | null {
   const n = col.count;
   if (n === 0) return null;
   let cap = 1024;
   while (cap < n * 2) cap *= 2;
-  const table = new Int32Array(cap).fill(-1);
-  const first = new Int32Array(n);
-  const ids = new Int32Array(n);
+  scratch.table = atLeast(scratch.table, cap);
+  const table = scratch.table;
+  table.fill(-1, 0, cap);
+  const first = (scratch.first = atLeast(scratch.first, n));
+  const ids = (scratch.ids = atLeast(scratch.ids, n));
   const { bytes, ends } = col;
   let size = 0;
   for (let i = 0; i < n; i++) {
