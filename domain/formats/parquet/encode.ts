@@ -106,8 +106,8 @@ function sameBytes(b: Buffer, a0: number, a1: number, b0: number, b1: number): b
 }
 
 /** The dictionary's working arrays, kept from chunk to chunk (one chunk is encoded at a time). */
-const scratch = { table: new Int32Array(0), first: new Int32Array(0), ids: new Int32Array(0) };
-const atLeast = (a: Int32Array, n: number) => (a.length >= n ? a : new Int32Array(Math.max(n, a.length * 2)));
+const scratch: Record<'table' | 'first' | 'ids', Int32Array> = { table: new Int32Array(0), first: new Int32Array(0), ids: new Int32Array(0) };
+const atLeast = (a: Int32Array, n: number): Int32Array => (a.length >= n ? a : new Int32Array(Math.max(n, a.length * 2)));
 
 /**
  * The text's dictionary (each distinct value's first row) and every value's index in it; none
