@@ -103,9 +103,9 @@ describe('the Parquet writer fed by lines', () => {
   const typed = [{ key: 'id', title: 'id', type: 'integer' }, { key: 'when', title: 'when', type: 'datetime' }, { key: 'amount', title: 'amount', type: 'number' }, ...KEYS.slice(3).map((key) => ({ key, title: key }))];
 
   /** The file (its sha256) or the error's sentence, with rows fed parsed or as lines. */
-  async function render(cols: typeof columns, rows: Record<string, unknown>[], asLines: boolean, n: number): Promise<string> {
+  async function render(cols: typeof columns, rows: Record<string, unknown>[], asLines: boolean, n: number, spell = line): Promise<string> {
     const scanner = new LineScanner(uniqueKeys(cols));
-    const lines = rows.map(line);
+    const lines = rows.map(spell);
     try {
       const pass = new TypePass(cols);
       for (const [i, b] of lines.entries()) if (!asLines || !pass.addLine(scanner, b, 0, b.length)) pass.add(rows[i]!);
@@ -120,6 +120,18 @@ describe('the Parquet writer fed by lines', () => {
       return `error: ${(err as Error).message}`;
     }
   }
+
+  it('writes escaped text as JSON.parse reads it (unescaped from the bytes, or parsed where it holds \\u)', async () => {
+    const texts = ['gift, wrap "red"', 'a\\b/c\n\t\r\b\f', '\u0001 \u001f', 'é \u2028 😀 "', '\ud800', 'x\udc00y', '\\u0041', '', 'plain'];
+    const rows = texts.map((n) => ({ n, 'é ü': `${n}!` }));
+    const written = await render(columns, rows, true, -1);
+    expect(written).toBe(await render(columns, rows, false, -1));
+    expect(written).toMatch(/^string,/);
+    // "\/" too, which JSON.stringify never writes: the same file.
+    const slashed = (r: Record<string, unknown>) => Buffer.from(JSON.stringify(r).replaceAll('/', '\\/'), 'utf8');
+    expect(slashed(rows[1]!).toString()).toContain('\\/');
+    expect(await render(columns, rows, true, -2, slashed)).toBe(written);
+  });
 
   it('writes the same files, byte for byte, as from parsed rows (or fails with the same sentence)', async () => {
     let n = 0;

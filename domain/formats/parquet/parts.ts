@@ -108,6 +108,8 @@ export class ParquetParts {
     }
     switch (kind) {
       case 'string':
+        // An escaped string's bounds include its quotes.
+        if (t === V.ESCAPED) return col.addEscaped(b, s.starts[k]! + 1, s.ends[k]! - 1);
         if (t !== V.TEXT) return false;
         col.addUtf8(b, s.starts[k]!, s.ends[k]!);
         return true;
