@@ -115,11 +115,12 @@ export class ParquetParts {
         return true;
       case 'double':
         if (t !== V.INT && t !== V.NUMBER_FAST && t !== V.NUMBER) return false;
-        col.addDouble(s.numberAt(k));
+        // Read from the scanner's array where it was valued: a double returned by a call is boxed.
+        col.addDouble(t === V.NUMBER ? s.numberAt(k) : s.numbers[k]!);
         return true;
       case 'int64':
         if (t !== V.INT) return false;
-        col.addSafeInt(s.intAt(k));
+        col.addSafeInt(s.numbers[k]!);
         return true;
       case 'boolean':
         if (t !== V.TRUE && t !== V.FALSE) return false;

@@ -277,11 +277,6 @@ export class LineScanner {
     return true;
   }
 
-  /** An INT column value. */
-  intAt(col: number): number {
-    return this.numbers[col]!;
-  }
-
   /** A number column value: Number(text) (computed as it was read where that is exact). */
   numberAt(col: number): number {
     const kind = this.kinds[col];

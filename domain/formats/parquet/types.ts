@@ -71,6 +71,8 @@ function seenAt(s: LineScanner, col: number): number {
     case V.INT:
       return INT;
     case V.NUMBER_FAST:
+      // At most 15 digits: an integer here is well within int64.
+      return Number.isInteger(s.numbers[col]!) ? INT : FRACTION;
     case V.NUMBER:
       return seen(s.numberAt(col));
     case V.TRUE:
