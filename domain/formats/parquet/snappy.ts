@@ -95,9 +95,14 @@ function block(input: Uint8Array, start: number, end: number, out: Uint8Array, o
   return emitted < end ? literal(input, emitted, end, out, o) : o;
 }
 
-export function snappyCompress(input: Uint8Array): Uint8Array {
+/**
+ * `input` compressed, in a buffer of its own. `work.room`, the format's worst case, is kept by the
+ * caller from page to page: only the compressed bytes are copied out of it.
+ */
+export function snappyCompress(input: Uint8Array, work: { room: Buffer } = { room: Buffer.alloc(0) }): Uint8Array {
   const n = input.length;
-  const out = Buffer.allocUnsafe(32 + n + Math.floor(n / 6));
+  if (work.room.length < 32 + n + Math.floor(n / 6)) work.room = Buffer.allocUnsafe(32 + n + Math.floor(n / 6));
+  const out = work.room;
   let o = 0;
   for (let v = n; ; v >>>= 7) {
     if (v < 0x80) {
@@ -107,5 +112,5 @@ export function snappyCompress(input: Uint8Array): Uint8Array {
     out[o++] = (v & 0x7f) | 0x80;
   }
   for (let at = 0; at < n; at += BLOCK) o = block(input, at, Math.min(at + BLOCK, n), out, o);
-  return out.subarray(0, o);
+  return Buffer.from(out.subarray(0, o));
 }
