@@ -82,7 +82,8 @@ export async function renderParquet({ storage, dataDir, maxParts }: RenderDeps, 
   const meta = await readMeta(storage, task.id);
   const chain = await orderedPieces(storage, task.id, pageCount(meta.total, meta.pageSize));
   const progress = (piece: Piece) => onProgress(piece.to);
-  const feed = lineFeeds(new LineScanner(uniqueKeys(meta.columns)));
+  const scanner = new LineScanner(uniqueKeys(meta.columns));
+  const feed = lineFeeds(scanner);
   const newParts = (kinds: Kind[]) => new ParquetParts(meta.columns, kinds, resolveSplit(task.type, task.options, settings, maxParts), (n) => tempPath(dataDir, task.id, `part-${n}.parquet`));
   // The types of the first piece's rows: a guess most exports keep to their last row.
   const first = new TypePass(meta.columns);
@@ -93,13 +94,16 @@ export async function renderParquet({ storage, dataDir, maxParts }: RenderDeps, 
   const pass = new TypePass(meta.columns);
   let parts: ParquetParts | null = newParts(guessed);
   try {
-    const check = feed.types(pass);
-    let write = feed.writer(parts);
+    // Each line read once (scanned, or parsed when the scanner cannot read it) for both the type
+    // check and the writer.
     const both: Line = (b, from, to, key, size, utf8) => {
-      check(b, from, to, key, size, utf8);
+      const scanned = utf8 && scanner.scan(b, from, to);
+      const row = scanned ? null : parsedLine(b, from, to, key);
+      if (row) pass.add(row);
+      else pass.addScanned(scanner);
       if (!parts) return;
       try {
-        return write(b, from, to, key, size, utf8);
+        return (row ? parts.add(row, size) : parts.addScanned(scanner, b, size)) ? parts.flushGroup() : undefined;
       } catch (err) {
         // A value the guessed type cannot hold: the guess is wrong; the types pass goes on alone.
         if (!(err instanceof DomainError && err.code === 'render_failed')) throw err;
@@ -114,8 +118,7 @@ export async function renderParquet({ storage, dataDir, maxParts }: RenderDeps, 
     if (!parts || !sameKinds(pass.kinds(), guessed)) {
       await parts?.discard();
       parts = newParts(pass.kinds());
-      write = feed.writer(parts);
-      await eachStagedLine(storage, chain, meta, signal, write, progress);
+      await eachStagedLine(storage, chain, meta, signal, feed.writer(parts), progress);
     }
     const local = await parts.finish();
     if (signal.aborted) throw signal.reason;

@@ -58,6 +58,28 @@ describe('the line scanner', () => {
     expect(scanner.decoded(1)).toBe(1.5);
     for (const bad of ['{"a":01}', '{"a":1.}', '{"a":tru}', '{"a":"x\u0001"}', '{"a":1', '{"a":1}x', '[1]', 'null', '{"a":[1,2}', '{"a":-}']) expect(scan(bad)).toBe(false);
   });
+
+  it("reads a column's moment once a line, each line's own, each column's own", () => {
+    const scanner = new LineScanner(['a', 'b']);
+    const lines = [
+      { a: '2024-02-29', b: '2024-03-01T10:00:00Z' },
+      { a: '2024-02-29', b: '2024-03-01T10:00:00Z' },
+      { a: '2024-02-30', b: '1999-12-31 23:59' },
+      { a: 'x', b: '2024-03-01T10:00:00+01:00' },
+      { a: '0001-01-01', b: 'x' },
+    ];
+    for (const r of lines) {
+      const b = line(r);
+      expect(scanner.scan(b, 0, b.length)).toBe(true);
+      // Asked twice, in either order of the columns, as the type pass and the writer ask.
+      for (const col of [1, 0, 0, 1]) {
+        const s = Object.values(r)[col]!;
+        const want = parseMoment(s);
+        expect(scanner.momentOf(col)).toBe(want !== null);
+        if (want) expect({ ...readMoment }).toEqual(want);
+      }
+    }
+  });
 });
 
 describe('momentAt', () => {
@@ -81,9 +103,9 @@ describe('the Parquet writer fed by lines', () => {
   const typed = [{ key: 'id', title: 'id', type: 'integer' }, { key: 'when', title: 'when', type: 'datetime' }, { key: 'amount', title: 'amount', type: 'number' }, ...KEYS.slice(3).map((key) => ({ key, title: key }))];
 
   /** The file (its sha256) or the error's sentence, with rows fed parsed or as lines. */
-  async function render(cols: typeof columns, rows: Record<string, unknown>[], asLines: boolean, n: number): Promise<string> {
+  async function render(cols: typeof columns, rows: Record<string, unknown>[], asLines: boolean, n: number, spell = line): Promise<string> {
     const scanner = new LineScanner(uniqueKeys(cols));
-    const lines = rows.map(line);
+    const lines = rows.map(spell);
     try {
       const pass = new TypePass(cols);
       for (const [i, b] of lines.entries()) if (!asLines || !pass.addLine(scanner, b, 0, b.length)) pass.add(rows[i]!);
@@ -98,6 +120,18 @@ describe('the Parquet writer fed by lines', () => {
       return `error: ${(err as Error).message}`;
     }
   }
+
+  it('writes escaped text as JSON.parse reads it (unescaped from the bytes, or parsed where it holds \\u)', async () => {
+    const texts = ['gift, wrap "red"', 'a\\b/c\n\t\r\b\f', '\u0001 \u001f', 'é \u2028 😀 "', '\ud800', 'x\udc00y', '\\u0041', '', 'plain'];
+    const rows = texts.map((n) => ({ n, 'é ü': `${n}!` }));
+    const written = await render(columns, rows, true, -1);
+    expect(written).toBe(await render(columns, rows, false, -1));
+    expect(written).toMatch(/^string,/);
+    // "\/" too, which JSON.stringify never writes: the same file.
+    const slashed = (r: Record<string, unknown>) => Buffer.from(JSON.stringify(r).replaceAll('/', '\\/'), 'utf8');
+    expect(slashed(rows[1]!).toString()).toContain('\\/');
+    expect(await render(columns, rows, true, -2, slashed)).toBe(written);
+  });
 
   it('writes the same files, byte for byte, as from parsed rows (or fails with the same sentence)', async () => {
     let n = 0;

@@ -128,6 +128,29 @@ export class ColumnValues {
     this.endValue(n);
   }
 
+  /**
+   * A JSON string's text (its bytes [from, to) between the quotes, escapes in them) as its UTF-8
+   * bytes: JSON.parse's value, unescaped from the bytes. False, nothing added, when it holds a \u
+   * escape (a surrogate's rules are JSON.parse's and Buffer's to keep).
+   */
+  addEscaped(src: Uint8Array, from: number, to: number): boolean {
+    this.room(to - from);
+    const dst = this.bytes;
+    let at = this.used;
+    for (let k = from; k < to; k++) {
+      let c = src[k]!;
+      if (c === 0x5c) {
+        const e = src[++k];
+        c = e === 0x6e ? 0x0a : e === 0x74 ? 0x09 : e === 0x72 ? 0x0d : e === 0x62 ? 0x08 : e === 0x66 ? 0x0c : e === 0x22 || e === 0x5c || e === 0x2f ? e : -1;
+        if (c < 0) return false;
+      }
+      dst[at++] = c;
+    }
+    this.row(1);
+    this.endValue(at - this.used);
+    return true;
+  }
+
   addText(s: string): void {
     this.row(1);
     this.room(s.length * 3);

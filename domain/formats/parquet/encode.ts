@@ -44,22 +44,54 @@ function bitPacked(values: Int32Array): Uint8Array {
   return out;
 }
 
-/** Text values PLAIN: each a 4-byte length and its bytes. */
-function plainText(col: ColumnValues, order?: Int32Array, size = col.count): Buffer {
-  let total = 0;
-  for (let k = 0; k < size; k++) {
-    const i = order ? order[k]! : k;
-    total += 4 + col.ends[i]! - (i ? col.ends[i - 1]! : 0);
+/**
+ * A file's working memory, kept from chunk to chunk and dropped with the file: the chunks are
+ * encoded one at a time and each buffer is consumed before its next use, so a row group's pages
+ * cost no new buffers but their compressed bytes (fewer collections of the whole heap).
+ */
+export class EncodeWork {
+  text = Buffer.alloc(0);
+  raw = Buffer.alloc(0);
+  readonly snappy = { room: Buffer.alloc(0) };
+  table = new Int32Array(0);
+  first = new Int32Array(0);
+  ids = new Int32Array(0);
+
+  /** `which` with room for n bytes at least. */
+  bytes(which: 'text' | 'raw', n: number): Buffer {
+    if (this[which].length < n) this[which] = Buffer.allocUnsafe(Math.max(n, this[which].length * 2));
+    return this[which];
   }
-  const out = Buffer.allocUnsafe(total);
+
+  ints(which: 'table' | 'first' | 'ids', n: number): Int32Array {
+    if (this[which].length < n) this[which] = new Int32Array(Math.max(n, this[which].length * 2));
+    return this[which];
+  }
+}
+
+/** Text values PLAIN: each a 4-byte length and its bytes (valid until the next call). */
+function plainText(work: EncodeWork, col: ColumnValues, order?: Int32Array, size = col.count): Buffer {
+  const { bytes, ends } = col;
+  let total = 4 * size;
+  if (order) for (let k = 0; k < size; k++) total += ends[order[k]!]! - (order[k] ? ends[order[k]! - 1]! : 0);
+  else total += size ? ends[size - 1]! : 0;
+  const out = work.bytes('text', total);
   let at = 0;
   for (let k = 0; k < size; k++) {
     const i = order ? order[k]! : k;
-    const from = i ? col.ends[i - 1]! : 0;
-    at = out.writeUInt32LE(col.ends[i]! - from, at);
-    at += col.bytes.copy(out, at, from, col.ends[i]!);
+    const from = i ? ends[i - 1]! : 0;
+    const to = ends[i]!;
+    const n = to - from;
+    out[at] = n & 0xff;
+    out[at + 1] = (n >>> 8) & 0xff;
+    out[at + 2] = (n >>> 16) & 0xff;
+    out[at + 3] = n >>> 24;
+    at += 4;
+    // Short text byte by byte: a native copy's call costs more than the few bytes it moves.
+    if (n < 48) for (let j = from; j < to; j++) out[at++] = bytes[j]!;
+    else at += bytes.copy(out, at, from, to);
   }
-  return out;
+  return out.subarray(0, total);
 }
 
 /** The dictionary indexes as one bit-packed run of the hybrid encoding, after their bit width. */
@@ -100,16 +132,17 @@ function sameBytes(b: Buffer, a0: number, a1: number, b0: number, b1: number): b
 
 /**
  * The text's dictionary (each distinct value's first row) and every value's index in it; none
- * when it would not pay (a key or an order number).
+ * when it would not pay (a key or an order number). The arrays are valid until the next call with `work`.
  */
-function dictionary(col: ColumnValues): { first: Int32Array; size: number; ids: Int32Array } | null {
+function dictionary(work: EncodeWork, col: ColumnValues): { first: Int32Array; size: number; ids: Int32Array } | null {
   const n = col.count;
   if (n === 0) return null;
   let cap = 1024;
   while (cap < n * 2) cap *= 2;
-  const table = new Int32Array(cap).fill(-1);
-  const first = new Int32Array(n);
-  const ids = new Int32Array(n);
+  const table = work.ints('table', cap);
+  table.fill(-1, 0, cap);
+  const first = work.ints('first', n);
+  const ids = work.ints('ids', n);
   const { bytes, ends } = col;
   let size = 0;
   for (let i = 0; i < n; i++) {
@@ -135,8 +168,8 @@ function dictionary(col: ColumnValues): { first: Int32Array; size: number; ids: 
   return { first, size, ids };
 }
 
-function page(type: 'DATA_PAGE' | 'DICTIONARY_PAGE', raw: Uint8Array, values: number, encoding: Encoding): { head: Uint8Array; body: Uint8Array; raw: number } {
-  const body = snappyCompress(raw);
+function page(work: EncodeWork, type: 'DATA_PAGE' | 'DICTIONARY_PAGE', raw: Uint8Array, values: number, encoding: Encoding): { head: Uint8Array; body: Uint8Array; raw: number } {
+  const body = snappyCompress(raw, work.snappy);
   const header: PageHeader =
     type === 'DATA_PAGE'
       ? { type, uncompressed_page_size: raw.length, compressed_page_size: body.length, data_page_header: { num_values: values, encoding, definition_level_encoding: 'RLE', repetition_level_encoding: 'RLE' } }
@@ -147,13 +180,13 @@ function page(type: 'DATA_PAGE' | 'DICTIONARY_PAGE', raw: Uint8Array, values: nu
 }
 
 /** The page's values and their encoding; a dictionary page first where text repeats. */
-function values(col: ColumnValues): { data: Uint8Array; encoding: Encoding; dict?: { plain: Buffer; size: number } } {
+function values(work: EncodeWork, col: ColumnValues): { data: Uint8Array; encoding: Encoding; dict?: { plain: Buffer; size: number } } {
   if (col.physical === 'BOOLEAN') return { data: bitPacked(col.booleans()), encoding: 'PLAIN' };
   if (col.physical !== 'BYTE_ARRAY') return { data: col.fixedBytes(), encoding: 'PLAIN' };
-  const dict = dictionary(col);
-  if (!dict) return { data: plainText(col), encoding: 'PLAIN' };
+  const dict = dictionary(work, col);
+  if (!dict) return { data: plainText(work, col), encoding: 'PLAIN' };
   const width = Math.max(1, Math.ceil(Math.log2(dict.size)));
-  return { data: packedIds(dict.ids.subarray(0, col.count), width), encoding: 'RLE_DICTIONARY', dict: { plain: plainText(col, dict.first, dict.size), size: dict.size } };
+  return { data: packedIds(dict.ids.subarray(0, col.count), width), encoding: 'RLE_DICTIONARY', dict: { plain: plainText(work, col, dict.first, dict.size), size: dict.size } };
 }
 
 function statistics(col: ColumnValues): Statistics {
@@ -163,14 +196,15 @@ function statistics(col: ColumnValues): Statistics {
 }
 
 /** One column chunk of a row group, to be written at `offset` in the file. */
-export function encodeChunk(col: ColumnValues, name: string, offset: number): EncodedChunk {
-  const { data, encoding, dict } = values(col);
+export function encodeChunk(col: ColumnValues, name: string, offset: number, work: EncodeWork): EncodedChunk {
+  const { data, encoding, dict } = values(work, col);
   const lv = levels(col);
-  const raw = new Uint8Array(4 + lv.length + data.length);
-  new DataView(raw.buffer).setUint32(0, lv.length, true);
+  // The data page's bytes (compressed at once, so the working buffer serves every chunk).
+  const raw = work.bytes('raw', 4 + lv.length + data.length).subarray(0, 4 + lv.length + data.length);
+  raw.writeUInt32LE(lv.length, 0);
   raw.set(lv, 4);
   raw.set(data, 4 + lv.length);
-  const pages = [...(dict ? [page('DICTIONARY_PAGE', dict.plain, dict.size, 'PLAIN')] : []), page('DATA_PAGE', raw, col.rows, encoding)];
+  const pages = [...(dict ? [page(work, 'DICTIONARY_PAGE', dict.plain, dict.size, 'PLAIN')] : []), page(work, 'DATA_PAGE', raw, col.rows, encoding)];
   const pieces = pages.flatMap((p) => [p.head, p.body]);
   const bytes = pieces.reduce((s, p) => s + p.length, 0);
   const dataAt = offset + (dict ? pages[0]!.head.length + pages[0]!.body.length : 0);

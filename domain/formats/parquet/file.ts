@@ -8,7 +8,7 @@ import type { FileMetaData, RowGroup, SchemaElement } from 'hyparquet';
 import { ByteWriter } from 'hyparquet-writer';
 import { writeMetadata } from 'hyparquet-writer/src/metadata.js';
 import type { ColumnValues } from './columns.js';
-import { encodeChunk } from './encode.js';
+import { encodeChunk, EncodeWork } from './encode.js';
 
 const MAGIC = Buffer.from('PAR1', 'latin1');
 
@@ -49,6 +49,7 @@ export class FileSink {
 export class ParquetFile {
   private readonly groups: RowGroup[] = [];
   private rows = 0;
+  private readonly work = new EncodeWork();
 
   constructor(
     readonly sink: FileSink,
@@ -61,7 +62,7 @@ export class ParquetFile {
   /** One row group from the columns' buffers (all of the same rows), written and flushed. */
   async writeGroup(columns: ColumnValues[]): Promise<void> {
     const chunks = columns.map((col, i) => {
-      const enc = encodeChunk(col, this.names[i]!, this.sink.bytes);
+      const enc = encodeChunk(col, this.names[i]!, this.sink.bytes, this.work);
       for (const p of enc.pieces) this.sink.push(p);
       return enc.chunk;
     });

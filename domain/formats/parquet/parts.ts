@@ -11,7 +11,7 @@ import { checkPartNumber, type SplitLimits } from '../split.js';
 import { ownReader } from '../own.js';
 import { ColumnValues } from './columns.js';
 import { FileSink, ParquetFile } from './file.js';
-import { momentAt, readMoment } from './dates.js';
+import { readMoment } from './dates.js';
 import * as V from './scan.js';
 import type { LineScanner } from './scan.js';
 import { converter, firstOfKey, type Kind, uniqueKeys } from './types.js';
@@ -86,6 +86,11 @@ export class ParquetParts {
    */
   addLine(scanner: LineScanner, b: Buffer, from: number, to: number, jsonBytes: number): boolean | null {
     if (!scanner.scan(b, from, to)) return null;
+    return this.addScanned(scanner, b, jsonBytes);
+  }
+
+  /** The line `scanner` has just read (its scan() answered true) in `b`; as add(). */
+  addScanned(scanner: LineScanner, b: Buffer, jsonBytes: number): boolean {
     const at = this.rowNo++;
     for (let c = 0; c < this.columns.length; c++) {
       const k = this.slot[c]!;
@@ -103,16 +108,19 @@ export class ParquetParts {
     }
     switch (kind) {
       case 'string':
+        // An escaped string's bounds include its quotes.
+        if (t === V.ESCAPED) return col.addEscaped(b, s.starts[k]! + 1, s.ends[k]! - 1);
         if (t !== V.TEXT) return false;
         col.addUtf8(b, s.starts[k]!, s.ends[k]!);
         return true;
       case 'double':
         if (t !== V.INT && t !== V.NUMBER_FAST && t !== V.NUMBER) return false;
-        col.addDouble(s.numberAt(k));
+        // Read from the scanner's array where it was valued: a double returned by a call is boxed.
+        col.addDouble(t === V.NUMBER ? s.numberAt(k) : s.numbers[k]!);
         return true;
       case 'int64':
         if (t !== V.INT) return false;
-        col.addSafeInt(s.intAt(k));
+        col.addSafeInt(s.numbers[k]!);
         return true;
       case 'boolean':
         if (t !== V.TRUE && t !== V.FALSE) return false;
@@ -122,7 +130,7 @@ export class ParquetParts {
       case 'timestamp':
       case 'timestamp_utc':
         // A text that is no moment ("" is null, else the error's sentence) goes the converter's way.
-        if (t !== V.TEXT || !momentAt(b, s.starts[k]!, s.ends[k]!)) return false;
+        if (t !== V.TEXT || !s.momentOf(k)) return false;
         if (kind === 'date') col.addInt32(readMoment.days);
         else col.addSafeInt(readMoment.ms);
         return true;

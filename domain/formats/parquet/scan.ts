@@ -20,6 +20,8 @@ export const NESTED = 8;
 /** A number ±digits.digits (at most 15 digits, no exponent). */
 export const NUMBER_FAST = 9;
 
+import { momentAt, readMoment } from './dates.js';
+
 const POW10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
 
 const isWs = (c: number | undefined) => c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
@@ -43,6 +45,14 @@ export class LineScanner {
   /** Set by num(): the number's kind and (INT, NUMBER_FAST) value. */
   private numKind = NUMBER;
   private numValue = 0;
+  /** Lines read so far; a column's moment is read once a line (momentOf), its stamp the line's number. */
+  private line = 0;
+  private readonly momentLine: Float64Array;
+  private readonly momentFound: Uint8Array;
+  private readonly momentDays: Float64Array;
+  private readonly momentMs: Float64Array;
+  /** Bit 1: a date alone; bit 2: it named a zone. */
+  private readonly momentFlags: Uint8Array;
 
   /** `keys`: the columns' keys, each once. */
   constructor(keys: string[]) {
@@ -53,12 +63,18 @@ export class LineScanner {
     this.starts = new Int32Array(keys.length);
     this.ends = new Int32Array(keys.length);
     this.numbers = new Float64Array(keys.length);
+    this.momentLine = new Float64Array(keys.length).fill(-1);
+    this.momentFound = new Uint8Array(keys.length);
+    this.momentDays = new Float64Array(keys.length);
+    this.momentMs = new Float64Array(keys.length);
+    this.momentFlags = new Uint8Array(keys.length);
   }
 
   /** Reads the line [from, to) of `b`; false: the caller parses it instead. */
   scan(b: Buffer, from: number, to: number): boolean {
     this.b = b;
     this.to = to;
+    this.line++;
     const kinds = this.kinds;
     for (let k = 0; k < kinds.length; k++) kinds[k] = ABSENT;
     let i = this.ws(from);
@@ -238,9 +254,27 @@ export class LineScanner {
     return true;
   }
 
-  /** An INT column value. */
-  intAt(col: number): number {
-    return this.numbers[col]!;
+  /**
+   * Whether a TEXT column value names a moment (momentAt of its bytes), the moment in `readMoment`:
+   * read once a line however often it is asked (the type pass and the writer both ask).
+   */
+  momentOf(col: number): boolean {
+    if (this.momentLine[col] !== this.line) {
+      this.momentLine[col] = this.line;
+      const found = momentAt(this.b, this.starts[col]!, this.ends[col]!);
+      this.momentFound[col] = found ? 1 : 0;
+      if (!found) return false;
+      this.momentDays[col] = readMoment.days;
+      this.momentMs[col] = readMoment.ms;
+      this.momentFlags[col] = (readMoment.dateOnly ? 1 : 0) | (readMoment.zoned ? 2 : 0);
+      return true;
+    }
+    if (!this.momentFound[col]) return false;
+    readMoment.days = this.momentDays[col]!;
+    readMoment.ms = this.momentMs[col]!;
+    readMoment.dateOnly = (this.momentFlags[col]! & 1) !== 0;
+    readMoment.zoned = (this.momentFlags[col]! & 2) !== 0;
+    return true;
   }
 
   /** A number column value: Number(text) (computed as it was read where that is exact). */

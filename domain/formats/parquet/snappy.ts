@@ -6,7 +6,6 @@ const BLOCK = 65_536;
 const HASH_BITS = 14;
 const table = new Int32Array(1 << HASH_BITS);
 
-const load32 = (b: Uint8Array, i: number) => b[i]! | (b[i + 1]! << 8) | (b[i + 2]! << 16) | (b[i + 3]! << 24);
 const hash = (v: number) => Math.imul(v, 0x1e35a7bd) >>> (32 - HASH_BITS);
 
 function literal(input: Uint8Array, from: number, to: number, out: Uint8Array, o: number): number {
@@ -54,6 +53,8 @@ function copy(out: Uint8Array, o: number, offset: number, len: number): number {
 function block(input: Uint8Array, start: number, end: number, out: Uint8Array, o: number): number {
   let emitted = start;
   if (end - start >= 15) {
+    // Four bytes at a time, little-endian, through one view (a byte at a time cost four loads).
+    const view = new DataView(input.buffer, input.byteOffset, input.byteLength);
     table.fill(-1);
     const limit = end - 15;
     let ip = start + 1;
@@ -62,37 +63,46 @@ function block(input: Uint8Array, start: number, end: number, out: Uint8Array, o
       let skip = 32;
       let next = ip;
       let candidate: number;
+      let here: number;
       do {
         ip = next;
         next = ip + (skip++ >> 5);
         if (ip > limit) break outer;
-        const h = hash(load32(input, ip));
+        here = view.getInt32(ip, true);
+        const h = hash(here);
         candidate = table[h]!;
         table[h] = ip;
-      } while (candidate < start || load32(input, candidate) !== load32(input, ip));
+      } while (candidate < start || view.getInt32(candidate, true) !== here);
       o = literal(input, emitted, ip, out, o);
       do {
         const base = ip;
         let len = 4;
+        while (ip + len + 4 <= end && view.getInt32(ip + len, true) === view.getInt32(candidate + len, true)) len += 4;
         while (ip + len < end && input[ip + len] === input[candidate + len]) len++;
         ip += len;
         o = copy(out, o, base - candidate, len);
         emitted = ip;
         if (ip >= limit) break outer;
-        table[hash(load32(input, ip - 1))] = ip - 1;
-        const h = hash(load32(input, ip));
+        table[hash(view.getInt32(ip - 1, true))] = ip - 1;
+        here = view.getInt32(ip, true);
+        const h = hash(here);
         candidate = table[h]!;
         table[h] = ip;
-      } while (candidate >= start && load32(input, candidate) === load32(input, ip));
+      } while (candidate >= start && view.getInt32(candidate, true) === here);
       ip++;
     }
   }
   return emitted < end ? literal(input, emitted, end, out, o) : o;
 }
 
-export function snappyCompress(input: Uint8Array): Uint8Array {
+/**
+ * `input` compressed, in a buffer of its own. `work.room`, the format's worst case, is kept by the
+ * caller from page to page: only the compressed bytes are copied out of it.
+ */
+export function snappyCompress(input: Uint8Array, work: { room: Buffer } = { room: Buffer.alloc(0) }): Uint8Array {
   const n = input.length;
-  const out = Buffer.allocUnsafe(32 + n + Math.floor(n / 6));
+  if (work.room.length < 32 + n + Math.floor(n / 6)) work.room = Buffer.allocUnsafe(32 + n + Math.floor(n / 6));
+  const out = work.room;
   let o = 0;
   for (let v = n; ; v >>>= 7) {
     if (v < 0x80) {
@@ -102,5 +112,5 @@ export function snappyCompress(input: Uint8Array): Uint8Array {
     out[o++] = (v & 0x7f) | 0x80;
   }
   for (let at = 0; at < n; at += BLOCK) o = block(input, at, Math.min(at + BLOCK, n), out, o);
-  return out.subarray(0, o);
+  return Buffer.from(out.subarray(0, o));
 }

@@ -7,7 +7,7 @@ import { DomainError } from '../../errors.js';
 import type { Column } from '../columns.js';
 import { ownReader } from '../own.js';
 import { numericText } from '../template/values.js';
-import { momentAt, parseMoment, readMoment } from './dates.js';
+import { parseMoment, readMoment } from './dates.js';
 import * as V from './scan.js';
 import type { LineScanner } from './scan.js';
 
@@ -66,11 +66,13 @@ function seen(v: unknown): number {
 const momentBits = () => (readMoment.dateOnly ? DATE : readMoment.zoned ? ZONED_TIME : LOCAL_TIME);
 
 /** seen() of a value the line scanner located (scan.ts), read from its bytes where it can be. */
-function seenAt(s: LineScanner, col: number, b: Buffer): number {
+function seenAt(s: LineScanner, col: number): number {
   switch (s.kinds[col]) {
     case V.INT:
       return INT;
     case V.NUMBER_FAST:
+      // At most 15 digits: an integer here is well within int64.
+      return Number.isInteger(s.numbers[col]!) ? INT : FRACTION;
     case V.NUMBER:
       return seen(s.numberAt(col));
     case V.TRUE:
@@ -79,7 +81,7 @@ function seenAt(s: LineScanner, col: number, b: Buffer): number {
     case V.NESTED:
       return NESTED;
     case V.TEXT:
-      return momentAt(b, s.starts[col]!, s.ends[col]!) ? momentBits() : TEXT;
+      return s.momentOf(col) ? momentBits() : TEXT;
     case V.ESCAPED:
       return seen(s.decoded(col));
     default:
@@ -88,7 +90,7 @@ function seenAt(s: LineScanner, col: number, b: Buffer): number {
 }
 
 /** Whether a value the scanner located fits a template's kind as it stands; false: convert it to see. */
-function fitsAsRead(kind: Kind, s: LineScanner, col: number, b: Buffer): boolean {
+function fitsAsRead(kind: Kind, s: LineScanner, col: number): boolean {
   const t = s.kinds[col];
   switch (kind) {
     case 'double':
@@ -100,7 +102,7 @@ function fitsAsRead(kind: Kind, s: LineScanner, col: number, b: Buffer): boolean
     case 'date':
     case 'timestamp':
     case 'timestamp_utc':
-      return t === V.TEXT && momentAt(b, s.starts[col]!, s.ends[col]!);
+      return t === V.TEXT && s.momentOf(col);
     default:
       return false;
   }
@@ -165,6 +167,12 @@ export class TypePass {
    */
   addLine(scanner: LineScanner, b: Buffer, from: number, to: number): boolean {
     if (!scanner.scan(b, from, to)) return false;
+    this.addScanned(scanner);
+    return true;
+  }
+
+  /** The line `scanner` has just read (its scan() answered true). */
+  addScanned(scanner: LineScanner): void {
     const at = this.rowNo++;
     for (let c = 0; c < this.columns.length; c++) {
       if (!this.first[c]) continue;
@@ -172,13 +180,12 @@ export class TypePass {
       if (scanner.kinds[k]! <= V.NULL) continue;
       const check = this.check[c];
       if (check) {
-        if (!fitsAsRead(this.template[c]!, scanner, k, b)) check(scanner.decoded(k), at);
+        if (!fitsAsRead(this.template[c]!, scanner, k)) check(scanner.decoded(k), at);
       } else if (!this.text[c]) {
-        this.bits[c]! |= seenAt(scanner, k, b);
+        this.bits[c]! |= seenAt(scanner, k);
         this.text[c] = kindOf(this.bits[c]!) === 'string';
       }
     }
-    return true;
   }
 
   add(row: Record<string, unknown>): void {
