@@ -1,0 +1,83 @@
+// `npm start` runs its worker as a child process reaching PGlite over the loopback (app/embedded-worker.ts,
+// db/wire.ts). Killed mid-export, the worker process is started again by the API process, which stayed
+// up and answering; the export completes exactly, and /metrics holds the worker's series.
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { afterAll, expect, it } from 'vitest';
+import { sha256Of, waitForPages } from '../support/crash.js';
+import { type Embedded, pidAlive, startEmbedded } from '../support/embedded.js';
+import { type SourceServer, startSource } from '../support/source-server.js';
+
+const TOTAL = 100_000;
+const PAGE_SIZE = 500;
+
+let svc: Embedded | undefined;
+let src: SourceServer | undefined;
+
+afterAll(async () => {
+  if (svc && svc.child.exitCode === null && svc.child.signalCode === null) {
+    svc.signal('SIGINT');
+    await svc.exited;
+  }
+  await src?.close();
+  if (svc) rmSync(svc.dataDir, { recursive: true, force: true });
+});
+
+/** The pids of processes running dist/app/worker.js whose DATA_DIR is this start's. */
+function workerPids(dataDir: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirPids()) {
+    try {
+      const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8');
+      const environ = readFileSync(`/proc/${name}/environ`, 'utf8');
+      if (cmd.includes('app/worker.js') && environ.split('\0').includes(`DATA_DIR=${dataDir}`)) pids.push(name);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+function readdirPids(): number[] {
+  return readdirSync('/proc')
+    .filter((n) => /^\d+$/.test(n))
+    .map(Number);
+}
+
+it('starts a killed worker process again while the API keeps answering, and the export completes exactly', async () => {
+  src = await startSource({ total: TOTAL, delayMs: (r) => (r.pageSize === 1 ? 0 : 20) });
+  svc = await startEmbedded({ env: { FETCH_HEARTBEAT_TIMEOUT_MS: '3000', DEMO_SOURCE: 'off' } });
+  const [first] = workerPids(svc.dataDir);
+  expect(first).toBeGreaterThan(0);
+  const admin = svc.adminToken();
+  const key = (await svc.call('POST', '/v1/projects', admin, { name: 'worker-kill', source_hosts: [src.host] })).json.api_key as string;
+  const submitted = await svc.call('POST', '/v1/tasks', key, { source_url: src.url, operator_id: 'op', page_size: PAGE_SIZE, file_name: 'killed' });
+  expect(submitted.status).toBe(202);
+  const taskId = submitted.json.task_id as string;
+
+  await waitForPages(src, 40);
+  process.kill(first!, 'SIGKILL');
+  await expect.poll(() => pidAlive(first!)).toBe(false);
+  // The API process is still there and answers while its worker is gone.
+  expect((await svc.call('GET', `/v1/tasks/${taskId}`, key)).status).toBe(200);
+  await expect.poll(() => workerPids(svc!.dataDir).filter((p) => p !== first).length, { timeout: 30_000 }).toBe(1);
+  expect(svc.output()).toContain('the worker process ended: starting it again');
+
+  const deadline = Date.now() + 180_000;
+  let task = (await svc.call('GET', `/v1/tasks/${taskId}`, key)).json;
+  while (['queued', 'running'].includes(task.status) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 200));
+    task = (await svc.call('GET', `/v1/tasks/${taskId}`, key)).json;
+  }
+  expect(task.status).toBe('succeeded');
+  expect(task.files[0].rows).toBe(TOTAL);
+  const file = Buffer.from(await (await fetch(task.files[0].url)).arrayBuffer());
+  expect(file.toString('utf8').slice(1).split('\r\n').filter(Boolean)).toHaveLength(TOTAL + 1);
+  expect(await sha256Of(task.files[0].url)).toBe(task.files[0].sha256);
+  expect(new Set(file.toString('utf8').split('\r\n').slice(1, -1)).size).toBe(TOTAL); // no row twice
+
+  // /metrics holds the worker process's series (its export ended there) beside the API's.
+  const metrics = await (await fetch(`${svc.base}/metrics`, { headers: { authorization: `Bearer ${admin}` } })).text();
+  expect(metrics).toMatch(/dc_exports_finished_total\{[^}]*status="succeeded"[^}]*\} 1/);
+  expect(metrics).toMatch(/dc_http_request_duration_seconds_count\{/);
+  expect(metrics).toMatch(/^temporal_/m);
+});
