@@ -35,6 +35,27 @@ export interface SubmitRow {
   lastRunStartedAfterMs?: number;
   /** CPU ms per call of the `npm start` process (0 for raw) and of the Temporal dev server: less noisy than times on a busy machine. */
   cpuMsPerCall: { service: number; temporal: number };
+  /** Each call's milliseconds, in order (to join rounds: combineRows). */
+  ms: number[];
+}
+
+/** Rounds of the same measurement as one row: percentiles over all their calls, the rate over their summed time. */
+export function combineRows(rows: SubmitRow[]): SubmitRow {
+  const ms = rows.flatMap((r) => r.ms).sort((a, b) => a - b);
+  const n = ms.length;
+  const wall = rows.reduce((s, r) => s + r.n / r.perSecond, 0);
+  const avg = (f: (r: SubmitRow) => number) => round(rows.reduce((s, r) => s + f(r) * r.n, 0) / n, 2);
+  return {
+    ...rows[0]!,
+    n,
+    p50Ms: round(pct(ms, 50)),
+    p95Ms: round(pct(ms, 95)),
+    p99Ms: round(pct(ms, 99)),
+    perSecond: round(n / wall),
+    load1m: avg((r) => r.load1m),
+    cpuMsPerCall: { service: avg((r) => r.cpuMsPerCall.service), temporal: avg((r) => r.cpuMsPerCall.temporal) },
+    ms,
+  };
 }
 
 /** The processes whose CPU a measurement charges to each call. */
@@ -72,8 +93,8 @@ export async function measureCalls(what: string, pids: Pids, callers: number, wa
   const wall = (performance.now() - t0) / 1000;
   const perCall = (seconds: number, s0: number) => round(((seconds - s0) * 1000) / n, 2);
   const cpuMsPerCall = { service: pids.service ? perCall(treeCpuSeconds(pids.service()), cpu0.service) : 0, temporal: perCall(cpuSeconds(pids.temporal), cpu0.temporal) };
-  ms.sort((a, b) => a - b);
-  return { what, callers, n, p50Ms: round(pct(ms, 50)), p95Ms: round(pct(ms, 95)), p99Ms: round(pct(ms, 99)), perSecond: round(n / wall), load1m, cpuMsPerCall };
+  const sorted = [...ms].sort((a, b) => a - b);
+  return { what, callers, n, p50Ms: round(pct(sorted, 50)), p95Ms: round(pct(sorted, 95)), p99Ms: round(pct(sorted, 99)), perSecond: round(n / wall), load1m, cpuMsPerCall, ms };
 }
 
 /** dc_run_starts_total of the embedded start, all labels. */

@@ -14,13 +14,14 @@ import { startDevServer } from '../platform/temporal-server.js';
 import { BENCH_ADMIN, startEmbedded, startSource, type Source } from './embedded.js';
 import { STYLED } from './memory.js';
 import { freePort, type NodeChild, processTree, spawnNode } from './measure.js';
-import { measureCalls, rawStarter, type SubmitRow } from './submit.js';
+import { combineRows, measureCalls, rawStarter, type SubmitRow } from './submit.js';
 
 const LOAD_EXPORTS = 300;
 const LOAD_ROWS = 100_000;
 const PG = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
 const ONE = { warmup: 20, n: 200 };
 const MANY = { callers: 16, warmup: 48, n: 800 };
+const ROUNDS = 4;
 
 export interface LoadFigures {
   mode: 'embedded' | 'split';
@@ -153,13 +154,19 @@ export async function benchUnderLoad(mode: 'embedded' | 'split'): Promise<LoadFi
     };
     const pids = { service: svc.pids, temporal: svc.temporalPid };
     const raw = rawStarter(new Client({ connection }), `load-${mode}`);
-    const raw1 = await measureCalls('raw StartWorkflow, 1 caller', { temporal: svc.temporalPid }, 1, ONE.warmup, ONE.n, raw);
-    const ours1 = await measureCalls('POST /v1/tasks, 1 caller', pids, 1, ONE.warmup, ONE.n, submit);
+    // The load fades as its exports finish: the compared pairs alternate in rounds, so both see the same load.
+    const rawOnly = { temporal: svc.temporalPid };
+    const [raw1, ours1] = await alternate(ROUNDS, [
+      (r) => measureCalls('raw StartWorkflow, 1 caller', rawOnly, 1, r ? 0 : ONE.warmup, ONE.n / ROUNDS, (i) => raw(r * 1000 + i)),
+      (r) => measureCalls('POST /v1/tasks, 1 caller', pids, 1, r ? 0 : ONE.warmup, ONE.n / ROUNDS, submit),
+    ]);
     const get = await measureCalls('GET /v1/tasks/:id, 1 caller', pids, 1, 20, 300, getOne);
     const sync = await measureCalls('POST /v1/tasks/sync, 1,000 rows, 1 caller', pids, 1, 5, 40, syncOne);
     const finishedBefore16 = await countFinished(call, load);
-    const rawN = await measureCalls(`raw StartWorkflow, ${MANY.callers} callers`, { temporal: svc.temporalPid }, MANY.callers, MANY.warmup, MANY.n, (i) => raw(100_000 + i));
-    const oursN = await measureCalls(`POST /v1/tasks, ${MANY.callers} callers`, pids, MANY.callers, MANY.warmup, MANY.n, submit);
+    const [rawN, oursN] = await alternate(ROUNDS, [
+      (r) => measureCalls(`raw StartWorkflow, ${MANY.callers} callers`, rawOnly, MANY.callers, r ? 0 : MANY.warmup, MANY.n / ROUNDS, (i) => raw(100_000 + r * 10_000 + i)),
+      (r) => measureCalls(`POST /v1/tasks, ${MANY.callers} callers`, pids, MANY.callers, r ? 0 : MANY.warmup, MANY.n / ROUNDS, submit),
+    ]);
     const finished = await countFinished(call, load);
     return { mode, raw1, ours1, rawN, oursN, get, sync, finishedBefore16, finished, loadExports: load.length };
   } finally {
@@ -167,6 +174,16 @@ export async function benchUnderLoad(mode: 'embedded' | 'split'): Promise<LoadFi
     await svc.stop();
     source.stop();
   }
+}
+
+/** `rounds` rounds of each measurement in turn (a, b, a, b …), each joined into one row. */
+async function alternate(rounds: number, [a, b]: [(round: number) => Promise<SubmitRow>, (round: number) => Promise<SubmitRow>]): Promise<[SubmitRow, SubmitRow]> {
+  const got: [SubmitRow[], SubmitRow[]] = [[], []];
+  for (let r = 0; r < rounds; r++) {
+    got[0].push(await a(r));
+    got[1].push(await b(r));
+  }
+  return [combineRows(got[0]), combineRows(got[1])];
 }
 
 async function countFinished(call: Call, tasks: LoadTask[]): Promise<number> {
