@@ -1,18 +1,17 @@
 // One .xlsx file written as a stream: styles first, then each worksheet's XML fed in chunks through
-// yazl's deflate into the file, with backpressure at every step, so memory holds one chunk and
-// zlib's window whatever the row count. The workbook, its relationships and the content types name
+// one deflate stream into the file (zip.ts), with backpressure at every step, so memory holds a
+// chunk or two and zlib's window whatever the row count. The workbook, its relationships and the content types name
 // the worksheets, which are known only once the part is full (a byte limit can cut a sheet
 // anywhere), so they are written last: readers find zip entries through the central directory.
-import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
-import { PassThrough, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import yazl from 'yazl';
-import { Meter } from '../meter.js';
 import { esc, NS_MAIN, NS_REL, XML_HEAD } from './xml.js';
+import { type StreamedEntry, ZipStream } from './zip.js';
 
-// Small chunks keep the XML not yet compressed small, which bounds how far a part can overshoot.
-const CHUNK = 1 << 14;
+/**
+ * XML characters gathered before they are encoded and handed to zlib: large enough that the
+ * per-chunk costs (a native call, a stream write, a zlib job) vanish, small enough to bound how
+ * far a part can overshoot (workbook.ts PIPELINE_LAG).
+ */
+export const CHUNK = 1 << 16;
 const CT = 'application/vnd.openxmlformats-officedocument.spreadsheetml';
 const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 const RELS_NS = 'http://schemas.openxmlformats.org/package/2006/relationships';
@@ -82,12 +81,8 @@ export interface PackageOptions {
 }
 
 export class XlsxPackage {
-  private readonly zip = new yazl.ZipFile();
-  private readonly meter = new Meter();
-  private readonly done: Promise<void>;
-  /** Worksheet streams yazl has not finished reading (it reads one entry at a time, in order). */
-  private readonly streams: PassThrough[] = [];
-  private sheet: PassThrough | null = null;
+  private readonly zip: ZipStream;
+  private sheet: StreamedEntry | null = null;
   private readonly names: string[] = [];
   private readonly kinds: SheetKind[] = [];
   private drawings = 0;
@@ -99,17 +94,13 @@ export class XlsxPackage {
   sheetBytes = 0;
 
   constructor(private readonly opts: PackageOptions) {
-    this.zip.addBuffer(Buffer.from(opts.stylesXml), 'xl/styles.xml', { mtime: opts.mtime, compressionLevel: 6 });
-    this.done = pipeline(this.zip.outputStream, this.meter, createWriteStream(opts.path, { highWaterMark: CHUNK }));
-    // yazl reports a failed entry as its own 'error' event: unheard, that would end the process.
-    this.zip.on('error', (err: Error) => this.output.destroy(err));
-    // Surfaced by close(); a failure here must not be an unhandled rejection meanwhile.
-    this.done.catch(() => {});
+    this.zip = new ZipStream(opts.path, opts.mtime);
+    this.addSmall(opts.stylesXml, 'xl/styles.xml');
   }
 
   /** Compressed bytes that reached the file so far. */
   get bytes(): number {
-    return this.meter.bytes;
+    return this.zip.bytes;
   }
 
   /** Worksheets started in this file. */
@@ -122,24 +113,18 @@ export class XlsxPackage {
     return this.names.some((n) => n.toLowerCase() === name.toLowerCase());
   }
 
-  /** Upper bound of the worksheet bytes written here but not yet inside yazl (UTF-8 ≤ 3 bytes a unit). */
+  /** Upper bound of the worksheet bytes written here but not yet through the meter (UTF-8 ≤ 3 bytes a unit). */
   get queued(): number {
-    let n = this.pending.length * 3;
-    for (const s of this.streams) n += s.writableLength + s.readableLength;
-    return n;
+    return this.pending.length * 3 + (this.sheet?.queued ?? 0) + this.zip.backlog;
   }
 
   /** Starts the next worksheet (the one before must have been ended). */
   startSheet(name: string): void {
     // A programmer's error (the renderer ends each sheet first), not a failure to report: a plain Error.
     if (this.sheet) throw new Error('the previous worksheet is still open');
-    const sheet = new PassThrough({ highWaterMark: CHUNK });
     this.names.push(name);
     this.kinds.push('worksheet');
-    this.streams.push(sheet);
-    sheet.once('end', () => this.streams.splice(this.streams.indexOf(sheet), 1));
-    this.zip.addReadStream(sheet, `xl/worksheets/sheet${this.names.length}.xml`, { mtime: this.opts.mtime, compressionLevel: this.opts.level });
-    this.sheet = sheet;
+    this.sheet = this.zip.openEntry(`xl/worksheets/sheet${this.names.length}.xml`, this.opts.level);
   }
 
   /**
@@ -151,13 +136,12 @@ export class XlsxPackage {
     return this.pending.length >= CHUNK ? this.flush() : undefined;
   }
 
-  private async flush(): Promise<void> {
-    if (!this.pending) return;
-    const sheet = this.sheet!;
+  private flush(): Promise<void> | undefined {
+    if (!this.pending) return undefined;
     const buf = Buffer.from(this.pending, 'utf8');
     this.pending = '';
     this.sheetBytes += buf.length;
-    if (!sheet.write(buf)) await Promise.race([once(sheet, 'drain'), this.done]);
+    return this.sheet!.write(buf, this.zip.done);
   }
 
   /** The current worksheet's autofilter range, named in the workbook when the part closes. */
@@ -165,16 +149,17 @@ export class XlsxPackage {
     this.filters[this.kinds.lastIndexOf('worksheet')] = ref;
   }
 
-  /** Ends the current worksheet; yazl reads the next one once it has read this one to the end. */
+  /** Ends the current worksheet: its last bytes compressed and its sizes written. */
   async endSheet(): Promise<void> {
     await this.flush();
-    this.sheet!.end();
+    const sheet = this.sheet!;
     this.sheet = null;
+    await sheet.end(this.zip.done);
   }
 
   /**
    * Gives the worksheet just ended (its XML names drawing rId1) a drawing of these charts, chart i
-   * as the drawing's rId<i>. Small parts, added while yazl still reads the worksheet: they follow it.
+   * as the drawing's rId<i>. Small parts: they follow the worksheet.
    */
   addDrawing(drawingXml: string, chartXmls: string[]): void {
     const sheet = this.names.length;
@@ -202,33 +187,24 @@ export class XlsxPackage {
     chartXmls.forEach((xml, k) => this.addSmall(xml, `xl/charts/chart${first + k}.xml`));
   }
 
+  /** A small part, written at once: zip entries follow one another, so never inside a worksheet. */
   private addSmall(xml: string, name: string): void {
-    this.zip.addBuffer(Buffer.from(xml), name, { mtime: this.opts.mtime, compressionLevel: 6 });
+    if (this.sheet) throw new Error('a worksheet is still open');
+    this.zip.addBuffer(name, Buffer.from(xml));
   }
 
   async close(): Promise<{ bytes: number; sha256: string }> {
     if (this.sheet) await this.endSheet();
-    const entry = { mtime: this.opts.mtime, compressionLevel: 6 };
-    this.zip.addBuffer(Buffer.from(workbook(this.names, this.filters)), 'xl/workbook.xml', entry);
-    this.zip.addBuffer(Buffer.from(workbookRels(this.kinds)), 'xl/_rels/workbook.xml.rels', entry);
-    this.zip.addBuffer(Buffer.from(rootRels), '_rels/.rels', entry);
-    this.zip.addBuffer(Buffer.from(contentTypes(this.kinds, this.drawings, this.charts)), '[Content_Types].xml', entry);
-    this.zip.end();
-    await this.done;
-    return { bytes: this.meter.bytes, sha256: this.meter.digest() };
+    this.addSmall(workbook(this.names, this.filters), 'xl/workbook.xml');
+    this.addSmall(workbookRels(this.kinds), 'xl/_rels/workbook.xml.rels');
+    this.addSmall(rootRels, '_rels/.rels');
+    this.addSmall(contentTypes(this.kinds, this.drawings, this.charts), '[Content_Types].xml');
+    return this.zip.close();
   }
 
-  private get output(): Readable {
-    return this.zip.outputStream as Readable;
-  }
-
-  /**
-   * Stops writing after a failure; the caller removes the file. The worksheet stream is destroyed
-   * without the error: nothing listens to its 'error' (yazl only reads it), and an unheard 'error'
-   * event would end the process. The zip's stream carries the error into the pipeline instead.
-   */
+  /** Stops writing after a failure; the caller removes the file. */
   abort(err: Error): void {
     this.sheet?.destroy();
-    this.output.destroy(err);
+    this.zip.abort(err);
   }
 }
