@@ -7,11 +7,10 @@ import { esc, NS_MAIN, NS_REL, XML_HEAD } from './xml.js';
 import { type StreamedEntry, ZipStream } from './zip.js';
 
 /**
- * XML characters gathered before they are encoded and handed to zlib: large enough that the
- * per-chunk costs (a native call, a stream write, a zlib job) vanish, small enough to bound how
- * far a part can overshoot (workbook.ts PIPELINE_LAG).
+ * Worksheet bytes gathered before they are handed to zlib: large enough that the per-chunk costs
+ * (a stream write, a zlib job) vanish, small enough to bound memory and how far a part can overshoot.
  */
-export const CHUNK = 1 << 16;
+export const CHUNK = 1 << 17;
 const CT = 'application/vnd.openxmlformats-officedocument.spreadsheetml';
 const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 const RELS_NS = 'http://schemas.openxmlformats.org/package/2006/relationships';
@@ -89,7 +88,9 @@ export class XlsxPackage {
   private charts = 0;
   /** Each sheet's autofilter range (A1 style), when it has one. */
   private readonly filters: Array<string | undefined> = [];
-  private pending = '';
+  /** The chunk being filled: each piece of XML is encoded into it as it comes (no string is built up). */
+  private buf = Buffer.allocUnsafe(CHUNK);
+  private used = 0;
   /** Uncompressed worksheet bytes handed to the compressor so far. */
   sheetBytes = 0;
 
@@ -113,9 +114,9 @@ export class XlsxPackage {
     return this.names.some((n) => n.toLowerCase() === name.toLowerCase());
   }
 
-  /** Upper bound of the worksheet bytes written here but not yet through the meter (UTF-8 ≤ 3 bytes a unit). */
+  /** Worksheet bytes written here but not yet through the meter (beyond what zlib holds: PIPELINE_LAG). */
   get queued(): number {
-    return this.pending.length * 3 + (this.sheet?.queued ?? 0) + this.zip.backlog;
+    return this.used + (this.sheet?.queued ?? 0) + this.zip.backlog;
   }
 
   /** Starts the next worksheet (the one before must have been ended). */
@@ -124,7 +125,7 @@ export class XlsxPackage {
     if (this.sheet) throw new Error('the previous worksheet is still open');
     this.names.push(name);
     this.kinds.push('worksheet');
-    this.sheet = this.zip.openEntry(`xl/worksheets/sheet${this.names.length}.xml`, this.opts.level);
+    this.sheet = this.zip.openEntry(`xl/worksheets/sheet${this.names.length}.xml`, this.opts.level, 2 * CHUNK);
   }
 
   /**
@@ -132,16 +133,30 @@ export class XlsxPackage {
    * is behind: the caller awaits it, which is the backpressure (and keeps the hot path sync).
    */
   write(xml: string): Promise<void> | undefined {
-    this.pending += xml;
-    return this.pending.length >= CHUNK ? this.flush() : undefined;
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: room for that, or the chunk goes first.
+    const most = xml.length * 3;
+    if (this.used + most <= CHUNK) {
+      this.used += this.buf.write(xml, this.used);
+      return undefined;
+    }
+    const wait = this.flush();
+    if (most > CHUNK) return this.handOn(Buffer.from(xml, 'utf8')) ?? wait;
+    this.used = this.buf.write(xml, 0);
+    return wait;
   }
 
+  /** Hands the chunk on and starts a fresh one (zlib holds the old one until it has read it). */
   private flush(): Promise<void> | undefined {
-    if (!this.pending) return undefined;
-    const buf = Buffer.from(this.pending, 'utf8');
-    this.pending = '';
-    this.sheetBytes += buf.length;
-    return this.sheet!.write(buf, this.zip.done);
+    if (!this.used) return undefined;
+    const chunk = this.buf.subarray(0, this.used);
+    this.buf = Buffer.allocUnsafe(CHUNK);
+    this.used = 0;
+    return this.handOn(chunk);
+  }
+
+  private handOn(chunk: Buffer): Promise<void> | undefined {
+    this.sheetBytes += chunk.length;
+    return this.sheet!.write(chunk, this.zip.done);
   }
 
   /** The current worksheet's autofilter range, named in the workbook when the part closes. */

@@ -7,7 +7,7 @@
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
-import { crc32, createDeflateRaw, deflateRawSync, type DeflateRaw } from 'node:zlib';
+import { crc32, createDeflateRaw, deflateRawSync, type DeflateRaw, type ZlibOptions } from 'node:zlib';
 import { Meter } from '../meter.js';
 
 /** Bytes of compressed output zlib hands on at a time (also the largest piece not yet in `queued`). */
@@ -90,12 +90,19 @@ export class ZipStream {
     this.put(body);
   }
 
-  /** A streamed part: write its bytes to the returned entry, then end it before the next part. */
-  openEntry(name: string, level: number): StreamedEntry {
+  /**
+   * A streamed part: write its bytes to the returned entry, then end it before the next part.
+   * zlib takes up to `ahead` bytes before it asks the writer to wait, so the next chunk can be
+   * built while one is compressed on libuv's thread pool.
+   */
+  openEntry(name: string, level: number, ahead: number): StreamedEntry {
     const e: Entry = { name: Buffer.from(name), flags: UTF8_NAME | SIZES_AFTER, method: 8, crc: 0, csize: 0, size: 0, offset: this.offset };
     this.entries.push(e);
     this.put(this.header(e));
-    return new StreamedEntry(e, createDeflateRaw({ level, chunkSize: DEFLATE_OUT }), this.meter, () => this.finish(e));
+    // zlib's streams pass stream options on to Transform (its typings list only zlib's own).
+    const opts: ZlibOptions & { writableHighWaterMark: number } = { level, chunkSize: DEFLATE_OUT, writableHighWaterMark: ahead };
+    const z = createDeflateRaw(opts);
+    return new StreamedEntry(e, z, this.meter, () => this.finish(e));
   }
 
   private finish(e: Entry): void {
