@@ -8,9 +8,14 @@ import { type StreamedEntry, ZipStream } from './zip.js';
 
 /**
  * Worksheet bytes gathered before they are handed to zlib: large enough that the per-chunk costs
- * (a stream write, a zlib job) vanish, small enough to bound memory and how far a part can overshoot.
+ * (a stream write, a zlib job) vanish, small enough to bound memory. What is queued counts against
+ * a part's byte limit as if it would not compress, so a small limit takes smaller chunks (chunkFor).
  */
 export const CHUNK = 1 << 17;
+const MIN_CHUNK = 1 << 14;
+
+/** The chunk for parts of at most `maxBytes`: a 128th of it, between 16 KiB and CHUNK. */
+export const chunkFor = (maxBytes: number) => Math.max(MIN_CHUNK, Math.min(CHUNK, Math.floor(maxBytes / 128)));
 
 /**
  * zlib level of the worksheets. Node's zlib at 5 makes files as small as at 6 on worksheet XML
@@ -82,6 +87,8 @@ export interface PackageOptions {
   stylesXml: string;
   /** zlib level for the worksheets (1 fastest … 9 smallest). */
   level: number;
+  /** Bytes of XML gathered before zlib gets them (default CHUNK; chunkFor a byte limit). */
+  chunk?: number | undefined;
   /** Entry timestamps: fixed per task, so re-rendering the same data gives the same bytes. */
   mtime: Date;
 }
@@ -95,13 +102,16 @@ export class XlsxPackage {
   private charts = 0;
   /** Each sheet's autofilter range (A1 style), when it has one. */
   private readonly filters: Array<string | undefined> = [];
+  private readonly chunk: number;
   /** The chunk being filled: each piece of XML is encoded into it as it comes (no string is built up). */
-  private buf = Buffer.allocUnsafe(CHUNK);
+  private buf: Buffer;
   private used = 0;
   /** Uncompressed worksheet bytes handed to the compressor so far. */
   sheetBytes = 0;
 
   constructor(private readonly opts: PackageOptions) {
+    this.chunk = opts.chunk ?? CHUNK;
+    this.buf = Buffer.allocUnsafe(this.chunk);
     this.zip = new ZipStream(opts.path, opts.mtime);
     this.addSmall(opts.stylesXml, 'xl/styles.xml');
   }
@@ -132,7 +142,7 @@ export class XlsxPackage {
     if (this.sheet) throw new Error('the previous worksheet is still open');
     this.names.push(name);
     this.kinds.push('worksheet');
-    this.sheet = this.zip.openEntry(`xl/worksheets/sheet${this.names.length}.xml`, this.opts.level, 2 * CHUNK);
+    this.sheet = this.zip.openEntry(`xl/worksheets/sheet${this.names.length}.xml`, this.opts.level, 2 * this.chunk);
   }
 
   /**
@@ -142,12 +152,12 @@ export class XlsxPackage {
   write(xml: string): Promise<void> | undefined {
     // UTF-8 takes at most 3 bytes per UTF-16 unit: room for that, or the chunk goes first.
     const most = xml.length * 3;
-    if (this.used + most <= CHUNK) {
+    if (this.used + most <= this.chunk) {
       this.used += this.buf.write(xml, this.used);
       return undefined;
     }
     const wait = this.flush();
-    if (most > CHUNK) return this.handOn(Buffer.from(xml, 'utf8')) ?? wait;
+    if (most > this.chunk) return this.handOn(Buffer.from(xml, 'utf8')) ?? wait;
     this.used = this.buf.write(xml, 0);
     return wait;
   }
@@ -156,7 +166,7 @@ export class XlsxPackage {
   private flush(): Promise<void> | undefined {
     if (!this.used) return undefined;
     const chunk = this.buf.subarray(0, this.used);
-    this.buf = Buffer.allocUnsafe(CHUNK);
+    this.buf = Buffer.allocUnsafe(this.chunk);
     this.used = 0;
     return this.handOn(chunk);
   }

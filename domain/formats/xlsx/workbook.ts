@@ -13,7 +13,7 @@ import type { SheetChart } from '../charts.js';
 import { addSheetCharts, hasDrawing } from './chart-parts.js';
 import { Looks } from './looks.js';
 import { columnWidths, summaryHeight } from './measure.js';
-import { SHEET_LEVEL, trailerBytes, XlsxPackage } from './package.js';
+import { chunkFor, SHEET_LEVEL, trailerBytes, XlsxPackage } from './package.js';
 import { DEFLATE_OUT } from './zip.js';
 import { LeafCursor } from './row-titles.js';
 import { type SheetContent, SheetPart, SheetPlan } from './sheet.js';
@@ -148,7 +148,7 @@ export async function writeSheets(sheets: SheetInput[], opts: WriteOptions): Pro
   const openPart = () => {
     checkPartNumber(parts.length + 1, opts);
     path = opts.pathFor(parts.length + 1);
-    pkg = new XlsxPackage({ path, stylesXml, level: opts.level ?? SHEET_LEVEL, mtime: opts.mtime });
+    pkg = new XlsxPackage({ path, stylesXml, level: opts.level ?? SHEET_LEVEL, mtime: opts.mtime, chunk: chunkFor(opts.maxBytes) });
     partRows = 0;
   };
   const closePart = async () => {
