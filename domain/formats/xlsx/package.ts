@@ -1,18 +1,28 @@
 // One .xlsx file written as a stream: styles first, then each worksheet's XML fed in chunks through
-// yazl's deflate into the file, with backpressure at every step, so memory holds one chunk and
-// zlib's window whatever the row count. The workbook, its relationships and the content types name
+// one deflate stream into the file (zip.ts), with backpressure at every step, so memory holds a
+// chunk or two and zlib's window whatever the row count. The workbook, its relationships and the content types name
 // the worksheets, which are known only once the part is full (a byte limit can cut a sheet
 // anywhere), so they are written last: readers find zip entries through the central directory.
-import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
-import { PassThrough, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import yazl from 'yazl';
-import { Meter } from '../meter.js';
 import { esc, NS_MAIN, NS_REL, XML_HEAD } from './xml.js';
+import { type StreamedEntry, ZipStream } from './zip.js';
 
-// Small chunks keep the XML not yet compressed small, which bounds how far a part can overshoot.
-const CHUNK = 1 << 14;
+/**
+ * Worksheet bytes gathered before they are handed to zlib: large enough that the per-chunk costs
+ * (a stream write, a zlib job) vanish, small enough to bound memory. What is queued counts against
+ * a part's byte limit as if it would not compress, so a small limit takes smaller chunks (chunkFor).
+ */
+export const CHUNK = 1 << 17;
+const MIN_CHUNK = 1 << 14;
+
+/** The chunk for parts of at most `maxBytes`: a 128th of it, between 16 KiB and CHUNK. */
+export const chunkFor = (maxBytes: number) => Math.max(MIN_CHUNK, Math.min(CHUNK, Math.floor(maxBytes / 128)));
+
+/**
+ * zlib level of the worksheets. Node's zlib at 5 makes files as small as at 6 on worksheet XML
+ * (±2 %, and no larger than rust_xlsxwriter's level 6) in about half the time: level 6 only adds a
+ * longer match search, which repetitive XML hardly needs (ADR 0051).
+ */
+export const SHEET_LEVEL = 5;
 const CT = 'application/vnd.openxmlformats-officedocument.spreadsheetml';
 const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 const RELS_NS = 'http://schemas.openxmlformats.org/package/2006/relationships';
@@ -77,39 +87,38 @@ export interface PackageOptions {
   stylesXml: string;
   /** zlib level for the worksheets (1 fastest … 9 smallest). */
   level: number;
+  /** Bytes of XML gathered before zlib gets them (default CHUNK; chunkFor a byte limit). */
+  chunk?: number | undefined;
   /** Entry timestamps: fixed per task, so re-rendering the same data gives the same bytes. */
   mtime: Date;
 }
 
 export class XlsxPackage {
-  private readonly zip = new yazl.ZipFile();
-  private readonly meter = new Meter();
-  private readonly done: Promise<void>;
-  /** Worksheet streams yazl has not finished reading (it reads one entry at a time, in order). */
-  private readonly streams: PassThrough[] = [];
-  private sheet: PassThrough | null = null;
+  private readonly zip: ZipStream;
+  private sheet: StreamedEntry | null = null;
   private readonly names: string[] = [];
   private readonly kinds: SheetKind[] = [];
   private drawings = 0;
   private charts = 0;
   /** Each sheet's autofilter range (A1 style), when it has one. */
   private readonly filters: Array<string | undefined> = [];
-  private pending = '';
+  private readonly chunk: number;
+  /** The chunk being filled: each piece of XML is encoded into it as it comes (no string is built up). */
+  private buf: Buffer;
+  private used = 0;
   /** Uncompressed worksheet bytes handed to the compressor so far. */
   sheetBytes = 0;
 
   constructor(private readonly opts: PackageOptions) {
-    this.zip.addBuffer(Buffer.from(opts.stylesXml), 'xl/styles.xml', { mtime: opts.mtime, compressionLevel: 6 });
-    this.done = pipeline(this.zip.outputStream, this.meter, createWriteStream(opts.path, { highWaterMark: CHUNK }));
-    // yazl reports a failed entry as its own 'error' event: unheard, that would end the process.
-    this.zip.on('error', (err: Error) => this.output.destroy(err));
-    // Surfaced by close(); a failure here must not be an unhandled rejection meanwhile.
-    this.done.catch(() => {});
+    this.chunk = opts.chunk ?? CHUNK;
+    this.buf = Buffer.allocUnsafe(this.chunk);
+    this.zip = new ZipStream(opts.path, opts.mtime);
+    this.addSmall(opts.stylesXml, 'xl/styles.xml');
   }
 
   /** Compressed bytes that reached the file so far. */
   get bytes(): number {
-    return this.meter.bytes;
+    return this.zip.bytes;
   }
 
   /** Worksheets started in this file. */
@@ -122,24 +131,18 @@ export class XlsxPackage {
     return this.names.some((n) => n.toLowerCase() === name.toLowerCase());
   }
 
-  /** Upper bound of the worksheet bytes written here but not yet inside yazl (UTF-8 ≤ 3 bytes a unit). */
+  /** Worksheet bytes written here but not yet through the meter (beyond what zlib holds: PIPELINE_LAG). */
   get queued(): number {
-    let n = this.pending.length * 3;
-    for (const s of this.streams) n += s.writableLength + s.readableLength;
-    return n;
+    return this.used + (this.sheet?.queued ?? 0) + this.zip.backlog;
   }
 
   /** Starts the next worksheet (the one before must have been ended). */
   startSheet(name: string): void {
     // A programmer's error (the renderer ends each sheet first), not a failure to report: a plain Error.
     if (this.sheet) throw new Error('the previous worksheet is still open');
-    const sheet = new PassThrough({ highWaterMark: CHUNK });
     this.names.push(name);
     this.kinds.push('worksheet');
-    this.streams.push(sheet);
-    sheet.once('end', () => this.streams.splice(this.streams.indexOf(sheet), 1));
-    this.zip.addReadStream(sheet, `xl/worksheets/sheet${this.names.length}.xml`, { mtime: this.opts.mtime, compressionLevel: this.opts.level });
-    this.sheet = sheet;
+    this.sheet = this.zip.openEntry(`xl/worksheets/sheet${this.names.length}.xml`, this.opts.level, 2 * this.chunk);
   }
 
   /**
@@ -147,17 +150,30 @@ export class XlsxPackage {
    * is behind: the caller awaits it, which is the backpressure (and keeps the hot path sync).
    */
   write(xml: string): Promise<void> | undefined {
-    this.pending += xml;
-    return this.pending.length >= CHUNK ? this.flush() : undefined;
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: room for that, or the chunk goes first.
+    const most = xml.length * 3;
+    if (this.used + most <= this.chunk) {
+      this.used += this.buf.write(xml, this.used);
+      return undefined;
+    }
+    const wait = this.flush();
+    if (most > this.chunk) return this.handOn(Buffer.from(xml, 'utf8')) ?? wait;
+    this.used = this.buf.write(xml, 0);
+    return wait;
   }
 
-  private async flush(): Promise<void> {
-    if (!this.pending) return;
-    const sheet = this.sheet!;
-    const buf = Buffer.from(this.pending, 'utf8');
-    this.pending = '';
-    this.sheetBytes += buf.length;
-    if (!sheet.write(buf)) await Promise.race([once(sheet, 'drain'), this.done]);
+  /** Hands the chunk on and starts a fresh one (zlib holds the old one until it has read it). */
+  private flush(): Promise<void> | undefined {
+    if (!this.used) return undefined;
+    const chunk = this.buf.subarray(0, this.used);
+    this.buf = Buffer.allocUnsafe(this.chunk);
+    this.used = 0;
+    return this.handOn(chunk);
+  }
+
+  private handOn(chunk: Buffer): Promise<void> | undefined {
+    this.sheetBytes += chunk.length;
+    return this.sheet!.write(chunk, this.zip.done);
   }
 
   /** The current worksheet's autofilter range, named in the workbook when the part closes. */
@@ -165,16 +181,17 @@ export class XlsxPackage {
     this.filters[this.kinds.lastIndexOf('worksheet')] = ref;
   }
 
-  /** Ends the current worksheet; yazl reads the next one once it has read this one to the end. */
+  /** Ends the current worksheet: its last bytes compressed and its sizes written. */
   async endSheet(): Promise<void> {
     await this.flush();
-    this.sheet!.end();
+    const sheet = this.sheet!;
     this.sheet = null;
+    await sheet.end(this.zip.done);
   }
 
   /**
    * Gives the worksheet just ended (its XML names drawing rId1) a drawing of these charts, chart i
-   * as the drawing's rId<i>. Small parts, added while yazl still reads the worksheet: they follow it.
+   * as the drawing's rId<i>. Small parts: they follow the worksheet.
    */
   addDrawing(drawingXml: string, chartXmls: string[]): void {
     const sheet = this.names.length;
@@ -202,33 +219,24 @@ export class XlsxPackage {
     chartXmls.forEach((xml, k) => this.addSmall(xml, `xl/charts/chart${first + k}.xml`));
   }
 
+  /** A small part, written at once: zip entries follow one another, so never inside a worksheet. */
   private addSmall(xml: string, name: string): void {
-    this.zip.addBuffer(Buffer.from(xml), name, { mtime: this.opts.mtime, compressionLevel: 6 });
+    if (this.sheet) throw new Error('a worksheet is still open');
+    this.zip.addBuffer(name, Buffer.from(xml));
   }
 
   async close(): Promise<{ bytes: number; sha256: string }> {
     if (this.sheet) await this.endSheet();
-    const entry = { mtime: this.opts.mtime, compressionLevel: 6 };
-    this.zip.addBuffer(Buffer.from(workbook(this.names, this.filters)), 'xl/workbook.xml', entry);
-    this.zip.addBuffer(Buffer.from(workbookRels(this.kinds)), 'xl/_rels/workbook.xml.rels', entry);
-    this.zip.addBuffer(Buffer.from(rootRels), '_rels/.rels', entry);
-    this.zip.addBuffer(Buffer.from(contentTypes(this.kinds, this.drawings, this.charts)), '[Content_Types].xml', entry);
-    this.zip.end();
-    await this.done;
-    return { bytes: this.meter.bytes, sha256: this.meter.digest() };
+    this.addSmall(workbook(this.names, this.filters), 'xl/workbook.xml');
+    this.addSmall(workbookRels(this.kinds), 'xl/_rels/workbook.xml.rels');
+    this.addSmall(rootRels, '_rels/.rels');
+    this.addSmall(contentTypes(this.kinds, this.drawings, this.charts), '[Content_Types].xml');
+    return this.zip.close();
   }
 
-  private get output(): Readable {
-    return this.zip.outputStream as Readable;
-  }
-
-  /**
-   * Stops writing after a failure; the caller removes the file. The worksheet stream is destroyed
-   * without the error: nothing listens to its 'error' (yazl only reads it), and an unheard 'error'
-   * event would end the process. The zip's stream carries the error into the pipeline instead.
-   */
+  /** Stops writing after a failure; the caller removes the file. */
   abort(err: Error): void {
     this.sheet?.destroy();
-    this.output.destroy(err);
+    this.zip.abort(err);
   }
 }

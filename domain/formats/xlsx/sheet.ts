@@ -2,13 +2,14 @@
 // Data rows are turned into XML as they come and handed to the package at once; only the merge
 // list (title/areas/header plus row-title merges) is held until the end of the part.
 import type { SheetChart } from '../charts.js';
-import { ownValue } from '../own.js';
+import { ownReader } from '../own.js';
 import type { AreaCell } from '../template/areas.js';
 import type { Run } from '../template/html.js';
 import type { SheetLayout } from '../template/layout.js';
-import { type Cell, toCell } from '../template/values.js';
+import { toCell } from '../template/values.js';
 import type { TimeZone } from '../time-zone.js';
 import type { Looks } from './looks.js';
+import { cellWriter, type CellXml } from './cells.js';
 import type { XlsxPackage } from './package.js';
 import { RowTitles } from './row-titles.js';
 import { fontXml } from './styles.js';
@@ -45,16 +46,13 @@ export interface PartRows {
   end: number;
 }
 
-const FORMULA_START = /^[=+\-@]/;
-
 interface ColumnPlan {
-  letter: string;
   key: string | null;
   /** Position among the data (non-row-title) columns, for rows given as arrays. */
   pos: number;
-  cellOf: (v: unknown) => Cell;
-  plain: number[];
-  quoted: number[];
+  /** The column's value in a row object (own properties only). */
+  read: (row: unknown) => unknown;
+  cell: CellXml;
   tests: ((v: unknown) => boolean)[];
 }
 
@@ -70,16 +68,19 @@ export class SheetPlan {
   constructor(readonly content: SheetContent) {
     const { layout, looks, zone } = content;
     let pos = 0;
-    this.columns = layout.columns.map((c, i) => ({
-      letter: colName(i),
-      key: c.key,
-      pos: c.key === null ? -1 : pos++,
+    this.columns = layout.columns.map((c, i) => {
       // A column the template types `string` is text as the source wrote it: time_zone leaves it.
-      cellOf: zone && c.type !== 'string' ? (v: unknown) => toCell(zone.shift(v), c.type) : (v: unknown) => toCell(v, c.type),
-      plain: looks.columns[i]!.plain,
-      quoted: looks.columns[i]!.quoted,
-      tests: c.conditions.map((k) => k.test),
-    }));
+      const zoned = zone !== null && c.type !== 'string';
+      const cellOf = zoned ? (v: unknown) => toCell(zone.shift(v), c.type) : (v: unknown) => toCell(v, c.type);
+      const { plain, quoted } = looks.columns[i]!;
+      return {
+        key: c.key,
+        pos: c.key === null ? -1 : pos++,
+        read: c.key === null ? () => undefined : ownReader(c.key),
+        cell: cellWriter({ letter: colName(i), type: c.type, plain, quoted, cellOf, zoned }),
+        tests: c.conditions.map((k) => k.test),
+      };
+    });
     this.rowAttr = layout.rowHeight ? ` ht="${layout.rowHeight}" customHeight="1"` : '';
     this.firstTitleCol = layout.columns.findIndex((c) => c.key === null);
     // Upper bound of the footer rows' XML: escaping and UTF-8 make a character at most 6 bytes.
@@ -201,26 +202,23 @@ export class SheetPart {
 
   /** One data row; `leaf` is its row-tree leaf in a three-dimensional table. */
   dataRow(data: unknown, leaf: Parameters<RowTitles['cells']>[0] = null): Promise<void> | undefined {
-    const r = this.row + 1;
+    const r = String(this.row + 1);
     let xml = `<row r="${r}"${this.plan.rowAttr}>`;
     let titlesDone = false;
     const arr = Array.isArray(data) ? (data as unknown[]) : null;
+    // Only objects have keys: anything else in a page is a row of empty cells.
+    const obj = arr === null && data !== null && typeof data === 'object';
     for (const col of this.plan.columns) {
       if (col.key === null) {
         if (!titlesDone && this.titles) xml += this.titles.cells(leaf, this.row);
         titlesDone = true;
         continue;
       }
-      const v = arr ? arr[col.pos] : ownValue(data, col.key);
+      const v = arr ? arr[col.pos] : obj ? col.read(data) : undefined;
       let k = 0;
       while (k < col.tests.length && !col.tests[k]!(v)) k++;
       k = k < col.tests.length ? k + 1 : 0;
-      const cell = col.cellOf(v);
-      const ref = col.letter + r;
-      if (cell === null) xml += `<c r="${ref}" s="${col.plain[k]}"/>`;
-      else if (cell.t === 'n') xml += `<c r="${ref}" s="${col.plain[k]}"><v>${cell.v}</v></c>`;
-      else if (cell.t === 'b') xml += `<c r="${ref}" s="${col.plain[k]}" t="b"><v>${cell.v ? 1 : 0}</v></c>`;
-      else xml += `<c r="${ref}" s="${FORMULA_START.test(cell.v) ? col.quoted[k] : col.plain[k]}" t="inlineStr"><is>${textEl(cell.v)}</is></c>`;
+      xml += col.cell(v, r, k);
     }
     this.row++;
     this.dataRows++;

@@ -2,7 +2,7 @@
 // compressed size: every part is a complete .xlsx whose sheets each carry their title, summary,
 // header area, table header and footer. Sheets are written one after another, so memory holds one
 // sheet's open state whatever their number.
-// Hand-written (with yazl for the zip) rather than exceljs's streaming WorkbookWriter: for 1M styled
+// Hand-written (SpreadsheetML and its zip container) rather than exceljs's streaming WorkbookWriter: for 1M styled
 // rows that took 55 s / 617 MB, or 126 s when made to wait on its queue, against ~14 s / 200 MB here,
 // and it cannot tell how many compressed bytes a part holds (ADR 0007, docs/excel.md).
 import { rm } from 'node:fs/promises';
@@ -13,7 +13,8 @@ import type { SheetChart } from '../charts.js';
 import { addSheetCharts, hasDrawing } from './chart-parts.js';
 import { Looks } from './looks.js';
 import { columnWidths, summaryHeight } from './measure.js';
-import { trailerBytes, XlsxPackage } from './package.js';
+import { chunkFor, SHEET_LEVEL, trailerBytes, XlsxPackage } from './package.js';
+import { DEFLATE_OUT } from './zip.js';
 import { LeafCursor } from './row-titles.js';
 import { type SheetContent, SheetPart, SheetPlan } from './sheet.js';
 import { timeZone } from '../time-zone.js';
@@ -27,12 +28,13 @@ export type { WrittenPart } from '../part.js';
 export { sheetName } from './sheet-names.js';
 
 /**
- * What can sit inside yazl between our stream and the file: five 16 KiB stream buffers of XML
- * (deflate never grows data by more than 0.1 %), zlib's pending block, and three 16 KiB buffers of
- * compressed output. A part closes when the bytes on disk plus this, plus our own queue, plus the
- * tail could reach its limit, so it never passes it (bench and tests check the sizes).
+ * What can sit inside the compressor unseen by `queued` (package.ts): zlib's buffered block, whose
+ * symbols compress to at most 6 bytes each (16 Ki symbols at the default memLevel, ~96 KiB) and its
+ * pending output, plus the output buffer being filled. A part closes when the bytes through the meter
+ * plus this, plus our own queue, plus the tail could reach its limit, so it never passes it (bench
+ * and tests check the sizes).
  */
-export const PIPELINE_LAG = 5 * 16384 * 1.001 + 48 * 1024 + 3 * 16384;
+export const PIPELINE_LAG = 128 * 1024 + DEFLATE_OUT;
 
 export interface SheetInput {
   layout: SheetLayout;
@@ -146,7 +148,7 @@ export async function writeSheets(sheets: SheetInput[], opts: WriteOptions): Pro
   const openPart = () => {
     checkPartNumber(parts.length + 1, opts);
     path = opts.pathFor(parts.length + 1);
-    pkg = new XlsxPackage({ path, stylesXml, level: opts.level ?? 6, mtime: opts.mtime });
+    pkg = new XlsxPackage({ path, stylesXml, level: opts.level ?? SHEET_LEVEL, mtime: opts.mtime, chunk: chunkFor(opts.maxBytes) });
     partRows = 0;
   };
   const closePart = async () => {

@@ -11,10 +11,14 @@ export function esc(s: string): string {
   return s.replace(INVALID, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/\r/g, '&#13;');
 }
 
+const KEEP = /^\s|\s$|\n/;
+// Most cell text has nothing to escape or drop, no edge space and no line break: one test says so.
+const PLAIN = /[&<>"\r\n\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|^\s|\s$/;
+
 /** An inline string's <t>, keeping edge spaces and line breaks that Excel would otherwise trim. */
 export function textEl(s: string): string {
-  const keep = /^\s|\s$|\n/.test(s);
-  return keep ? `<t xml:space="preserve">${esc(s)}</t>` : `<t>${esc(s)}</t>`;
+  if (!PLAIN.test(s)) return `<t>${s}</t>`;
+  return KEEP.test(s) ? `<t xml:space="preserve">${esc(s)}</t>` : `<t>${esc(s)}</t>`;
 }
 
 /** 0 → A, 25 → Z, 26 → AA. */
