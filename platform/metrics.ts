@@ -99,6 +99,13 @@ export const metrics = {
   workerPaused: new Gauge({ name: 'dc_worker_paused', help: 'Whether this worker has stopped polling because the database is unreachable (1) or polls (0)', registers }),
   wsConnections: new Gauge({ name: 'dc_ws_connections', help: 'Open WebSocket connections on /v1/ws', registers }),
   wsEvents: new Counter({ name: 'dc_ws_events_sent_total', help: 'Task events sent to WebSocket subscribers, by event', labelNames: ['event'] as const, registers }),
+  taskEventFanout: new Histogram({
+    name: 'dc_task_event_fanout_seconds',
+    help: 'From reading a changed task to handing its event to the last of its listeners (WebSockets, sync exports) on this process; fan-outs cut short by a newer event are not counted',
+    labelNames: ['event'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers,
+  }),
 };
 
 type TaskCounts = () => Promise<{ byStatus: Record<string, number>; queuedByProject: Record<string, number> }>;

@@ -11,9 +11,18 @@ import { ACTIVE_STATUSES } from '../../model/task.js';
 export type FrameView = 'project' | 'operator';
 
 const frames = new WeakMap<TaskRow, Map<string, Buffer>>();
+// The frame asked for last: a fan-out asks for the same one once per socket, thousands in a row.
+let last: { row: TaskRow; event: TaskEventName; by: string | undefined; view: FrameView; frame: Buffer } | undefined;
 
 /** The text of the frame as UTF-8 bytes: sent as is (ws would otherwise encode the string per socket). */
 export function frameFor(row: TaskRow, event: TaskEventName, signer: LinkSigner, view: FrameView = 'project'): Buffer {
+  if (last && last.row === row && last.event === event && last.by === signer.by && last.view === view) return last.frame;
+  const frame = builtFrame(row, event, signer, view);
+  last = { row, event, by: signer.by, view, frame };
+  return frame;
+}
+
+function builtFrame(row: TaskRow, event: TaskEventName, signer: LinkSigner, view: FrameView): Buffer {
   let byEvent = frames.get(row);
   if (!byEvent) frames.set(row, (byEvent = new Map()));
   // An operator's links carry their session: each session's frame is its own.

@@ -41,6 +41,18 @@ const DRAIN_CHECK_MS = 250;
 /** 4401: the credential no longer opens the project (the HTTP API answers 401 for it now). */
 export const CLOSE = { normal: 1000, goingAway: 1001, policy: 1008, tryAgainLater: 1013, unauthorized: 4401 } as const;
 
+// Events sent, counted here and added to the metric once per turn of the event loop: a fan-out
+// sends one per socket, and the metric's label lookup would cost more than the count.
+const unsent = new Map<TaskEventName, number>();
+function countSent(event: TaskEventName): void {
+  if (unsent.size === 0) setImmediate(addSent);
+  unsent.set(event, (unsent.get(event) ?? 0) + 1);
+}
+function addSent(): void {
+  for (const [event, n] of unsent) metrics.wsEvents.inc({ event }, n);
+  unsent.clear();
+}
+
 export class Session {
   private readonly subs = new Map<string, () => void>();
   /** Per task, the updated_at last sent: a read that raced a newer one is never sent after it. */
@@ -181,7 +193,7 @@ export class Session {
     if (this.sentAt.size > SENT_AT_PRUNE_SIZE && Date.now() - this.prunedAt > 60_000) this.pruneSentAt();
     if (this.ws.readyState !== this.ws.OPEN) return;
     this.ws.send(frameFor(row, event, this.deps.signer, this.deps.operatorId === undefined ? 'project' : 'operator'), { binary: false });
-    metrics.wsEvents.inc({ event });
+    countSent(event);
   }
 
   private maySee(row: TaskRow): boolean {

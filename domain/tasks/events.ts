@@ -2,10 +2,14 @@
 // a trigger NOTIFYs `task_events` on every change of a task row (db/functions/tasks_notify.sql), and every
 // API process LISTENs, so a worker anywhere reaches subscribers on any API process. Notices only
 // name the task; the row is read once per throttle interval per task, however many subscribers.
+// A fan-out runs in slices (fan-out.ts), and a task's final status cuts its progress fan-out short:
+// the sockets not yet told of that progress get the final state instead, without waiting for it.
 import type { Database } from '../../db/client.js';
 import type { TaskRow } from '../../db/schema.js';
 import { isTerminal } from '../../model/task.js';
 import { logger } from '../../platform/logger.js';
+import { metrics } from '../../platform/metrics.js';
+import { fanOut } from './fan-out.js';
 import { getTask } from './queries.js';
 
 export const TASK_EVENTS_CHANNEL = 'task_events';
@@ -32,8 +36,12 @@ interface Pending {
   lastFlush: number;
   lastVersion?: string;
   lastStatus?: string;
-  /** Reads of one task run one after another, so its events go out in order. */
+  /** Reads of one task run one after another, and each waits for the fan-out before it: events go out in order. */
   chain: Promise<void>;
+  /** How many urgent reads were asked for: a progress fan-out stops once one is asked for after it. */
+  urgent: number;
+  /** The last fan-out stopped early: its version goes out again even unchanged, to those it missed. */
+  cut?: boolean;
 }
 
 // What a subscriber can see change; identical versions are not sent twice.
@@ -130,8 +138,9 @@ export class TaskEvents {
   private schedule(taskId: string, urgent: boolean): void {
     if (this.closed) return;
     let p = this.pending.get(taskId);
-    if (!p) this.pending.set(taskId, (p = { lastFlush: 0, chain: Promise.resolve() }));
+    if (!p) this.pending.set(taskId, (p = { lastFlush: 0, chain: Promise.resolve(), urgent: 0 }));
     if (urgent) {
+      p.urgent++;
       clearTimeout(p.timer);
       p.timer = undefined;
       this.flush(taskId, p);
@@ -148,30 +157,40 @@ export class TaskEvents {
 
   private flush(taskId: string, p: Pending): void {
     p.lastFlush = Date.now();
+    const urgentBefore = p.urgent;
+    // Only progress gives way: every other event reaches every listener.
+    const superseded = (event: TaskEventName) => event === 'task.progress' && p.urgent !== urgentBefore;
     p.chain = p.chain
       .then(async () => {
+        const readAt = performance.now();
         const row = await getTask(this.database.db, taskId);
         if (!row || this.closed) return;
         const version = versionOf(row);
-        if (version === p.lastVersion) return;
+        if (version === p.lastVersion && !p.cut) return;
         p.lastVersion = version;
         const previous = p.lastStatus;
         p.lastStatus = row.status;
-        this.dispatch(row, previous);
+        const event = eventFor(row.status, previous);
+        p.cut = !(await this.dispatch(row, event, superseded));
+        if (!p.cut) metrics.taskEventFanout.observe({ event }, (performance.now() - readAt) / 1000);
       })
       .catch((err: Error) => logger('events', { task_id: taskId }).error({ err }, 'reading the task failed'));
   }
 
-  private dispatch(row: TaskRow, previous?: string): void {
-    const event = eventFor(row.status, previous);
+  /**
+   * To the listeners as they are now (one that stops listening meanwhile is still called: a closed
+   * socket sends nothing). False when a newer event cut it short.
+   */
+  private async dispatch(row: TaskRow, event: TaskEventName, superseded: (event: TaskEventName) => boolean): Promise<boolean> {
     const listeners = [...(this.byTask.get(row.id) ?? []), ...(this.byProject.get(row.projectId) ?? [])];
-    for (const l of listeners) {
+    const call = (l: TaskListener) => {
       try {
         l(row, event);
       } catch (err) {
         logger('events').error({ err }, 'a listener failed');
       }
-    }
+    };
+    return (await fanOut(listeners, call, () => this.closed || superseded(event))) === listeners.length;
   }
 
   /** After a reconnect, re-read every watched task: a notice may have been missed meanwhile. */
