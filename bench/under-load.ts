@@ -70,7 +70,7 @@ async function split(): Promise<Service> {
   const port = await freePort();
   const env = { DATABASE_URL: `${PG}/${dbName}`, TEMPORAL_ADDRESS: temporal.address, DATA_DIR: dir, PORT: String(port), ADMIN_TOKEN: BENCH_ADMIN, LINK_SECRET: 'bench-link-secret-0123456789', LOG_LEVEL: 'warn', MALLOC_ARENA_MAX: '2' };
   const api = spawnNode(['dist/app/api.js'], env, ['--max-semi-space-size=2']);
-  await api.ready('[download-center] ready');
+  await api.ready('[download-center] api listening');
   const worker: NodeChild = spawnNode(['dist/app/worker.js'], { ...env, WORKER_METRICS_PORT: String(await freePort()), MALLOC_MMAP_THRESHOLD_: '131072' }, ['--max-semi-space-size=2']);
   await worker.ready('worker polling');
   return {
