@@ -1,9 +1,8 @@
 // The whole embedded `npm start` (API, worker, PGlite, spawned Temporal) killed with SIGKILL
 // mid-export, then started again on the same DATA_DIR and ports: the export completes correctly.
-import { rmSync } from 'node:fs';
 import { afterAll, expect, it } from 'vitest';
 import { sha256Of, waitForPages } from '../support/crash.js';
-import { type Embedded, startEmbedded } from '../support/embedded.js';
+import { cleanUpEmbedded, type Embedded, startEmbedded } from '../support/embedded.js';
 import { freePort } from '../support/ports.js';
 import { type SourceServer, startSource } from '../support/source-server.js';
 
@@ -14,14 +13,7 @@ const env = { FETCH_HEARTBEAT_TIMEOUT_MS: '3000', DEMO_SOURCE: 'off' };
 let svc: Embedded | undefined;
 let src: SourceServer | undefined;
 
-afterAll(async () => {
-  if (svc && svc.child.exitCode === null && svc.child.signalCode === null) {
-    svc.signal('SIGINT');
-    await svc.exited;
-  }
-  await src?.close();
-  if (svc) rmSync(svc.dataDir, { recursive: true, force: true });
-});
+afterAll(() => cleanUpEmbedded(svc, src));
 
 const call = (method: string, path: string, token: string, body?: unknown) => svc!.call(method, path, token, body);
 

@@ -1,10 +1,10 @@
 // `npm start` runs its worker as a child process reaching PGlite over the loopback (app/embedded-worker.ts,
 // db/wire.ts). Killed mid-export, the worker process is started again by the API process, which stayed
 // up and answering; the export completes exactly, and /metrics holds the worker's series.
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, expect, it } from 'vitest';
 import { sha256Of, waitForPages } from '../support/crash.js';
-import { type Embedded, pidAlive, startEmbedded } from '../support/embedded.js';
+import { cleanUpEmbedded, type Embedded, pidAlive, startEmbedded } from '../support/embedded.js';
 import { type SourceServer, startSource } from '../support/source-server.js';
 
 const TOTAL = 100_000;
@@ -13,14 +13,7 @@ const PAGE_SIZE = 500;
 let svc: Embedded | undefined;
 let src: SourceServer | undefined;
 
-afterAll(async () => {
-  if (svc && svc.child.exitCode === null && svc.child.signalCode === null) {
-    svc.signal('SIGINT');
-    await svc.exited;
-  }
-  await src?.close();
-  if (svc) rmSync(svc.dataDir, { recursive: true, force: true });
-});
+afterAll(() => cleanUpEmbedded(svc, src));
 
 /** The pids of processes running dist/app/worker.js whose DATA_DIR is this start's. */
 function workerPids(dataDir: string): number[] {

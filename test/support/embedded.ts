@@ -1,7 +1,7 @@
 // Runs the real `npm start` (embedded defaults: PGlite, spawned Temporal dev server, local files)
 // as a child process group, the way a newcomer's terminal does.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../../platform/paths.js';
@@ -63,6 +63,16 @@ export async function startEmbedded(opts: { dataDir?: string; ports?: { port: nu
       }
     },
   };
+}
+
+/** After a test: a start still running is stopped as Ctrl-C stops it, its source closed, its DATA_DIR removed. */
+export async function cleanUpEmbedded(svc: Embedded | undefined, src?: { close(): Promise<unknown> }): Promise<void> {
+  if (svc && svc.child.exitCode === null && svc.child.signalCode === null) {
+    svc.signal('SIGINT');
+    await svc.exited;
+  }
+  await src?.close();
+  if (svc) rmSync(svc.dataDir, { recursive: true, force: true });
 }
 
 export function pidAlive(pid: number): boolean {
