@@ -29,7 +29,7 @@ export interface Core {
 export async function openCore(config: Config, opts: { prepared?: boolean } = {}): Promise<Core> {
   let database: Database;
   try {
-    database = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR });
+    database = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: config.DATABASE_POOL_MAX });
     if (!opts.prepared) await database.migrate();
   } catch (err) {
     throw new Error(`cannot reach the database (${config.DATABASE_URL ? 'DATABASE_URL' : `PGlite in ${join(config.DATA_DIR, 'pglite')}`}): ${(err as Error).message}`, { cause: err });

@@ -63,7 +63,7 @@ async function main() {
   // (docs/adr/0053-embedded-worker-process.md): a submission never waits behind an export's CPU.
   const wire = core.database.serveWire ? await core.database.serveWire().catch(orStop) : undefined;
   const worker = startEmbeddedWorker(
-    { DATABASE_URL: wire?.url ?? config.DATABASE_URL!, TEMPORAL_ADDRESS: address, DATA_DIR: resolve(config.DATA_DIR), ...(mailbox ? { SMTP_URL: mailbox.url } : {}), MALLOC_MMAP_THRESHOLD_: '131072' },
+    { DATABASE_URL: wire?.url ?? config.DATABASE_URL!, TEMPORAL_ADDRESS: address, DATA_DIR: resolve(config.DATA_DIR), ...(mailbox ? { SMTP_URL: mailbox.url } : {}), MALLOC_MMAP_THRESHOLD_: '131072', ...(wire ? { DATABASE_POOL_MAX: '2' } : {}) },
     lifecycleLog(),
   );
   joinMetricsOf(() => worker.metrics());

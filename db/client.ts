@@ -94,10 +94,10 @@ function wrapTransactionErrors(db: Db): Db {
  * `memory`: a PGlite that keeps nothing on disk, for the route tests (test/support/route-app.ts),
  * started from a dump of another (PGlite's dumpDataDir) when one is given, which skips initdb.
  */
-export async function openDatabase(opts: { url?: string; dataDir: string; memory?: { loadDataDir?: Blob } }): Promise<Database> {
+export async function openDatabase(opts: { url?: string; dataDir: string; memory?: { loadDataDir?: Blob }; poolMax?: number }): Promise<Database> {
   if (opts.url) {
     // A small pool: the API and the activities each hold a few short queries at once.
-    const client = postgres(opts.url, { max: 10, onnotice: () => {}, backoff: reconnectDelaySeconds });
+    const client = postgres(opts.url, { max: opts.poolMax ?? 10, onnotice: () => {}, backoff: reconnectDelaySeconds });
     const db = wrapTransactionErrors(drizzlePostgres(client, { schema }) as unknown as Db);
     // Up to 16 activities share the pool: a probe waiting its turn there would take a busy pool
     // for an outage and pause the worker (docs/adr/0036-database-restarts.md).

@@ -79,6 +79,9 @@ const schema = z.object({
   SOURCE_RETRY_MAX_ATTEMPTS: positiveInt.default(20),
   // Activities one worker runs at once (each fetch lane and each render is one).
   WORKER_MAX_ACTIVITIES: positiveInt.default(16),
+  // Connections a process keeps to Postgres (DATABASE_URL). npm start's worker process uses 2: its
+  // queries run on the API process's PGlite, and each one waiting there is one an API request waits behind.
+  DATABASE_POOL_MAX: positiveInt.default(10),
   // The largest export accepted (the source's total): ~1 GB of CSV is ~15 M rows. It also bounds the
   // workflow's plan and history (≤ 200,000 pages at page_size 100, ~12,000 events).
   MAX_EXPORT_ROWS: positiveInt.default(20_000_000),
