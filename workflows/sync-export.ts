@@ -18,12 +18,6 @@ import { Visibility } from './visibility.js';
 export interface SyncExportInput extends ExportInput {
   /** SYNC_MAX_ROWS: a source reporting more rows is exported asynchronously instead. */
   maxRows: number;
-  /**
-   * The deployment's task queue, where an export that outgrew the sync limit continues (the sync run
-   * itself is on the sync queue, model/task-queues.ts). Absent in runs started before it existed,
-   * which ran on the deployment's queue.
-   */
-  exportQueue?: string;
 }
 
 /** Every step of the sync export, as local activities of one profile. */
@@ -56,11 +50,8 @@ export async function syncExportWorkflow(input: SyncExportInput): Promise<Export
   }
   // Admitted at once: this run continues as the ordinary export (a fresh probe plans its lanes as
   // any export's). The search attributes carry over to the new run.
-  const { maxRows: _, exportQueue, ...exportInput } = input;
-  // A run started before sync runs had a queue of their own carries no exportQueue and continues as
-  // it always did, on its own queue: the same command on replay, so no patch (docs/adr/0040-workflow-versioning-from-1.0.md).
-  const onQueue = exportQueue ? { taskQueue: exportQueue } : {};
-  return makeContinueAsNewFunc<typeof exportWorkflow>({ workflowType: 'exportWorkflow', ...onQueue })(exportInput);
+  const { maxRows: _, ...exportInput } = input;
+  return makeContinueAsNewFunc<typeof exportWorkflow>({ workflowType: 'exportWorkflow' })(exportInput);
 }
 
 async function exportSmall(input: SyncExportInput, local: SyncSteps, ui: Visibility, probe: ProbeOutput): Promise<ExportOutput> {

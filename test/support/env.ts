@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerType } from '@hono/node-server';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import { NativeConnection, type Worker } from '@temporalio/worker';
 import postgres from 'postgres';
 import { inject } from 'vitest';
 import { type Database, openDatabase } from '../../db/client.js';
@@ -14,7 +14,7 @@ import { randomToken } from '../../platform/crypto.js';
 import { type Core, openCore } from '../../app/runtime.js';
 import { drainStarts, startApi } from '../../app/runtime-api.js';
 import { installTemporalRuntime } from '../../app/runtime-worker.js';
-import { createWorker, type ServiceWorker } from '../../app/worker-setup.js';
+import { createWorker } from '../../app/worker-setup.js';
 import { Admission, watchQueue } from '../../domain/tasks/admission/index.js';
 import { createProject } from '../../domain/projects/projects.js';
 import type { ProjectRow } from '../../db/schema.js';
@@ -30,7 +30,7 @@ export interface TestEnv {
   core: Core;
   temporal: Client;
   /** Absent with { worker: false }: the test runs its workers as child processes (worker-process.ts). */
-  worker: ServiceWorker | undefined;
+  worker: Worker | undefined;
   databaseUrl: string;
   api(method: string, path: string, opts?: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<{ status: number; json: any; headers: Headers }>;
   createProject(overrides?: Record<string, unknown>): Promise<{ project_id: string; api_key: string; webhook_secret: string }>;

@@ -10,7 +10,6 @@ import { markdownText } from '../../../platform/markdown.js';
 import { metrics } from '../../../platform/metrics.js';
 import { exportWorkflow, type ExportInput } from '../../../workflows/export.js';
 import { syncExportWorkflow } from '../../../workflows/sync-export.js';
-import { syncTaskQueue } from '../../../model/task-queues.js';
 import { leafCount, parseTemplate } from '../../formats/template/template.js';
 import { getProject, settingsOf } from '../../projects/projects.js';
 
@@ -46,15 +45,10 @@ export async function startWorkflowRun(deps: RunDeps, task: TaskRow, how: StartH
   const input = exportInput(deps.config, task, known);
   const options = { ...runOptions(deps, task, known.name), ...(how.eager ? { requestEagerStart: true } : {}) };
   const client = how.eager ?? deps.temporal;
-  // A sync run has a queue of its own (the worker's slots there are free of other exports' workflow
-  // tasks) and is handed out first whatever the task's priority: its caller waits on the answer.
+  // A sync run is handed out first, whatever the task's priority: its caller waits on the answer
+  // while the worker may be busy with other exports' workflow tasks (docs/api.md, sync exports).
   const handle = how.sync
-    ? await client.workflow.start(syncExportWorkflow, {
-        ...options,
-        taskQueue: syncTaskQueue(options.taskQueue),
-        priority: { ...options.priority, priorityKey: 1 },
-        args: [{ ...input, maxRows: deps.config.SYNC_MAX_ROWS, exportQueue: options.taskQueue }],
-      })
+    ? await client.workflow.start(syncExportWorkflow, { ...options, priority: { ...options.priority, priorityKey: 1 }, args: [{ ...input, maxRows: deps.config.SYNC_MAX_ROWS }] })
     : await client.workflow.start(exportWorkflow, { ...options, args: [input], workflowIdConflictPolicy: 'USE_EXISTING' });
   metrics.runStarts.inc({ how: handle.eagerlyStarted ? 'eager' : 'task_queue' });
   return handle.eagerlyStarted;
