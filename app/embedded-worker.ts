@@ -21,8 +21,6 @@ const METRICS_TIMEOUT_MS = 2000;
 export interface EmbeddedWorker {
   /** Resolves when the first worker process polls; rejects when it ends before (its own error on stderr). */
   ready: Promise<void>;
-  /** This process's pid and the worker process's (for /proc readings, tests). */
-  pid(): number | undefined;
   metrics(): Promise<MetricsParts | undefined>;
   /** SIGTERM: the worker drains (WORKER_SHUTDOWN_GRACE_MS), then ends; killed if it has not `graceMs` later. */
   stop(graceMs: number): Promise<void>;
@@ -64,7 +62,6 @@ export function startEmbeddedWorker(env: Record<string, string>, log: Logger): E
 
   return {
     ready: readyPromise,
-    pid: () => child.pid,
     metrics: async () => {
       if (!child.connected) return undefined;
       const id = nextId++;

@@ -83,7 +83,6 @@ export async function startWorker(core: Core, address: string, temporal: Client,
   return { supervisor, running: supervisor.running, connection, unwatch };
 }
 
-
 /** Stops polling; running activities get WORKER_SHUTDOWN_GRACE_MS, then are handed back. */
 export async function drainWorker(w: RunningWorker): Promise<void> {
   const started = Date.now();

@@ -30,6 +30,8 @@ function linkToApiProcess(): void {
 try {
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is required for npm run worker');
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required for npm run worker (PGlite is single-process)');
+  // Linked first: an API process gone while this one starts must end it too.
+  if (embedded) linkToApiProcess();
   const core = await openCore(config, { prepared: embedded });
   const client = await connectTemporal(config, config.TEMPORAL_ADDRESS);
   const metricsServer = embedded ? null : await serveWorkerMetrics(config, core.secrets.adminToken, config.WORKER_METRICS_PORT ?? DEFAULT_WORKER_METRICS_PORT);
@@ -48,10 +50,8 @@ try {
     () => core.database.close(),
     async () => health?.close(),
   ]);
-  if (embedded) {
-    linkToApiProcess();
-    process.send!({ kind: 'ready' } satisfies FromWorker);
-  } else {
+  if (embedded) process.send!({ kind: 'ready' } satisfies FromWorker);
+  else {
     const metricsPort = (metricsServer!.address() as AddressInfo).port;
     lifecycleLog().info(
       { task_queue: config.TEMPORAL_TASK_QUEUE, temporal: config.TEMPORAL_ADDRESS, metrics_port: metricsPort, health_port: config.HEALTH_PORT ?? null },

@@ -66,6 +66,8 @@ export function readyStatus(data: Uint8Array): string | undefined {
 
 class WireSession {
   private buffered: Buffer = Buffer.alloc(0);
+  /** Bytes of whole messages received and not yet handled. */
+  private pending = 0;
   private started = false;
   private release: (() => void) | undefined;
   private working: Promise<void> = Promise.resolve();
@@ -91,10 +93,15 @@ class WireSession {
 
   private receive(chunk: Buffer): void {
     this.buffered = this.buffered.length ? Buffer.concat([this.buffered, chunk]) : chunk;
-    if (this.buffered.length > MAX_BUFFERED_BYTES) return this.end();
+    // What waits here, whole messages queued behind the lock and the one still arriving, is bounded.
+    if (this.buffered.length + this.pending > MAX_BUFFERED_BYTES) return this.end();
     for (let message = this.next(); message; message = this.next()) {
       const m = message;
-      this.working = this.working.then(() => this.handle(m)).catch(() => this.end());
+      this.pending += m.length;
+      this.working = this.working
+        .then(() => this.handle(m))
+        .catch(() => this.end())
+        .finally(() => (this.pending -= m.length));
     }
   }
 
