@@ -16,7 +16,8 @@ const RESTART_MIN_MS = 1000;
 const RESTART_MAX_MS = 30_000;
 /** A worker process that ran this long before ending is restarted after the shortest pause again. */
 const STEADY_MS = 60_000;
-const METRICS_TIMEOUT_MS = 2000;
+/** Above the worker's own 2 s for its Temporal SDK metrics, so a slow one still answers. */
+const METRICS_TIMEOUT_MS = 3000;
 
 export interface EmbeddedWorker {
   /** Resolves when the first worker process polls; rejects when it ends before (its own error on stderr). */

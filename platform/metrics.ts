@@ -196,8 +196,10 @@ export interface MetricsParts {
 let joined: (() => Promise<MetricsParts | undefined>) | undefined;
 
 /**
- * The embedded start's API process joins its worker process's series to its own (app/start.ts):
- * one exposition for the service, counters and histograms summed as prom-client's cluster mode does.
+ * The embedded start's API process shows its worker process's series beside its own (app/start.ts):
+ * one exposition for the service, the worker's series labelled `process="worker"`. Not summed: a sum
+ * would drop or average some default series (prom-client's cluster rules), and every counter would
+ * seem to reset whenever the worker process did not answer a scrape.
  */
 export function joinMetricsOf(fn: () => Promise<MetricsParts | undefined>): void {
   joined = fn;
@@ -213,6 +215,14 @@ async function temporalText(): Promise<string> {
   }
 }
 
+/** One exposition of this process's series and the worker process's, labelled apart (never summed). */
+async function besideWorker(worker: MetricsParts['json']): Promise<string> {
+  const labelled = worker.map((m) => ({ ...m, aggregator: 'sum' as const, values: m.values.map((v) => ({ ...v, labels: { ...v.labels, process: 'worker' } })) }));
+  // Each series keeps its own label set, so the "sum" of the aggregator only puts both families in one.
+  const ours = (await registry.getMetricsAsJSON()).map((m) => ({ ...m, aggregator: 'sum' as const }));
+  return AggregatorRegistry.aggregate([ours, labelled]).metrics();
+}
+
 /** What an embedded worker process hands its API process for /metrics. */
 export async function metricsParts(): Promise<MetricsParts> {
   return { json: await registry.getMetricsAsJSON(), temporal: await temporalText() };
@@ -223,7 +233,7 @@ export async function metricsText(): Promise<string> {
   countsOfScrape = undefined;
   usageOfScrape = undefined;
   const other = joined ? await joined().catch(() => undefined) : undefined;
-  const ours = other ? await AggregatorRegistry.aggregate([await registry.getMetricsAsJSON(), other.json]).metrics() : await registry.metrics();
+  const ours = other ? await besideWorker(other.json) : await registry.metrics();
   const temporal = other ? other.temporal : await temporalText();
   return temporal ? `${ours}\n${temporal}` : ours;
 }
