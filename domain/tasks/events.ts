@@ -40,8 +40,10 @@ interface Pending {
   chain: Promise<void>;
   /** How many urgent reads were asked for: a progress fan-out stops once one is asked for after it. */
   urgent: number;
-  /** The last fan-out stopped early: its version goes out again even unchanged, to those it missed. */
+  /** The last fan-out stopped early: its version goes out again even unchanged (to every listener). */
   cut?: boolean;
+  /** A read is in the chain and has not started: another would read the same row, so none is added. */
+  queued?: boolean;
 }
 
 // What a subscriber can see change; identical versions are not sent twice.
@@ -157,11 +159,16 @@ export class TaskEvents {
 
   private flush(taskId: string, p: Pending): void {
     p.lastFlush = Date.now();
-    const urgentBefore = p.urgent;
-    // Only progress gives way: every other event reaches every listener.
-    const superseded = (event: TaskEventName) => event === 'task.progress' && p.urgent !== urgentBefore;
+    // At most one waiting read per task: a fan-out yields (domain/tasks/fan-out.ts), so timers keep
+    // firing during a long one, and each would otherwise queue a read behind it.
+    if (p.queued) return;
+    p.queued = true;
     p.chain = p.chain
       .then(async () => {
+        p.queued = false;
+        const urgentBefore = p.urgent;
+        // Only progress gives way, to an urgent read asked for after this one began: every other event reaches every listener.
+        const superseded = (event: TaskEventName) => event === 'task.progress' && p.urgent !== urgentBefore;
         const readAt = performance.now();
         const row = await getTask(this.database.db, taskId);
         if (!row || this.closed) return;
