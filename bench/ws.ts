@@ -11,7 +11,7 @@
 // the API is then stopped with signals, so the profile is written).
 import postgres from 'postgres';
 import { startDevServer } from '../platform/temporal-server.js';
-import { cpuSeconds, freePort, type NodeChild, rssMb, spawnNode } from './measure.js';
+import { freePort, type NodeChild, rssMb, spawnNode, treeCpuSeconds } from './measure.js';
 
 const PG = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
 const ADMIN = 'bench-admin-token-0123456789';
@@ -55,7 +55,7 @@ async function json(base: string, path: string, token: string, body?: unknown): 
 /** Samples the summed CPU seconds of `pids` every 10 ms; `between` reads the CPU used in a span. */
 function cpuSampler(pids: number[]) {
   const samples: Array<[number, number]> = [];
-  const read = () => samples.push([Date.now(), pids.reduce((s, pid) => s + cpuSeconds(pid), 0)]);
+  const read = () => samples.push([Date.now(), treeCpuSeconds(pids)]);
   read();
   const timer = setInterval(read, 10);
   const at = (t: number) => (samples.findLast(([when]) => when <= t) ?? samples[0]!)[1];

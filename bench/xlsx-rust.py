@@ -1,6 +1,6 @@
 # The anchor of `npm run bench:xlsx`: the same rows as bench/xlsx-variants.ts (row(i), the same
 # deterministic rule, restated here) written by rust_xlsxwriter through its PyPI binding
-# rustpy-xlsxwriter (installed into .tools/rust-xlsxwriter by scripts/tools.mjs benchTools), in its
+# rustpy-xlsxwriter (installed into .tools/rust-xlsxwriter by scripts/test-tools.mjs ensureBenchTools), in its
 # default constant-memory mode, with the same cell types and a format per column (number format, thin
 # border, alignment) and the two condition looks as conditional formats.
 #   python3 bench/xlsx-rust.py ROWS OUT.xlsx  → one JSON line: {"variant": "rust", "ms", "cpuMs", "rssMB", "bytes"}

@@ -9,6 +9,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ensureBenchTools } from '../scripts/test-tools.mjs';
+import { median } from './measure.js';
 
 const { values } = parseArgs({ options: { rows: { type: 'string', default: '1000000' }, variant: { type: 'string' }, only: { type: 'string' }, repeat: { type: 'string', default: '1' } } });
 const rows = Number(values.rows);
@@ -91,7 +92,6 @@ function parent(): void {
   const runs = new Map<string, Result[]>(list.map((v) => [v, []]));
   // Each round reverses the order of the one before (a b, b a, …): neither always runs first.
   for (let i = 0; i < Number(values.repeat); i++) for (const v of i % 2 ? [...list].reverse() : list) runs.get(v)!.push(once(v));
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const results = list.map((v) => {
     const rs = runs.get(v)!;
     return {

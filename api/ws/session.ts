@@ -144,9 +144,8 @@ export class Session {
     if (this.subs.size >= this.deps.config.WS_MAX_SUBSCRIPTIONS) {
       return this.send({ error: { code: 'too_many_subscriptions', message: `a connection may hold ${this.deps.config.WS_MAX_SUBSCRIPTIONS} subscriptions`, subscribe: target } });
     }
-    const listener: TaskListener = (row, event) => this.push(row, event);
     if (target === '*') {
-      this.subs.set(target, this.deps.hub.watchProject(this.project.id, listener));
+      this.watch(target, (listener) => this.deps.hub.watchProject(this.project.id, listener));
       this.armIdle();
       this.send({ subscribed: '*' });
       for (const row of await activeSnapshot(this.deps.db, this.project.id, this.deps.operatorId, this.deps.taskId)) this.push(row, eventFor(row.status));
@@ -158,12 +157,22 @@ export class Session {
     if (!row || !this.maySee(row)) {
       return this.strike('not_found', `task ${target} was not found`, { subscribe: target });
     }
-    this.subs.set(target, this.deps.hub.watchTask(target, listener));
+    this.watch(target, (listener) => this.deps.hub.watchTask(target, listener));
     this.armIdle();
     this.send({ subscribed: target });
     // Read again after watching, so no change falls between the snapshot and the first notice.
     const current = (await getTask(this.deps.db, target)) ?? row;
     this.push(current, eventFor(current.status));
+  }
+
+  /** A subscription whose listener goes quiet the moment it ends, even in a fan-out under way (it yields between slices). */
+  private watch(target: string, start: (listener: TaskListener) => () => void): void {
+    let live = true;
+    const off = start((row, event) => live && this.push(row, event));
+    this.subs.set(target, () => {
+      live = false;
+      off();
+    });
   }
 
   private unsubscribe(target: string): void {

@@ -106,8 +106,6 @@ export class XlsxPackage {
   /** The chunk being filled: each piece of XML is encoded into it as it comes (no string is built up). */
   private buf: Buffer;
   private used = 0;
-  /** Uncompressed worksheet bytes handed to the compressor so far. */
-  sheetBytes = 0;
 
   constructor(private readonly opts: PackageOptions) {
     this.chunk = opts.chunk ?? CHUNK;
@@ -172,7 +170,6 @@ export class XlsxPackage {
   }
 
   private handOn(chunk: Buffer): Promise<void> | undefined {
-    this.sheetBytes += chunk.length;
     return this.sheet!.write(chunk, this.zip.done);
   }
 

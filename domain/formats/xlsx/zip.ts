@@ -49,7 +49,7 @@ export class ZipStream {
     this.done.catch(() => {});
   }
 
-  /** Compressed bytes that reached the file's stream so far, and their sha256 once closed. */
+  /** Compressed bytes that reached the file's stream so far (close() answers their sha256). */
   get bytes(): number {
     return this.meter.bytes;
   }
@@ -154,7 +154,7 @@ export class ZipStream {
     for (const e of this.entries) this.put(this.central(e));
     const size = this.offset - start;
     const n = this.entries.length;
-    if (n > 0xffff || start > MAX32 || size > MAX32) this.zip64End(n, size, start);
+    if (n >= 0xffff || start > MAX32 || size > MAX32) this.zip64End(n, size, start);
     const end = Buffer.alloc(22);
     end.writeUInt32LE(0x06054b50, 0);
     end.writeUInt16LE(Math.min(n, 0xffff), 8);
