@@ -311,6 +311,12 @@ describe('web console', () => {
     await schedule.locator('.badge', { hasText: 'Paused' }).waitFor();
     await schedule.getByRole('button', { name: 'Resume' }).click();
     await schedule.locator('.badge', { hasText: 'Active' }).waitFor();
+    const tally = async () => {
+      const counts: Record<string, number> = (await env.api('GET', '/v1/tasks/counts', { token: key })).json.counts;
+      const total = Object.values(counts).reduce((a, b) => a + b, 0);
+      return { total, busy: (counts.queued ?? 0) + (counts.running ?? 0) + (counts.paused ?? 0) };
+    };
+    const before = await tally();
     await schedule.getByRole('button', { name: 'Run now' }).click();
     await page.getByText('A run was started.').waitFor();
     page.once('dialog', (d) => void d.accept());
@@ -318,6 +324,8 @@ describe('web console', () => {
     await page.getByText('No schedules').waitFor();
 
     // Usage: the last 30 UTC days as bars, today's as tall as the API's figure says, by tasks then rows.
+    // "Run now" makes one more task, whose rows count when it ends: wait for it, or the figure moves under the page.
+    await expect.poll(tally, { timeout: 20_000 }).toEqual({ total: before.total + 1, busy: 0 });
     const today = new Date().toISOString().slice(0, 10);
     const usage = (await env.api('GET', `/v1/usage?from=${today}&to=${today}`, { token: key })).json;
     await page.getByRole('link', { name: 'Usage' }).click();
