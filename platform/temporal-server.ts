@@ -74,29 +74,25 @@ export async function startDevServer(opts: {
 }
 
 /**
- * Stops the server (its process group, `process.argv[1]`) when our end of the watchdog's stdin
- * closes: the kernel closes it when our process ends, whatever the way, so the server never
- * outlives us (Linux and macOS alike; a parent-death signal is Linux only). In a group of its own,
- * so neither Ctrl-C nor a kill of our group reaches it first; it ends once the server is gone.
- * Plain CommonJS for `node -e`: the same from the sources and from the compiled build.
+ * Stops the server (its process group, `$1`) when our end of the watchdog's stdin closes: the kernel
+ * closes it when our process ends, whatever the way, so the server never outlives us (Linux and
+ * macOS alike; a parent-death signal is Linux only). In a group of its own, so neither Ctrl-C nor a
+ * kill of our group reaches it first; it ends once the server is gone (looked at every second).
+ * A POSIX shell, not `node -e`: ~2 MB resident instead of ~40 MB for the whole life of `npm start`.
  */
 const WATCHDOG = `
-const group = Number(process.argv[1]);
-const alive = () => { try { process.kill(group, 0); return true; } catch { return false; } };
-const signal = (s) => { try { process.kill(-group, s); } catch {} };
-const stop = () => {
-  signal('SIGTERM');
-  setTimeout(() => (signal('SIGKILL'), process.exit(0)), 10000);
-};
-process.stdin.on('end', stop);
-process.stdin.on('error', stop);
-process.stdin.resume();
-setInterval(() => alive() || process.exit(0), 200);
+g=$1
+(while kill -0 "$g" 2>/dev/null; do sleep 1; done; kill $$ 2>/dev/null) &
+while read -r _; do :; done
+kill -s TERM -- "-$g" 2>/dev/null
+i=0
+while [ $i -lt 50 ] && kill -0 "$g" 2>/dev/null; do sleep 0.2; i=$((i + 1)); done
+kill -s KILL -- "-$g" 2>/dev/null
 `;
 
 /** Starts the server's watchdog; nothing of it keeps this process running. */
 function watchOver(server: ChildProcess): void {
-  const dog = spawn(process.execPath, ['-e', WATCHDOG, String(server.pid)], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
+  const dog = spawn('/bin/sh', ['-c', WATCHDOG, 'watchdog', String(server.pid)], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
   // Our end stays open and unwritten for as long as we live; a watchdog gone early is no error of ours.
   dog.stdin?.on('error', () => {});
   (dog.stdin as unknown as { unref?: () => void } | null)?.unref?.();
