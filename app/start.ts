@@ -8,6 +8,7 @@ import { startMailCatcher } from '../platform/mail-catcher.js';
 import { cannotStart, connectTemporal, lifecycleLog, onShutdown, openCore, startUp, watchCoreQueue } from './runtime.js';
 import { startApi, stopApi } from './runtime-api.js';
 import { startEmbeddedWorker } from './embedded-worker.js';
+import { startSyncWorker } from './sync-worker.js';
 import { joinMetricsOf } from '../platform/metrics.js';
 import { type DevServer, DevServerStartError, recordDevServer, type StaleDevServer, startDevServer, stopStaleDevServer } from '../platform/temporal-server.js';
 import { ensureAdmissionSweepSchedule, ensureCleanupSchedule } from './schedules.js';
@@ -67,7 +68,9 @@ async function main() {
     lifecycleLog(),
   );
   joinMetricsOf(() => worker.metrics());
-  const server = await startApi({ ...core, temporal, mailbox }, (app) => {
+  // Sync exports run in this process, beside the API that waits on them (docs/adr/0054-sync-runs-in-the-api-process.md).
+  const sync = await startSyncWorker(core, address, temporal).catch(orStop);
+  const server = await startApi({ ...core, temporal, mailbox, eagerTemporal: sync.eager }, (app) => {
     if (config.DEMO_SOURCE) app.route('/demo', demoSourceApp());
   }).catch(orStop);
   // This process's PGlite hears the task notices, so the queue is watched here.
@@ -79,7 +82,7 @@ async function main() {
   await worker.ready.catch(orStop);
   onShutdown([
     // Side by side: the API stays up (not ready) while the worker hands back its activities.
-    () => Promise.all([stopApi(server, config), worker.stop(config.WORKER_SHUTDOWN_GRACE_MS + 10_000)]),
+    () => Promise.all([stopApi(server, config).then(() => sync.stop()), worker.stop(config.WORKER_SHUTDOWN_GRACE_MS + 10_000)]),
     () => unwatch(),
     async () => metricsServer && new Promise((r) => metricsServer.close(r)),
     async () => mailbox?.close(),

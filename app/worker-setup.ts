@@ -1,7 +1,9 @@
 import { fileURLToPath } from 'node:url';
-import { type ActivityInterceptorsFactory, NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
+import { type ActivityInterceptorsFactory, NativeConnection, Worker, type WorkerOptions as TemporalWorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.js';
 import { isDatabaseUnavailableFailure } from '../activities/failure.js';
+import { syncTaskQueue } from '../model/task-queues.js';
+import type { SupervisedWorker } from './worker-supervisor.js';
 
 // .ts from the sources, .js from the compiled dist/.
 const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
@@ -16,6 +18,11 @@ export interface WorkerOptions {
   workflowBundle?: WorkflowBundleOption;
   /** Called when an activity failed because the database was unreachable (app/worker-supervisor.ts). */
   onDatabaseUnavailable?: () => void;
+  /**
+   * Which queues: the deployment's (a worker process), its sync queue (an API process,
+   * app/sync-worker.ts), or both (one process doing everything: the tests' environment).
+   */
+  queues?: 'export' | 'sync' | 'both';
 }
 
 /** Tells the supervisor about activities that found the database unreachable; the failure goes on as it is. */
@@ -34,22 +41,51 @@ function databaseWatch(onUnavailable: () => void): ActivityInterceptorsFactory {
   });
 }
 
-export async function createWorker(opts: WorkerOptions): Promise<Worker> {
-  return Worker.create({
+export async function createWorker(opts: WorkerOptions): Promise<SupervisedWorker> {
+  const activities = createActivities(opts.deps);
+  const queues = opts.queues ?? 'export';
+  if (queues !== 'both') return Worker.create(workerOptions(opts, activities, queues));
+  const workers = [await Worker.create(workerOptions(opts, activities, 'export')), await Worker.create(workerOptions(opts, activities, 'sync'))];
+  const shutdown = () => workers.forEach((w) => w.getState() === 'RUNNING' && w.shutdown());
+  return {
+    // One ending stops the other: whoever runs them sees one worker that ended.
+    run: async () => {
+      const runs = workers.map((w) => w.run());
+      await Promise.race(runs).finally(shutdown);
+      await Promise.all(runs);
+    },
+    shutdown,
+    getState: () => workers.find((w) => w.getState() !== 'RUNNING')?.getState() ?? 'RUNNING',
+  };
+}
+
+function workerOptions(opts: WorkerOptions, activities: ReturnType<typeof createActivities>, queue: 'export' | 'sync'): TemporalWorkerOptions {
+  const { config } = opts.deps;
+  return {
     connection: opts.connection,
     namespace: opts.namespace,
-    taskQueue: opts.taskQueue,
-    activities: createActivities(opts.deps),
+    taskQueue: queue === 'sync' ? syncTaskQueue(opts.taskQueue) : opts.taskQueue,
+    activities,
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath }),
     // Fetch lanes are I/O bound; rendering is CPU bound and memory-hungry, so keep the total modest.
-    maxConcurrentActivityTaskExecutions: opts.deps.config.WORKER_MAX_ACTIVITIES,
+    ...(queue === 'sync' ? syncQueueOptions(config.SYNC_SLOTS) : { maxConcurrentActivityTaskExecutions: config.WORKER_MAX_ACTIVITIES }),
     // On shutdown, in-flight activities get WORKER_SHUTDOWN_GRACE_MS to finish; then they are cancelled
     // and fail retryably, so the server hands them to another worker at once (from their heartbeat).
-    shutdownGraceTime: opts.deps.config.WORKER_SHUTDOWN_GRACE_MS,
+    shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_MS,
     // Cancellation reaches an activity only in a heartbeat's answer; sending heartbeats at most a
     // second apart (instead of 0.8 x heartbeatTimeout) makes a cancel stop page fetches promptly,
     // and a fetch resumed after a crash redoes at most about a second of pages.
     maxHeartbeatThrottleInterval: '1 second',
     ...(opts.onDatabaseUnavailable ? { interceptors: { activity: [databaseWatch(opts.onDatabaseUnavailable)] } } : {}),
-  });
+  };
+}
+
+/**
+ * A sync run is local activities inside its workflow task, at most SYNC_SLOTS runs at once per API
+ * process (api/routes/sync.ts), plus runs its callers left that still end; one workflow thread.
+ * The workflow task slots and the cache keep the SDK's defaults: fewer of either (10 tried) and the
+ * server's answer to a start no longer carried the run's first task (no eager start).
+ */
+function syncQueueOptions(slots: number): Partial<TemporalWorkerOptions> {
+  return { maxConcurrentActivityTaskExecutions: 1, maxConcurrentLocalActivityExecutions: 4 * slots, workflowThreadPoolSize: 1 };
 }

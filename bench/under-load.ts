@@ -1,7 +1,7 @@
 // The API under export load (`npm run bench -- load [embedded|split]`, part of `npm run bench`):
 // while 300 CSV exports and a styled 1M-row workbook run, raw StartWorkflow on the same Temporal
 // server against POST /v1/tasks (one caller, then 16), GET /v1/tasks/:id and 1,000-row sync
-// exports. On the embedded start (`npm start`) and on the split deployment (Postgres, the API and
+// exports (from a source of their own: the load's is saturated). On the embedded start (`npm start`) and on the split deployment (Postgres, the API and
 // the worker as processes of their own). Each submission starts a small real export (100 rows), the
 // cost any submission brings; the load's exports are 100,000 rows each, more than the measurement
 // lasts, and how many had finished by its end is reported (the load must still be there).
@@ -117,12 +117,16 @@ async function startLoad(call: Call, source: Source): Promise<LoadTask[]> {
 
 export async function benchUnderLoad(mode: 'embedded' | 'split'): Promise<LoadFigures> {
   const source = await startSource();
+  // The sync caller's source is another system than the load's: the load keeps its own source
+  // process saturated (300 exports' pages), and queueing there is not the service's latency.
+  const syncSource = await startSource();
   const svc = mode === 'embedded' ? await embedded() : await split();
   const connection = await Connection.connect({ address: svc.temporalAddress });
   try {
     const call = caller(svc.base);
     const load = await startLoad(call, source);
     const keys = await Promise.all(Array.from({ length: 16 }, (_, p) => project(call, `bench-submit-${p}`, source.host)));
+    const syncKey = await project(call, 'bench-sync', syncSource.host);
     await new Promise((r) => setTimeout(r, 5000));
     let serial = 0;
     // Each caller's submissions spread over the projects so that none is full (a full project only queues: cheaper than raw).
@@ -146,8 +150,8 @@ export async function benchUnderLoad(mode: 'embedded' | 'split'): Promise<LoadFi
       const i = serial++;
       const res = await fetch(`${svc.base}/v1/tasks/sync`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${keys[i % keys.length]}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ source_url: `${source.url}?total=1000&n=${i}`, operator_id: 'bench', page_size: 1000 }),
+        headers: { authorization: `Bearer ${syncKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ source_url: `${syncSource.url}?total=1000&n=${i}`, operator_id: 'bench', page_size: 1000 }),
       });
       await res.arrayBuffer();
       if (res.status !== 200) throw new Error(`sync export: ${res.status}`);
@@ -173,6 +177,7 @@ export async function benchUnderLoad(mode: 'embedded' | 'split'): Promise<LoadFi
     await connection.close();
     await svc.stop();
     source.stop();
+    syncSource.stop();
   }
 }
 

@@ -166,10 +166,13 @@ async function discard(work: ErrorEndActivities['work'], taskId: string): Promis
  */
 async function notify(input: ExportInput, event: CallbackEvent): Promise<void> {
   const { run } = input;
+  // A sync run's children go to the deployment's queue, not the API processes' sync queue.
+  const onQueue = input.exportQueue ? { taskQueue: input.exportQueue } : {};
   if (input.callback) {
     await abandonedChild(() =>
       startChild(callbackWorkflow, {
         workflowId: callbackWorkflowId(input.taskId, run),
+        ...onQueue,
         parentClosePolicy: ParentClosePolicy.ABANDON,
         args: [{ taskId: input.taskId, run, event, webhookId: webhookIdOf(input.taskId, run) }],
       }),
@@ -180,6 +183,7 @@ async function notify(input: ExportInput, event: CallbackEvent): Promise<void> {
     await abandonedChild(() =>
       startChild(emailWorkflow, {
         workflowId: emailWorkflowId(input.taskId, run),
+        ...onQueue,
         parentClosePolicy: ParentClosePolicy.ABANDON,
         args: [{ taskId: input.taskId, run, event, recipients }],
       }),

@@ -19,6 +19,12 @@ export interface ExportInput {
   resume?: boolean;
   /** The task names a destination: its files are delivered there before it succeeds. */
   destination?: boolean;
+  /**
+   * The deployment's task queue, set on a sync run (which is on the sync queue, model/task-queues.ts):
+   * its callback and e-mail workflows, and an export that outgrew the sync limit, run there. Absent:
+   * the run's own queue, as before sync runs had a queue of their own.
+   */
+  exportQueue?: string;
 }
 
 export interface ExportOutput {

@@ -1,4 +1,5 @@
-// A small export for POST /v1/tasks/sync (docs/adr/0017-lean-sync-exports.md): the same steps as
+// A small export for POST /v1/tasks/sync (docs/adr/0017-lean-sync-exports.md; on the sync queue, run
+// by the API processes, docs/adr/0054-sync-runs-in-the-api-process.md): the same steps as
 // exportWorkflow, with the same activities (host checks, limits, formula rules, the store), run as
 // local activities. They run in the worker that holds the workflow task, one after another within
 // it: no task-queue round trip and no workflow task per step, so the whole export is usually one
@@ -50,8 +51,11 @@ export async function syncExportWorkflow(input: SyncExportInput): Promise<Export
   }
   // Admitted at once: this run continues as the ordinary export (a fresh probe plans its lanes as
   // any export's). The search attributes carry over to the new run.
-  const { maxRows: _, ...exportInput } = input;
-  return makeContinueAsNewFunc<typeof exportWorkflow>({ workflowType: 'exportWorkflow' })(exportInput);
+  const { maxRows: _, exportQueue, ...exportInput } = input;
+  // A run without exportQueue continues as it always did, on its own queue: the same command on
+  // replay, so no patch (docs/adr/0040-workflow-versioning-from-1.0.md).
+  const onQueue = exportQueue ? { taskQueue: exportQueue } : {};
+  return makeContinueAsNewFunc<typeof exportWorkflow>({ workflowType: 'exportWorkflow', ...onQueue })(exportInput);
 }
 
 async function exportSmall(input: SyncExportInput, local: SyncSteps, ui: Visibility, probe: ProbeOutput): Promise<ExportOutput> {

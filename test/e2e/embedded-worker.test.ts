@@ -1,6 +1,7 @@
 // `npm start` runs its worker as a child process reaching PGlite over the loopback (app/embedded-worker.ts,
 // db/wire.ts). Killed mid-export, the worker process is started again by the API process, which stayed
-// up and answering; the export completes exactly, and /metrics holds the worker's series.
+// up and answering (sync exports included: they run in the API process); the export completes
+// exactly, and /metrics holds the worker's series.
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, expect, it } from 'vitest';
 import { sha256Of, waitForPages } from '../support/crash.js';
@@ -12,8 +13,13 @@ const PAGE_SIZE = 500;
 
 let svc: Embedded | undefined;
 let src: SourceServer | undefined;
+let small: SourceServer | undefined;
+const SMALL = 250;
 
-afterAll(() => cleanUpEmbedded(svc, src));
+afterAll(async () => {
+  await small?.close();
+  await cleanUpEmbedded(svc, src);
+});
 
 /** The pids of processes running dist/app/worker.js whose DATA_DIR is this start's. */
 function workerPids(dataDir: string): number[] {
@@ -38,11 +44,12 @@ function readdirPids(): number[] {
 
 it('starts a killed worker process again while the API keeps answering, and the export completes exactly', async () => {
   src = await startSource({ total: TOTAL, delayMs: (r) => (r.pageSize === 1 ? 0 : 20) });
+  small = await startSource({ total: SMALL });
   svc = await startEmbedded({ env: { FETCH_HEARTBEAT_TIMEOUT_MS: '3000', DEMO_SOURCE: 'off' } });
   const [first] = workerPids(svc.dataDir);
   expect(first).toBeGreaterThan(0);
   const admin = svc.adminToken();
-  const key = (await svc.call('POST', '/v1/projects', admin, { name: 'worker-kill', source_hosts: [src.host] })).json.api_key as string;
+  const key = (await svc.call('POST', '/v1/projects', admin, { name: 'worker-kill', source_hosts: [src.host, small.host] })).json.api_key as string;
   const submitted = await svc.call('POST', '/v1/tasks', key, { source_url: src.url, operator_id: 'op', page_size: PAGE_SIZE, file_name: 'killed' });
   expect(submitted.status).toBe(202);
   const taskId = submitted.json.task_id as string;
@@ -52,6 +59,19 @@ it('starts a killed worker process again while the API keeps answering, and the 
   await expect.poll(() => pidAlive(first!)).toBe(false);
   // The API process is still there and answers while its worker is gone.
   expect((await svc.call('GET', `/v1/tasks/${taskId}`, key)).status).toBe(200);
+  // A sync export runs in the API process itself (docs/adr/0054-sync-runs-in-the-api-process.md):
+  // answered with its file, started eagerly on the API process's own worker (the worker process is
+  // gone or just starting again).
+  {
+    const res = await fetch(`${svc.base}/v1/tasks/sync`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ source_url: `${small!.url}`, operator_id: 'op', page_size: 100 }),
+    });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(res.headers.get('server-timing')).toMatch(/start;dur=[0-9.]+;desc="eager"/);
+    expect((await res.text()).split('\r\n').filter(Boolean)).toHaveLength(SMALL + 1);
+  }
   await expect.poll(() => workerPids(svc!.dataDir).filter((p) => p !== first).length, { timeout: 30_000 }).toBe(1);
   expect(svc.output()).toContain('the worker process ended: starting it again');
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerType } from '@hono/node-server';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import postgres from 'postgres';
 import { inject } from 'vitest';
 import { type Database, openDatabase } from '../../db/client.js';
@@ -15,6 +15,7 @@ import { type Core, openCore } from '../../app/runtime.js';
 import { drainStarts, startApi } from '../../app/runtime-api.js';
 import { installTemporalRuntime } from '../../app/runtime-worker.js';
 import { createWorker } from '../../app/worker-setup.js';
+import type { SupervisedWorker } from '../../app/worker-supervisor.js';
 import { Admission, watchQueue } from '../../domain/tasks/admission/index.js';
 import { createProject } from '../../domain/projects/projects.js';
 import type { ProjectRow } from '../../db/schema.js';
@@ -30,7 +31,7 @@ export interface TestEnv {
   core: Core;
   temporal: Client;
   /** Absent with { worker: false }: the test runs its workers as child processes (worker-process.ts). */
-  worker: Worker | undefined;
+  worker: SupervisedWorker | undefined;
   databaseUrl: string;
   api(method: string, path: string, opts?: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<{ status: number; json: any; headers: Headers }>;
   createProject(overrides?: Record<string, unknown>): Promise<{ project_id: string; api_key: string; webhook_secret: string }>;
@@ -89,7 +90,7 @@ export async function startWithProject(env: Record<string, string> = {}, project
 
 /**
  * `eager`: the API starts sync exports over the worker's NativeConnection, so their runs start
- * eagerly on this worker, as on the embedded start (app/start.ts); by default it goes through the
+ * eagerly on this worker, as an API process does (app/sync-worker.ts); by default it goes through the
  * task queue, as the API alone does.
  */
 export async function startTestEnv(env: Record<string, string> = {}, opts: { worker?: boolean; eager?: boolean } = {}): Promise<TestEnv> {
@@ -121,6 +122,8 @@ export async function startTestEnv(env: Record<string, string> = {}, opts: { wor
           connection: nativeConnection,
           namespace: config.TEMPORAL_NAMESPACE,
           taskQueue: config.TEMPORAL_TASK_QUEUE,
+          // One process doing everything: the sync queue's runs too, as an API process would.
+          queues: 'both',
           deps: { db: core.database.db, storage: core.storage, config, linkSecret: core.secrets.linkSecret, destinationKeys: core.secrets.destinationKeys, temporal },
           workflowBundle: { code: inject('workflowBundleCode') },
         });

@@ -10,6 +10,7 @@ import { markdownText } from '../../../platform/markdown.js';
 import { metrics } from '../../../platform/metrics.js';
 import { exportWorkflow, type ExportInput } from '../../../workflows/export.js';
 import { syncExportWorkflow } from '../../../workflows/sync-export.js';
+import { syncTaskQueue } from '../../../model/task-queues.js';
 import { leafCount, parseTemplate } from '../../formats/template/template.js';
 import { getProject, settingsOf } from '../../projects/projects.js';
 
@@ -45,10 +46,16 @@ export async function startWorkflowRun(deps: RunDeps, task: TaskRow, how: StartH
   const input = exportInput(deps.config, task, known);
   const options = { ...runOptions(deps, task, known.name), ...(how.eager ? { requestEagerStart: true } : {}) };
   const client = how.eager ?? deps.temporal;
-  // A sync run is handed out first, whatever the task's priority: its caller waits on the answer
-  // while the worker may be busy with other exports' workflow tasks (docs/api.md, sync exports).
+  // A sync run goes to the sync queue, served by the API processes (app/sync-worker.ts), and is
+  // handed out first whatever the task's priority: its caller waits on the answer. An export that
+  // outgrows the sync limit continues on the deployment's queue (workflows/sync-export.ts).
   const handle = how.sync
-    ? await client.workflow.start(syncExportWorkflow, { ...options, priority: { ...options.priority, priorityKey: 1 }, args: [{ ...input, maxRows: deps.config.SYNC_MAX_ROWS }] })
+    ? await client.workflow.start(syncExportWorkflow, {
+        ...options,
+        taskQueue: syncTaskQueue(options.taskQueue),
+        priority: { ...options.priority, priorityKey: 1 },
+        args: [{ ...input, maxRows: deps.config.SYNC_MAX_ROWS, exportQueue: options.taskQueue }],
+      })
     : await client.workflow.start(exportWorkflow, { ...options, args: [input], workflowIdConflictPolicy: 'USE_EXISTING' });
   metrics.runStarts.inc({ how: handle.eagerlyStarted ? 'eager' : 'task_queue' });
   return handle.eagerlyStarted;
