@@ -93,6 +93,19 @@ describe('record histories', () => {
     expect(lastEventType(h)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
   });
 
+  it('sync-callback', async () => {
+    // A sync run's callback workflow starts on the deployment's queue, not the sync queue (ADR 0054).
+    const hook = await startReceiver(project.webhook_secret, () => ({ status: 204 }));
+    receivers.push(hook);
+    const ok = await syncExport({ source_url: (await source({ total: 150 })).url, page_size: 100, callback: hook.url });
+    expect(ok.status).toBe(200);
+    await hook.waitFor(1);
+    const h = await record('sync-callback', ok.taskId);
+    const started = h.events.find((e: any) => e.eventType === 'EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED');
+    expect(started.startChildWorkflowExecutionInitiatedEventAttributes.taskQueue.name).toBe(env.config.TEMPORAL_TASK_QUEUE);
+    expect(h.events[0].workflowExecutionStartedEventAttributes.taskQueue.name).toBe(`${env.config.TEMPORAL_TASK_QUEUE}-sync`);
+  });
+
   it('sync-failed', async () => {
     const bad = await source({ total: 250, intercept: (r) => (r.pageSize > 1 ? { status: 404, body: '{}' } : undefined) });
     const res = await fetch(`${env.base}/v1/tasks/sync`, {
