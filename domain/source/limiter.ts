@@ -89,10 +89,52 @@ async function acquireLoop(tryOnce: () => Promise<(() => Promise<void>) | null>,
 /** How long a held slot survives its holder without a renewal (a process that died or hangs). */
 export const SLOT_LEASE_MS = 30_000;
 
+/**
+ * This process's takers of one key: never more of them trying or holding a slot than the key has
+ * slots, and a slot given back wakes the next at once. So the database is asked only by takers that
+ * could get a slot: 30 exports of one project polled source_slots 601 times for 60 slots without it
+ * (each poll a query on PGlite's thread in the embedded start).
+ */
+class LocalGate {
+  private active = 0;
+  private readonly queue: Array<() => void> = [];
+
+  get idle(): boolean {
+    return this.active === 0 && this.queue.length === 0;
+  }
+
+  enter(max: number, signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    if (this.active < max) {
+      this.active += 1;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const go = () => {
+        signal?.removeEventListener('abort', onAbort);
+        this.active += 1;
+        resolve();
+      };
+      const onAbort = () => {
+        this.queue.splice(this.queue.indexOf(go), 1);
+        reject(signal!.reason as Error);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.queue.push(go);
+    });
+  }
+
+  leave(): void {
+    this.active -= 1;
+    this.queue.shift()?.();
+  }
+}
+
 export class PgSourceLimiter implements SourceLimiter {
   private readonly sql: postgres.Sql;
   private readonly process = randomUUID();
   private readonly held = new Set<string>();
+  private readonly gates = new Map<string, LocalGate>();
   private seq = 0;
   private readonly renewal: NodeJS.Timeout;
 
@@ -104,8 +146,29 @@ export class PgSourceLimiter implements SourceLimiter {
     this.renewal.unref();
   }
 
-  acquire(key: string, limits: SourceLimits, signal?: AbortSignal): Promise<Permit> {
-    return acquireLoop(() => this.tryTake(key, limits.maxConcurrency), limits, signal);
+  async acquire(key: string, limits: SourceLimits, signal?: AbortSignal): Promise<Permit> {
+    const gate = this.gates.get(key) ?? new LocalGate();
+    this.gates.set(key, gate);
+    let left = false;
+    const leave = () => {
+      if (left) return;
+      left = true;
+      gate.leave();
+      if (gate.idle) this.gates.delete(key);
+    };
+    try {
+      await gate.enter(limits.maxConcurrency, signal);
+    } catch (err) {
+      if (gate.idle) this.gates.delete(key);
+      throw err;
+    }
+    try {
+      const permit = await acquireLoop(() => this.tryTake(key, limits.maxConcurrency), limits, signal);
+      return { release: () => permit.release().finally(leave) };
+    } catch (err) {
+      leave();
+      throw err;
+    }
   }
 
   /**

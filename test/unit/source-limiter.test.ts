@@ -53,6 +53,29 @@ describe('PgSourceLimiter', () => {
     expect(most).toBe(3);
   });
 
+  it('asks the database only for takers that could get a slot: one given back goes to the next taker of the process', async () => {
+    const l = limiter(2);
+    // Counting the process's attempts at the database (tryTake is private to the limiter).
+    const inner = l as unknown as { tryTake: (...a: unknown[]) => Promise<unknown> };
+    const take = inner.tryTake.bind(l);
+    let tries = 0;
+    inner.tryTake = (...a) => ((tries += 1), take(...a));
+    let inFlight = 0;
+    let most = 0;
+    const one = async () => {
+      const p = await l.acquire('local-queue', limits(2));
+      most = Math.max(most, ++inFlight);
+      await new Promise((r) => setTimeout(r, 10));
+      inFlight -= 1;
+      await p.release();
+    };
+    await within(Promise.all(Array.from({ length: 20 }, one)), 10_000);
+    expect(most).toBe(2);
+    // One attempt a slot, but for two takers racing for the same lowest free slot (the loser tries
+    // again). Without the process's own queue every waiter polled: about ten attempts a slot.
+    expect(tries).toBeLessThanOrEqual(30);
+  });
+
   it('returns promptly from an aborted wait, and a slot freed later goes to the next taker', async () => {
     const l = limiter(2);
     const held: Permit = await l.acquire('busy', limits(1));
