@@ -9,6 +9,7 @@ import { cannotStart, connectTemporal, lifecycleLog, onShutdown, openCore, start
 import { startApi, stopApi } from './runtime-api.js';
 import { startEmbeddedWorker } from './embedded-worker.js';
 import { startSyncWorker } from './sync-worker.js';
+import { shareSourceSlots } from '../domain/source/polite.js';
 import { joinMetricsOf } from '../platform/metrics.js';
 import { type DevServer, DevServerStartError, recordDevServer, type StaleDevServer, startDevServer, stopStaleDevServer } from '../platform/temporal-server.js';
 import { ensureAdmissionSweepSchedule, ensureCleanupSchedule } from './schedules.js';
@@ -63,6 +64,8 @@ async function main() {
   // The worker runs in a process of its own, reaching this process's PGlite over the loopback
   // (docs/adr/0053-embedded-worker-process.md): a submission never waits behind an export's CPU.
   const wire = core.database.serveWire ? await core.database.serveWire().catch(orStop) : undefined;
+  // Its requests to sources (previews, sync exports) take the same slots as the worker process's.
+  if (wire) shareSourceSlots(wire.url);
   const worker = startEmbeddedWorker(
     { DATABASE_URL: wire?.url ?? config.DATABASE_URL!, TEMPORAL_ADDRESS: address, DATA_DIR: resolve(config.DATA_DIR), ...(mailbox ? { SMTP_URL: mailbox.url } : {}), MALLOC_MMAP_THRESHOLD_: '131072', ...(wire ? { DATABASE_POOL_MAX: '2' } : {}) },
     lifecycleLog(),

@@ -19,10 +19,20 @@ export interface PageRequest {
   client?: Pick<SourceClientOptions, 'maxBytes' | 'onBytes'>;
 }
 
-// PGlite is single-process: one in-memory limiter for the process covers its API (previews) and
-// its worker (exports) together.
-const processLimiter = new LocalSourceLimiter();
+// PGlite without a wire: one in-memory limiter for the process covers its API (previews, sync
+// exports) and its worker (exports) together. The embedded start's API process serves PGlite to a
+// worker process (docs/adr/0053-embedded-worker-process.md), and both share the slots through it
+// (shareSourceSlots).
+let processLimiter: SourceLimiter = new LocalSourceLimiter();
 const LIMITER_POOL = 4;
+
+/**
+ * This process's sources share their slots through the database at `url` (the embedded start's
+ * API process: its own PGlite over the loopback, where its worker process takes slots too).
+ */
+export function shareSourceSlots(url: string): void {
+  processLimiter = new PgSourceLimiter(url, LIMITER_POOL);
+}
 
 export class PoliteSource {
   private limiter: SourceLimiter | undefined;
