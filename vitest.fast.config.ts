@@ -8,6 +8,7 @@ import { defineConfig } from 'vitest/config';
 export const serverTests = [
   'test/unit/email-activity.test.ts',
   'test/unit/platform-faults.test.ts',
+  'test/unit/prepared-statements.test.ts',
   'test/unit/source-limiter.test.ts',
   'test/unit/storable-text.test.ts',
   'test/unit/worker-supervisor.test.ts',

@@ -4,6 +4,7 @@
 import type { AddressInfo } from 'node:net';
 import { DEFAULT_WORKER_METRICS_PORT } from '../platform/config.js';
 import { metricsParts } from '../platform/metrics.js';
+import { lowerCpuPriority } from '../platform/priority.js';
 import { serveWorkerHealth } from './health.js';
 import { serveWorkerMetrics } from './metrics-server.js';
 import { cannotStart, connectTemporal, lifecycleLog, onShutdown, openCore, startUp } from './runtime.js';
@@ -12,6 +13,8 @@ import { ensureAdmissionSweepSchedule, ensureCleanupSchedule } from './schedules
 import { EMBEDDED_WORKER_ENV, type FromWorker, type ToWorker } from './worker-link.js';
 
 const config = startUp();
+// Exports are batch work: the API's callers come first on shared cores (docs/adr/0057-api-first-under-export-load.md).
+lowerCpuPriority(config.WORKER_NICE);
 const embedded = process.env[EMBEDDED_WORKER_ENV] === '1' && typeof process.send === 'function';
 
 /** The embedded start's worker answers its API process's metrics requests, and ends with it. */

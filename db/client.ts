@@ -9,6 +9,7 @@ import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import { migrateSchema } from './migrate.js';
 import { openPglite, pgliteOptions } from './pglite.js';
+import { preparing } from './prepared.js';
 import * as schema from './schema.js';
 import { serveOverWire, type WireServer } from './wire.js';
 
@@ -98,7 +99,7 @@ export async function openDatabase(opts: { url?: string; dataDir: string; memory
   if (opts.url) {
     // A small pool: the API and the activities each hold a few short queries at once.
     const client = postgres(opts.url, { max: opts.poolMax ?? 10, onnotice: () => {}, backoff: reconnectDelaySeconds });
-    const db = wrapTransactionErrors(drizzlePostgres(client, { schema }) as unknown as Db);
+    const db = wrapTransactionErrors(drizzlePostgres(preparing(client), { schema }) as unknown as Db);
     // Up to 16 activities share the pool: a probe waiting its turn there would take a busy pool
     // for an outage and pause the worker (docs/adr/0036-database-restarts.md).
     const probe = postgres(opts.url, { max: 1, onnotice: () => {}, backoff: reconnectDelaySeconds });

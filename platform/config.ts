@@ -79,6 +79,9 @@ const schema = z.object({
   SOURCE_RETRY_MAX_ATTEMPTS: positiveInt.default(20),
   // Activities one worker runs at once (each fetch lane and each render is one).
   WORKER_MAX_ACTIVITIES: positiveInt.default(16),
+  // A worker process's niceness (0 to 19): below the API's, so a caller never waits for the CPU
+  // behind exports where both share cores (docs/adr/0057-api-first-under-export-load.md). 0: the same as the API.
+  WORKER_NICE: z.coerce.number().int().min(0).max(19).default(10),
   // Connections a process keeps to Postgres (DATABASE_URL). npm start's worker process uses 2: its
   // queries run on the API process's PGlite, and each one waiting there is one an API request waits behind.
   DATABASE_POOL_MAX: positiveInt.default(10),

@@ -42,12 +42,18 @@ function readdirPids(): number[] {
     .map(Number);
 }
 
+/** A process's niceness, from /proc/<pid>/stat (the 19th field). */
+const niceness = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+
 it('starts a killed worker process again while the API keeps answering, and the export completes exactly', async () => {
   src = await startSource({ total: TOTAL, delayMs: (r) => (r.pageSize === 1 ? 0 : 20) });
   small = await startSource({ total: SMALL });
   svc = await startEmbedded({ env: { FETCH_HEARTBEAT_TIMEOUT_MS: '3000', DEMO_SOURCE: 'off' } });
   const [first] = workerPids(svc.dataDir);
   expect(first).toBeGreaterThan(0);
+  // Exports are batch work: the worker process runs at niceness 10 (WORKER_NICE), below the API's
+  // (which has this test's); a niceness is never lowered.
+  expect(niceness(first!)).toBe(Math.max(niceness(process.pid), 10));
   const admin = svc.adminToken();
   const key = (await svc.call('POST', '/v1/projects', admin, { name: 'worker-kill', source_hosts: [src.host, small.host] })).json.api_key as string;
   const submitted = await svc.call('POST', '/v1/tasks', key, { source_url: src.url, operator_id: 'op', page_size: PAGE_SIZE, file_name: 'killed' });
