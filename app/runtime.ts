@@ -25,11 +25,12 @@ export interface Core {
 /**
  * `prepared`: the database is the embedded start's, already migrated and its secrets re-sealed by the
  * API process that serves it (app/start.ts): the worker process it starts only connects.
+ * `pgliteThread`: without DATABASE_URL, PGlite runs on a thread of its own (db/pglite-thread.ts).
  */
-export async function openCore(config: Config, opts: { prepared?: boolean } = {}): Promise<Core> {
+export async function openCore(config: Config, opts: { prepared?: boolean; pgliteThread?: boolean } = {}): Promise<Core> {
   let database: Database;
   try {
-    database = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: config.DATABASE_POOL_MAX });
+    database = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: config.DATABASE_POOL_MAX, thread: opts.pgliteThread });
     if (!opts.prepared) await database.migrate();
   } catch (err) {
     throw new Error(`cannot reach the database (${config.DATABASE_URL ? 'DATABASE_URL' : `PGlite in ${join(config.DATA_DIR, 'pglite')}`}): ${(err as Error).message}`, { cause: err });

@@ -59,7 +59,9 @@ async function main() {
   };
   // No SMTP_URL: mail goes to a catcher on the loopback, read at /mails (docs/notifications.md#5-e-mail).
   const mailbox = config.SMTP_URL ? undefined : await startMailCatcher().catch(orStop);
-  const core = await openCore(mailbox ? { ...config, SMTP_URL: mailbox.url } : config).catch(orStop);
+  // PGlite on a thread of its own: its work for the worker process never holds the API's event loop
+  // (docs/adr/0057-api-first-under-export-load.md).
+  const core = await openCore(mailbox ? { ...config, SMTP_URL: mailbox.url } : config, { pgliteThread: true }).catch(orStop);
   const temporal = await connectTemporal(config, address).catch(orStop);
   // The worker runs in a process of its own, reaching this process's PGlite over the loopback
   // (docs/adr/0053-embedded-worker-process.md): a submission never waits behind an export's CPU.

@@ -12,6 +12,10 @@ import { openPglite, pgliteOptions } from './pglite.js';
 import { preparing } from './prepared.js';
 import * as schema from './schema.js';
 import { serveOverWire, type WireServer } from './wire.js';
+import type { FromPgliteThread, PgliteThreadData, ToPgliteThread } from './pglite-thread.js';
+import { Worker } from 'node:worker_threads';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 
@@ -94,32 +98,12 @@ function wrapTransactionErrors(db: Db): Db {
  * Postgres when a URL is given, otherwise PGlite in DATA_DIR/pglite (the embedded default).
  * `memory`: a PGlite that keeps nothing on disk, for the route tests (test/support/route-app.ts),
  * started from a dump of another (PGlite's dumpDataDir) when one is given, which skips initdb.
+ * `thread`: PGlite on a thread of its own, reached over its wire like a Postgres (db/pglite-thread.ts):
+ * the embedded start's API process, so that PGlite's work is not the API's event loop's.
  */
-export async function openDatabase(opts: { url?: string; dataDir: string; memory?: { loadDataDir?: Blob }; poolMax?: number }): Promise<Database> {
-  if (opts.url) {
-    // A small pool: the API and the activities each hold a few short queries at once.
-    const client = postgres(opts.url, { max: opts.poolMax ?? 10, onnotice: () => {}, backoff: reconnectDelaySeconds });
-    const db = wrapTransactionErrors(drizzlePostgres(preparing(client), { schema }) as unknown as Db);
-    // Up to 16 activities share the pool: a probe waiting its turn there would take a busy pool
-    // for an outage and pause the worker (docs/adr/0036-database-restarts.md).
-    const probe = postgres(opts.url, { max: 1, onnotice: () => {}, backoff: reconnectDelaySeconds });
-    return {
-      db,
-      kind: 'postgres',
-      migrate: () => migrateLocked(opts.url!),
-      ping: async () => {
-        await probe`select 1`;
-      },
-      listen: async (channel, onNotice, onConnect) => {
-        // postgres.js keeps one dedicated connection for LISTEN and re-listens after a reconnect.
-        const req = await client.listen(channel, onNotice, onConnect);
-        return () => req.unlisten();
-      },
-      close: async () => {
-        await Promise.all([client.end({ timeout: 5 }), probe.end({ timeout: 5 })]);
-      },
-    };
-  }
+export async function openDatabase(opts: { url?: string; dataDir: string; memory?: { loadDataDir?: Blob }; poolMax?: number; thread?: boolean }): Promise<Database> {
+  if (opts.url) return postgresDatabase(opts.url, opts.poolMax);
+  if (opts.thread && !opts.memory) return threadedPglite(join(opts.dataDir, 'pglite'), opts.poolMax);
   const client = opts.memory ? await PGlite.create({ ...pgliteOptions, ...opts.memory }) : await openPglite(join(opts.dataDir, 'pglite'));
   const db = drizzlePglite(client, { schema });
   return {
@@ -138,4 +122,77 @@ export async function openDatabase(opts: { url?: string; dataDir: string; memory
     close: () => client.close(),
     serveWire: () => serveOverWire(client),
   };
+}
+
+function postgresDatabase(url: string, poolMax = 10): Database {
+  // A small pool: the API and the activities each hold a few short queries at once.
+  const client = postgres(url, { max: poolMax, onnotice: () => {}, backoff: reconnectDelaySeconds });
+  const db = wrapTransactionErrors(drizzlePostgres(preparing(client), { schema }) as unknown as Db);
+  // Up to 16 activities share the pool: a probe waiting its turn there would take a busy pool
+  // for an outage and pause the worker (docs/adr/0036-database-restarts.md).
+  const probe = postgres(url, { max: 1, onnotice: () => {}, backoff: reconnectDelaySeconds });
+  return {
+    db,
+    kind: 'postgres',
+    migrate: () => migrateLocked(url),
+    ping: async () => {
+      await probe`select 1`;
+    },
+    listen: async (channel, onNotice, onConnect) => {
+      // postgres.js keeps one dedicated connection for LISTEN and re-listens after a reconnect.
+      const req = await client.listen(channel, onNotice, onConnect);
+      return () => req.unlisten();
+    },
+    close: async () => {
+      await Promise.all([client.end({ timeout: 5 }), probe.end({ timeout: 5 })]);
+    },
+  };
+}
+
+/**
+ * PGlite in `dir` on a thread of its own, served over the loopback (db/pglite-thread.ts); this process
+ * reaches it as a Postgres, and serveWire() gives the same address to another process. A thread that
+ * ends before close() leaves the process without its database: it ends the process.
+ */
+async function threadedPglite(dir: string, poolMax?: number): Promise<Database> {
+  const thread = startThread('pglite-thread', { dir } satisfies PgliteThreadData);
+  let closing = false;
+  let failure: Error | undefined;
+  thread.on('error', (err) => (failure = err));
+  const closed = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    thread.on('message', (m: FromPgliteThread) => (m.kind === 'ready' ? resolve(m.url) : m.kind === 'failed' ? reject(new Error(m.message)) : undefined));
+    thread.once('exit', (code) => reject(new Error(`the database thread ended while opening (exit code ${code}${failure ? `: ${failure.message}` : ''})`)));
+  });
+  thread.once('exit', (code) => {
+    if (closing) return;
+    // Nothing here can go on without the database; a supervisor (or the operator) starts it again.
+    console.error(`[download-center] the embedded database's thread ended (exit code ${code}${failure ? `: ${failure.message}` : ''}): stopping`);
+    process.exit(1);
+  });
+  const database = postgresDatabase(url, poolMax);
+  return {
+    ...database,
+    kind: 'pglite',
+    serveWire: async () => ({ url, close: async () => {} }),
+    close: async () => {
+      await database.close();
+      closing = true;
+      thread.postMessage({ kind: 'close' } satisfies ToPgliteThread);
+      await closed;
+    },
+  };
+}
+
+/**
+ * A worker thread running db/<name>.js; from the TypeScript sources (tsx, vitest) its .ts, after
+ * registering tsx's hooks in the thread: Node 20 applies no `--import` (nor the parent's hooks) there.
+ */
+function startThread(name: string, workerData: unknown): Worker {
+  const fromSources = import.meta.url.endsWith('.ts');
+  const file = new URL(`./${name}${fromSources ? '.ts' : '.js'}`, import.meta.url);
+  if (!fromSources) return new Worker(file, { workerData });
+  // tsx's ESM API, by its file: an eval'd thread resolves packages from nowhere.
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+  return new Worker(`import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(file.href)}); });`, { eval: true, workerData });
 }

@@ -4,7 +4,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readyStatus, serveOverWire, type WireServer } from '../../db/wire.js';
+import { listenStatement, readyStatus, serveOverWire, type WireServer } from '../../db/wire.js';
 
 let pg: PGlite;
 let wire: WireServer;
@@ -55,6 +55,56 @@ describe('PGlite over the wire', () => {
     await expect.poll(() => heard.length).toBe(10);
     expect(heard.sort()).toEqual(Array.from({ length: 10 }, (_, i) => String(i)).sort());
     await unlisten();
+  });
+
+  it('delivers a NOTIFY to the wire clients listening on its channel, from any client or in-process query', async () => {
+    const a = postgres(wire.url, { max: 1, onnotice: () => {} });
+    const b = postgres(wire.url, { max: 1, onnotice: () => {} });
+    try {
+      const heardA: string[] = [];
+      const heardB: string[] = [];
+      const listenA = await a.listen('Wire Channel', (p) => heardA.push(p));
+      await b.listen('other_channel', (p) => heardB.push(`other:${p}`));
+      const listenB = await b.listen('Wire Channel', (p) => heardB.push(p));
+      await sql`select pg_notify('Wire Channel', 'from a wire client')`;
+      await pg.query(`select pg_notify('Wire Channel', 'in process')`);
+      await expect.poll(() => heardA.length).toBe(2);
+      await expect.poll(() => heardB.length).toBe(2);
+      expect(heardA.sort()).toEqual(['from a wire client', 'in process']);
+      // B's UNLISTEN takes B off the channel only: A and the shared session still hear it.
+      await listenB.unlisten();
+      await sql`select pg_notify('Wire Channel', 'after B left')`;
+      await expect.poll(() => heardA.length).toBe(3);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(heardB).toEqual(expect.not.arrayContaining(['after B left']));
+      await sql`select pg_notify('other_channel', 'still')`;
+      await expect.poll(() => heardB).toContain('other:still');
+      await listenA.unlisten();
+    } finally {
+      await Promise.all([a.end({ timeout: 1 }), b.end({ timeout: 1 })]);
+    }
+  });
+
+  it('answers every exchange a client waits on: unprepared (after a Flush), prepared and simple', async () => {
+    const one = postgres(wire.url, { max: 1, onnotice: () => {}, prepare: false });
+    try {
+      expect((await one`select ${'unprepared'}::text as t`)[0]).toEqual({ t: 'unprepared' });
+      expect((await sql`select ${'prepared'}::text as t`)[0]).toEqual({ t: 'prepared' });
+      expect((await one.unsafe('select 7 as n'))[0]).toEqual({ n: 7 });
+      // Pipelined: several exchanges sent before the first answer, each answered in order.
+      expect(await Promise.all([1, 2, 3].map(async (n) => (await sql`select ${n}::int as n`)[0]!.n))).toEqual([1, 2, 3]);
+    } finally {
+      await one.end({ timeout: 1 });
+    }
+  });
+
+  it('reads LISTEN and UNLISTEN statements as the server names their channel', () => {
+    expect(listenStatement('listen "Task Events"')).toEqual({ listen: true, channel: 'Task Events' });
+    expect(listenStatement('  LISTEN Task_Events ; ')).toEqual({ listen: true, channel: 'task_events' });
+    expect(listenStatement('unlisten "a""b"')).toEqual({ listen: false, channel: 'a"b' });
+    expect(listenStatement('UNLISTEN *')).toEqual({ listen: false, channel: '*' });
+    expect(listenStatement("select 'listen x'")).toBeUndefined();
+    expect(listenStatement('listen x; drop table y')).toBeUndefined();
   });
 
   it('answers errors, rolls back a failed transaction and keeps serving', async () => {
