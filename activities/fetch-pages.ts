@@ -97,9 +97,9 @@ async function openLane({ db, storage, source, encoder, load, maskKey }: FetchPa
   const mask = maskJob(task.type, meta, plansHash(meta.masks) ? pinnedKey(meta, await maskKey(task.projectId)) : undefined, task.options.time_zone);
   const style = csvStyle(task.options);
   const chunk = new LaneChunk(input, meta, ctx.info.heartbeatDetails);
-  // Parquet's pages arrive as bytes too: staged as the columns' JSON lines by the byte transcoder
-  // (docs/adr/0050-parquet-writer.md); only Excel's are parsed (its sheets read whole rows).
-  const target = { sourceUrl: sheets[sheet]!.sourceUrl, projectId: task.projectId, limits, pageSize: meta.pageSize, bytes: ext !== 'ndjson' || task.type === 'parquet' };
+  // Parquet's pages arrive as bytes too: staged as the columns' values by the byte transcoder
+  // (docs/adr/0056-parquet-export-pipeline.md); only Excel's are parsed (its sheets read whole rows).
+  const target = { sourceUrl: sheets[sheet]!.sourceUrl, projectId: task.projectId, limits, pageSize: meta.pageSize, bytes: ext !== 'ndjson' };
   const requests = new LaneRequests(source, target, ctx.cancellationSignal, async () => ((await taskCancelled(db, input.taskId)) ? 0 : PAUSE_GRACE_MS));
   return {
     chunk,

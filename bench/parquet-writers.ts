@@ -3,9 +3,10 @@
 // whole Parquet export against CSV's (bench/formats.ts). Each writer runs in its own process (so
 // its peak RSS is its own) on the same rows as bench/source.ts serves (id, order_no, customer,
 // amount, status, created_at as a UTC timestamp, remark).
-// - `render` is the service's own path (domain/staging/render-parquet.ts): the rows staged as JSON
-//   lines on disk (created_at as the source sends it, ISO text), then rendered; only the render is
-//   timed, after an untimed warm-up render of 50,000 rows (the anchor gets the same warm-up).
+// - `render` is the service's own path (domain/staging/render-parquet.ts): the rows staged on disk
+//   as a Parquet export stages them (its staged values, ADR 0056; created_at as the source sends it,
+//   ISO text), then rendered; only the render is timed, after an untimed warm-up render of 50,000
+//   rows (the anchor gets the same warm-up). The staging's own cost is `npm run bench -- encode`'s.
 // - `duckdb-json`, the anchor: the same JSON lines as one file, `COPY (SELECT * FROM read_json_auto(…))
 //   TO … (FORMAT parquet)` with one thread; only the COPY is timed. Both files are read back by
 //   DuckDB and must hold the same rows.
@@ -169,7 +170,7 @@ async function stagedRender(rows: number, file: string): Promise<() => Promise<v
   await writeMeta(storage, 'tsk_bench', { total: rows, pageSize: page, columns });
   for (let at = 0; at < rows; at += 5 * page) {
     const piece = Array.from({ length: Math.min(5 * page, rows - at) }, (_, k) => stagedRow(at + k));
-    await storage.putBuffer(keys.piece('tsk_bench', at / page, Math.ceil((at + piece.length) / page), 'ndjson'), encodeStaged('ndjson', piece, columns));
+    await storage.putBuffer(keys.piece('tsk_bench', at / page, Math.ceil((at + piece.length) / page), 'pqv'), encodeStaged('pqv', piece, columns));
   }
   const task = { id: 'tsk_bench', type: 'parquet', options: {}, fileName: 'bench', createdAt: new Date() };
   return async () => {

@@ -24,7 +24,7 @@ export class PageEncoder {
   constructor(private readonly threads: number) {}
 
   /** The staged CSV (or JSON Lines) bytes of one fetched page, after the same checks as on the calling thread. */
-  async encode(body: Buffer, page: number, pageSize: number, probed: { total: number; pageSize: number }, columns: Column[], ext: 'csv' | 'jsonl' = 'csv', style?: CsvStyle, mask?: MaskJob): Promise<Buffer> {
+  async encode(body: Buffer, page: number, pageSize: number, probed: { total: number; pageSize: number }, columns: Column[], ext: 'csv' | 'jsonl' | 'pqv' = 'csv', style?: CsvStyle, mask?: MaskJob): Promise<Buffer> {
     const task: EncodeTask = { body, page, where: pageWhere(page, pageSize), probed, columns, ext, style, mask };
     const result: EncodeResult = this.threads > 0 ? await this.run(task) : encodeHere(task);
     if (!result.ok) {
@@ -35,13 +35,13 @@ export class PageEncoder {
 
   /**
    * The staged fragment of one fetched page: a CSV, JSON Lines or Parquet export's page bytes
-   * transcoded (above; Parquet's to the columns' JSON lines), an Excel export's parsed page checked
+   * transcoded (above; Parquet's to the columns' staged values), an Excel export's parsed page checked
    * against the probe and kept as JSON lines. Masked columns are masked here, before anything is
    * staged. `style`: a CSV task's dialect and time_zone.
    */
   async stage(answer: Buffer | SourcePage, page: number, probed: { total: number; pageSize: number; columns: Column[] }, ext: StagedExt, style?: CsvStyle, mask?: MaskJob): Promise<Buffer> {
-    // A Parquet export's page bytes (staged as 'ndjson') become the columns' JSON lines, as JSON Lines'.
-    if (Buffer.isBuffer(answer)) return this.encode(answer, page, probed.pageSize, probed, probed.columns, ext === 'csv' ? 'csv' : 'jsonl', style, mask);
+    // A Parquet export's page bytes become its staged values (ADR 0056), a JSON Lines export's its lines.
+    if (Buffer.isBuffer(answer)) return this.encode(answer, page, probed.pageSize, probed, probed.columns, ext === 'csv' ? 'csv' : ext === 'pqv' ? 'pqv' : 'jsonl', style, mask);
     checkPage(answer.total, answer.data.length, page, probed);
     return encodeStaged(ext, mask ? pageMasker(mask)(answer.data) : answer.data, probed.columns, style);
   }

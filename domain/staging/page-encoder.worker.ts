@@ -1,5 +1,5 @@
 // The thread side of page-encoder.ts: one page's body in (bytes, transferred), its staged CSV or
-// JSON Lines bytes out (transferred). Failures come back as data, because a thrown DomainError would lose its code
+// JSON Lines bytes (or a Parquet export's staged values) out (transferred). Failures come back as data, because a thrown DomainError would lose its code
 // and retry flag crossing threads.
 import type { TaskErrorCode } from '../../model/errors.js';
 import { DomainError } from '../errors.js';
@@ -9,6 +9,7 @@ import type { Column } from '../formats/columns.js';
 import type { CsvStyle } from '../formats/csv/encode.js';
 import { transcoderFor } from '../formats/csv/transcode.js';
 import { jsonlTranscoderFor } from '../formats/jsonl-transcode.js';
+import { valuesTranscoderFor } from '../formats/parquet/transcode.js';
 import { type MaskJob, pageMasker } from '../formats/mask/rows.js';
 import { encodeStaged } from './pieces.js';
 
@@ -18,8 +19,8 @@ export interface EncodeTask {
   where: string;
   probed: { total: number; pageSize: number };
   columns: Column[];
-  /** What the page becomes (absent: csv, as before JSON Lines). */
-  ext?: 'csv' | 'jsonl';
+  /** What the page becomes (absent: csv, as before JSON Lines); pqv: a Parquet export's staged values. */
+  ext?: 'csv' | 'jsonl' | 'pqv';
   /** Columns to mask: the page is parsed and masked before it is encoded (the byte path would copy raw values). */
   mask?: MaskJob | undefined;
   /** csv: the task's dialect and time_zone (absent: RFC 4180, date-times as written). */
@@ -33,10 +34,10 @@ export default function encodePage(task: EncodeTask): EncodeResult {
     const body = Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength);
     // Plain pages go straight from JSON bytes to CSV bytes; any other is parsed (and judged) below.
     const ext = task.ext ?? 'csv';
-    const fast = task.mask ? null : ext === 'csv' ? transcoderFor(task.columns, task.style).transcode(body) : jsonlTranscoderFor(task.columns).transcode(body);
+    const fast = task.mask ? null : ext === 'csv' ? transcoderFor(task.columns, task.style).transcode(body) : ext === 'pqv' ? valuesTranscoderFor(task.columns).transcode(body) : jsonlTranscoderFor(task.columns).transcode(body);
     if (fast) {
       checkPage(fast.total, fast.rows, task.page, task.probed);
-      return { ok: true, staged: 'csv' in fast ? fast.csv : fast.lines };
+      return { ok: true, staged: 'csv' in fast ? fast.csv : 'values' in fast ? fast.values : fast.lines };
     }
     const page = parsePage(body, task.where);
     checkPage(page.total, page.data.length, task.page, task.probed);

@@ -9,6 +9,7 @@ import type { ExportType } from '../../model/task.js';
 import type { Column } from '../formats/columns.js';
 import { type CsvStyle, encodeCsvRows } from '../formats/csv/encode.js';
 import { encodeJsonLines } from '../formats/jsonl.js';
+import { encodeValues, stagedKeys } from '../formats/parquet/staged.js';
 import { keys } from './keys.js';
 
 /** How long a fetched page may wait in memory before it is stored: bounds what a crash redoes. */
@@ -94,18 +95,21 @@ export async function* readAhead(storage: Storage, chain: Piece[], signal: Abort
   }
 }
 
-export type StagedExt = 'csv' | 'jsonl' | 'ndjson';
+export type StagedExt = 'csv' | 'jsonl' | 'ndjson' | 'pqv';
 
 /**
  * CSV and JSON Lines exports stage finished fragments of their file (rendering concatenates them);
- * Excel and Parquet exports stage the source's rows as JSON lines, for the typed writers.
+ * Excel exports stage the source's rows as JSON lines; Parquet exports the columns' values, located,
+ * classified and valued (`.pqv`, domain/formats/parquet/staged.ts, ADR 0056; an export staged
+ * before that holds the columns' JSON lines, `.ndjson`, which the render still reads).
  */
-export const stagedExt = (type: ExportType): StagedExt => (type === 'csv' ? 'csv' : type === 'jsonl' ? 'jsonl' : 'ndjson');
+export const stagedExt = (type: ExportType): StagedExt => (type === 'csv' ? 'csv' : type === 'jsonl' ? 'jsonl' : type === 'parquet' ? 'pqv' : 'ndjson');
 
 /** `style`: a CSV task's dialect and time_zone (csvStyle of its options). */
 export function encodeStaged(ext: StagedExt, rows: unknown[], columns: Column[], style?: CsvStyle): Buffer {
   if (ext === 'csv') return encodeCsvRows(rows, columns, style);
   if (ext === 'jsonl') return encodeJsonLines(rows, columns);
+  if (ext === 'pqv') return encodeValues(rows, stagedKeys(columns));
   return Buffer.from(rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length ? '\n' : ''), 'utf8');
 }
 

@@ -13,7 +13,7 @@ import { ColumnValues } from './columns.js';
 import { FileSink, ParquetFile } from './file.js';
 import { readMoment } from './dates.js';
 import * as V from './scan.js';
-import type { LineScanner } from './scan.js';
+import type { LineScanner, ScannedRow } from './scan.js';
 import { converter, firstOfKey, type Kind, uniqueKeys } from './types.js';
 
 /** Rows in one row group at most: readers skip and parallelise by group. */
@@ -90,7 +90,7 @@ export class ParquetParts {
   }
 
   /** The line `scanner` has just read (its scan() answered true) in `b`; as add(). */
-  addScanned(scanner: LineScanner, b: Buffer, jsonBytes: number): boolean {
+  addScanned(scanner: ScannedRow, b: Buffer, jsonBytes: number): boolean {
     const at = this.rowNo++;
     for (let c = 0; c < this.columns.length; c++) {
       const k = this.slot[c]!;
@@ -100,7 +100,7 @@ export class ParquetParts {
   }
 
   /** The value stored straight from its bytes where its kind allows; false: convert it instead. */
-  private fast(col: ColumnValues, kind: Kind, s: LineScanner, k: number, b: Buffer): boolean {
+  private fast(col: ColumnValues, kind: Kind, s: ScannedRow, k: number, b: Buffer): boolean {
     const t = s.kinds[k]!;
     if (t <= V.NULL) {
       col.addNull();

@@ -9,7 +9,7 @@ import { ownReader } from '../own.js';
 import { numericText } from '../template/values.js';
 import { parseMoment, readMoment } from './dates.js';
 import * as V from './scan.js';
-import type { LineScanner } from './scan.js';
+import type { LineScanner, ScannedRow } from './scan.js';
 
 export type Kind = 'int64' | 'double' | 'boolean' | 'date' | 'timestamp' | 'timestamp_utc' | 'string' | 'json';
 
@@ -66,7 +66,7 @@ function seen(v: unknown): number {
 const momentBits = () => (readMoment.dateOnly ? DATE : readMoment.zoned ? ZONED_TIME : LOCAL_TIME);
 
 /** seen() of a value the line scanner located (scan.ts), read from its bytes where it can be. */
-function seenAt(s: LineScanner, col: number): number {
+function seenAt(s: ScannedRow, col: number): number {
   switch (s.kinds[col]) {
     case V.INT:
       return INT;
@@ -90,7 +90,7 @@ function seenAt(s: LineScanner, col: number): number {
 }
 
 /** Whether a value the scanner located fits a template's kind as it stands; false: convert it to see. */
-function fitsAsRead(kind: Kind, s: LineScanner, col: number): boolean {
+function fitsAsRead(kind: Kind, s: ScannedRow, col: number): boolean {
   const t = s.kinds[col];
   switch (kind) {
     case 'double':
@@ -172,7 +172,7 @@ export class TypePass {
   }
 
   /** The line `scanner` has just read (its scan() answered true). */
-  addScanned(scanner: LineScanner): void {
+  addScanned(scanner: ScannedRow): void {
     const at = this.rowNo++;
     for (let c = 0; c < this.columns.length; c++) {
       if (!this.first[c]) continue;
