@@ -36,17 +36,18 @@ function parsedLine(bytes: Buffer, from: number, to: number, key: string): Recor
  * values) in `bytes`, or parsed (`row`, a line the scanner does not read); with its share of the
  * piece's bytes (what bounds a row group's memory).
  */
-type Each = (scanned: ScannedRow | null, row: Record<string, unknown> | null, bytes: Buffer, size: number) => Promise<void> | void;
+type Each = (scanned: ScannedRow | null, row: Record<string, unknown> | null, bytes: Buffer, size: number, fromValues: boolean) => Promise<void> | void;
 
 /**
  * Each staged row in export order, handed to `each` (awaited only when it answers a promise: a row
  * group to flush), and `onPiece` after each piece. A piece of staged values (`.pqv`, ADR 0056) is
- * read by its tags; one of JSON lines (`.ndjson`, staged before) line by line, by the scanner where
+ * read by its tags, and `onPiece` told the kinds of value its columns hold (its headers' bits, in
+ * the order of stagedKeys); one of JSON lines (`.ndjson`, staged before) line by line, by the scanner where
  * it can read the line, else parsed. A piece holding other than its fetched rows is storage_failed,
  * not render_failed: our staging is at fault, not the source's data (a 500, not a 422, for preview
  * and sync). The next piece is read while this one is worked; a cancel stops between pieces.
  */
-async function eachStagedRow(storage: Storage, chain: Piece[], meta: SourceMeta, signal: AbortSignal, each: Each, onPiece: (piece: Piece) => void): Promise<void> {
+async function eachStagedRow(storage: Storage, chain: Piece[], meta: SourceMeta, signal: AbortSignal, each: Each, onPiece: (piece: Piece, bits: Uint8Array | null) => void): Promise<void> {
   const scanner = new LineScanner(uniqueKeys(meta.columns));
   const values = new ValuesReader(stagedKeys(meta.columns).length);
   for await (const { piece, bytes } of readAhead(storage, chain, signal)) {
@@ -59,7 +60,7 @@ async function eachStagedRow(storage: Storage, chain: Piece[], meta: SourceMeta,
       values.open(bytes);
       try {
         for (; values.next(); rows++) {
-          const flushing = each(values, null, bytes, size);
+          const flushing = each(values, null, bytes, size, true);
           if (flushing) await flushing;
         }
       } catch (err) {
@@ -74,25 +75,37 @@ async function eachStagedRow(storage: Storage, chain: Piece[], meta: SourceMeta,
         if (end > at) {
           rows++;
           const scanned = utf8 && scanner.scan(bytes, at, end);
-          const flushing = each(scanned ? scanner : null, scanned ? null : parsedLine(bytes, at, end, piece.key), bytes, size);
+          const flushing = each(scanned ? scanner : null, scanned ? null : parsedLine(bytes, at, end, piece.key), bytes, size, false);
           if (flushing) await flushing;
         }
         at = end + 1;
       }
     }
     if (rows !== expected) throw new DomainError('storage_failed', `staged piece ${name()} holds ${rows} rows where ${expected} were fetched`);
-    onPiece(piece);
+    onPiece(piece, piece.key.endsWith('.pqv') ? values.bits : null);
   }
 }
+
+/**
+ * A row to the type pass: a row of staged values has only its template-typed columns checked (the
+ * others' kinds come from the piece's headers, `typed` below); any other row every column.
+ */
+const typeRow = (pass: TypePass, scanned: ScannedRow | null, row: Record<string, unknown> | null, fromValues: boolean) => {
+  if (scanned) pass.addScanned(scanned, !fromValues);
+  else pass.add(row!);
+};
+
+/** A piece's kinds, as its staged values' headers tell them, to the type pass. */
+const typed = (pass: TypePass) => (_piece: Piece, bits: Uint8Array | null) => {
+  if (bits) pass.addBits(bits);
+};
 
 /** A task's type pass and writer fed a row at a time. */
 const feeds = {
   types:
     (pass: TypePass): Each =>
-    (scanned, row) => {
-      if (scanned) pass.addScanned(scanned);
-      else pass.add(row!);
-    },
+    (scanned, row, _b, _size, fromValues) =>
+      typeRow(pass, scanned, row, fromValues),
   writer:
     (parts: ParquetParts): Each =>
     (scanned, row, b, size) => {
@@ -110,7 +123,7 @@ export async function renderParquet({ storage, dataDir, maxParts }: RenderDeps, 
   const newParts = (kinds: Kind[]) => new ParquetParts(meta.columns, kinds, resolveSplit(task.type, task.options, settings, maxParts), (n) => tempPath(dataDir, task.id, `part-${n}.parquet`));
   // The types of the first piece's rows: a guess most exports keep to their last row.
   const first = new TypePass(meta.columns);
-  await eachStagedRow(storage, chain.slice(0, 1), meta, signal, feeds.types(first), () => {});
+  await eachStagedRow(storage, chain.slice(0, 1), meta, signal, feeds.types(first), typed(first));
   const guessed = first.kinds();
   // One pass: every row typed (and each template-typed value checked: a misfit fails the task
   // here, before the writer sees its row) and written under the guessed types at once.
@@ -119,9 +132,8 @@ export async function renderParquet({ storage, dataDir, maxParts }: RenderDeps, 
   try {
     // Each row read once (by its tags, scanned, or parsed when the scanner cannot read it) for both
     // the type check and the writer.
-    const both: Each = (scanned, row, b, size) => {
-      if (scanned) pass.addScanned(scanned);
-      else pass.add(row!);
+    const both: Each = (scanned, row, b, size, fromValues) => {
+      typeRow(pass, scanned, row, fromValues);
       if (!parts) return;
       try {
         return (scanned ? parts.addScanned(scanned, b, size) : parts.add(row!, size)) ? parts.flushGroup() : undefined;
@@ -133,7 +145,10 @@ export async function renderParquet({ storage, dataDir, maxParts }: RenderDeps, 
         return wrong.discard();
       }
     };
-    await eachStagedRow(storage, chain, meta, signal, both, progress);
+    await eachStagedRow(storage, chain, meta, signal, both, (piece, bits) => {
+      typed(pass)(piece, bits);
+      progress(piece);
+    });
     // The guess held to the last row: the file is written. Else the rows are written again,
     // under the types of every row (the guessed file, if any, is dropped first).
     if (!parts || !sameKinds(pass.kinds(), guessed)) {

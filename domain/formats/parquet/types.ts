@@ -171,8 +171,12 @@ export class TypePass {
     return true;
   }
 
-  /** The line `scanner` has just read (its scan() answered true). */
-  addScanned(scanner: ScannedRow): void {
+  /**
+   * The line `scanner` has just read (its scan() answered true), or a row of staged values.
+   * `inferred` false: only the template-typed columns are looked at (the others' kinds are added
+   * a piece at a time, addBits).
+   */
+  addScanned(scanner: ScannedRow, inferred = true): void {
     const at = this.rowNo++;
     for (let c = 0; c < this.columns.length; c++) {
       if (!this.first[c]) continue;
@@ -181,10 +185,23 @@ export class TypePass {
       const check = this.check[c];
       if (check) {
         if (!fitsAsRead(this.template[c]!, scanner, k)) check(scanner.decoded(k), at);
-      } else if (!this.text[c]) {
+      } else if (inferred && !this.text[c]) {
         this.bits[c]! |= seenAt(scanner, k);
         this.text[c] = kindOf(this.bits[c]!) === 'string';
       }
+    }
+  }
+
+  /**
+   * The kinds of value a piece of staged values holds, per column (its headers' bits, staged.ts,
+   * in uniqueKeys' order): what addScanned(…, false) leaves to them.
+   */
+  addBits(bits: Uint8Array): void {
+    for (let c = 0; c < this.columns.length; c++) {
+      if (!this.first[c] || this.check[c] || this.text[c]) continue;
+      this.bits[c]! |= bits[this.slot[c]!]!;
+      // Text already (a column null so far is not: kindOf(0) is its stand-in, not a kind seen).
+      this.text[c] = this.bits[c] !== 0 && kindOf(this.bits[c]!) === 'string';
     }
   }
 
