@@ -6,6 +6,7 @@ import { Context } from '@temporalio/activity';
 import type { FetchPagesInput, FetchPagesOutput } from '../model/activities.js';
 import { DomainError } from '../domain/errors.js';
 import { csvStyle } from '../domain/formats/csv/encode.js';
+import { encodeGroups } from '../domain/formats/parquet/groups.js';
 import type { TaskRow } from '../db/schema.js';
 import type { SourceLimits } from '../domain/source/limiter.js';
 import { type LaneAnswer, LaneRequests } from '../domain/source/lane-requests.js';
@@ -109,11 +110,16 @@ async function openLane({ db, storage, source, encoder, load, maskKey }: FetchPa
     labelled: (err: unknown): never => {
       throw inSheet(err, sheetLabel(sheets, sheet));
     },
-    /** The pages in waiting as one piece, then its end heartbeated: only a stored boundary is. */
+    /**
+     * The pages in waiting as one piece, then its end heartbeated: only a stored boundary is. A
+     * Parquet export's piece holds its row groups too, encoded here, while the other lanes fetch,
+     * so the render only stitches them (ADR 0056).
+     */
     async store() {
       const piece = chunk.piece();
       if (!piece) return;
-      await storage.putBuffer(keys.piece(input.taskId, piece.from, piece.to, ext, sheet), piece.body);
+      const body = ext === 'pqv' ? (encodeGroups(piece.body, meta.columns) ?? piece.body) : piece.body;
+      await storage.putBuffer(keys.piece(input.taskId, piece.from, piece.to, ext, sheet), body);
       chunk.stored(piece);
       heartbeat(ctx, chunk.checkpoint());
     },

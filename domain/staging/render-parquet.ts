@@ -11,7 +11,9 @@ import { DomainError } from '../errors.js';
 import { ParquetParts } from '../formats/parquet/parts.js';
 import { LineScanner, type ScannedRow } from '../formats/parquet/scan.js';
 import { stagedKeys, StagedValuesError, ValuesReader } from '../formats/parquet/staged.js';
-import { type Kind, TypePass, uniqueKeys } from '../formats/parquet/types.js';
+import type { EncodedGroups } from '../formats/parquet/encode.js';
+import { splitPiece } from '../formats/parquet/groups.js';
+import { type Kind, sameKinds, TypePass, uniqueKeys } from '../formats/parquet/types.js';
 import type { Storage } from '../../platform/storage/index.js';
 import { resolveSplit } from '../formats/split.js';
 import { readMeta, type SourceMeta } from './meta.js';
@@ -47,7 +49,7 @@ type Each = (scanned: ScannedRow | null, row: Record<string, unknown> | null, by
  * not render_failed: our staging is at fault, not the source's data (a 500, not a 422, for preview
  * and sync). The next piece is read while this one is worked; a cancel stops between pieces.
  */
-async function eachStagedRow(storage: Storage, chain: Piece[], meta: SourceMeta, signal: AbortSignal, each: Each, onPiece: (piece: Piece, bits: Uint8Array | null) => void): Promise<void> {
+async function eachStagedRow(storage: Storage, chain: Piece[], meta: SourceMeta, signal: AbortSignal, each: Each, onPiece: (piece: Piece, bits: Uint8Array | null) => void, onGroups: OnGroups): Promise<void> {
   const scanner = new LineScanner(uniqueKeys(meta.columns));
   const values = new ValuesReader(stagedKeys(meta.columns).length);
   for await (const { piece, bytes } of readAhead(storage, chain, signal)) {
@@ -57,14 +59,20 @@ async function eachStagedRow(storage: Storage, chain: Piece[], meta: SourceMeta,
     let rows = 0;
     const name = () => piece.key.split('/').pop();
     if (piece.key.endsWith('.pqv')) {
-      values.open(bytes);
+      const broken = () => new DomainError('storage_failed', `staged piece ${name()} is not valid staged values`);
+      const split = splitPiece(bytes);
+      if (!split) throw broken();
       try {
-        for (; values.next(); rows++) {
-          const flushing = each(values, null, bytes, size, true);
-          if (flushing) await flushing;
-        }
+        // Row groups the lane encoded: written as they are where the file takes them (the rows
+        // counted by the values' headers), else each row read from the values.
+        if (split.groups && split.groups.rows === expected && values.headers(split.values) === expected && (await onGroups(split.groups))) rows = expected;
+        else
+          for (values.open(split.values); values.next(); rows++) {
+            const flushing = each(values, null, split.values, size, true);
+            if (flushing) await flushing;
+          }
       } catch (err) {
-        throw err instanceof StagedValuesError ? new DomainError('storage_failed', `staged piece ${name()} is not valid staged values`) : err;
+        throw err instanceof StagedValuesError ? broken() : err;
       }
     } else {
       // Text is copied from the bytes as they are only where they are UTF-8 (JSON.parse would mend them).
@@ -85,6 +93,12 @@ async function eachStagedRow(storage: Storage, chain: Piece[], meta: SourceMeta,
     onPiece(piece, piece.key.endsWith('.pqv') ? values.bits : null);
   }
 }
+
+/**
+ * A piece's row groups, encoded by the lane that staged it (groups.ts): true when they are taken
+ * as they are (and its rows need not be read), false when its rows are to be read instead.
+ */
+type OnGroups = (groups: EncodedGroups) => Promise<boolean> | boolean;
 
 /**
  * A row to the type pass: a row of staged values has only its template-typed columns checked (the
@@ -114,7 +128,6 @@ const feeds = {
     },
 };
 
-const sameKinds = (a: Kind[], b: Kind[]) => a.length === b.length && a.every((k, i) => k === b[i]);
 
 export async function renderParquet({ storage, dataDir, maxParts }: RenderDeps, { task, settings, onProgress, signal }: RenderJob): Promise<RenderedFile[]> {
   const meta = await readMeta(storage, task.id);
@@ -123,7 +136,7 @@ export async function renderParquet({ storage, dataDir, maxParts }: RenderDeps, 
   const newParts = (kinds: Kind[]) => new ParquetParts(meta.columns, kinds, resolveSplit(task.type, task.options, settings, maxParts), (n) => tempPath(dataDir, task.id, `part-${n}.parquet`));
   // The types of the first piece's rows: a guess most exports keep to their last row.
   const first = new TypePass(meta.columns);
-  await eachStagedRow(storage, chain.slice(0, 1), meta, signal, feeds.types(first), typed(first));
+  await eachStagedRow(storage, chain.slice(0, 1), meta, signal, feeds.types(first), typed(first), (groups) => (first.skipRows(groups.rows), true));
   const guessed = first.kinds();
   // One pass: every row typed (and each template-typed value checked: a misfit fails the task
   // here, before the writer sees its row) and written under the guessed types at once.
@@ -145,16 +158,33 @@ export async function renderParquet({ storage, dataDir, maxParts }: RenderDeps, 
         return wrong.discard();
       }
     };
-    await eachStagedRow(storage, chain, meta, signal, both, (piece, bits) => {
-      typed(pass)(piece, bits);
-      progress(piece);
-    });
+    // A piece's groups encoded by its lane under the file's kinds are written as they are: they
+    // hold no misfit of a template type (the lane made none where a value did not fit), so the type
+    // pass needs only their kinds, which the values' headers give.
+    const groups: OnGroups = async (g) => {
+      if (parts && !(await parts.addEncoded(g))) return false;
+      pass.skipRows(g.rows);
+      return true;
+    };
+    await eachStagedRow(
+      storage,
+      chain,
+      meta,
+      signal,
+      both,
+      (piece, bits) => {
+        typed(pass)(piece, bits);
+        progress(piece);
+      },
+      groups,
+    );
     // The guess held to the last row: the file is written. Else the rows are written again,
     // under the types of every row (the guessed file, if any, is dropped first).
     if (!parts || !sameKinds(pass.kinds(), guessed)) {
       await parts?.discard();
       parts = newParts(pass.kinds());
-      await eachStagedRow(storage, chain, meta, signal, feeds.writer(parts), progress);
+      const again = parts;
+      await eachStagedRow(storage, chain, meta, signal, feeds.writer(again), progress, (g) => again.addEncoded(g));
     }
     const local = await parts.finish();
     if (signal.aborted) throw signal.reason;

@@ -7,11 +7,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import { parquetMetadata, parquetRead } from 'hyparquet';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { TaskRow } from '../../db/schema.js';
 import type { Column } from '../../domain/formats/columns.js';
 import { momentAt, readMoment } from '../../domain/formats/parquet/dates.js';
 import * as V from '../../domain/formats/parquet/scan.js';
+import { encodeGroups, splitPiece } from '../../domain/formats/parquet/groups.js';
 import { encodeValues, stagedKeys, ValuesReader } from '../../domain/formats/parquet/staged.js';
 import { ValuesTranscoder } from '../../domain/formats/parquet/transcode.js';
 import { ownValue } from '../../domain/formats/own.js';
@@ -118,23 +120,51 @@ describe('the render fed staged values', () => {
   const typed: Column[] = [{ key: 'id', title: 'id', type: 'integer' }, { key: 'when', title: 'when', type: 'datetime' }, { key: 'amount', title: 'amount', type: 'number' }, ...cols(...KEYS.slice(3))];
   let n = 0;
 
-  /** The file's sha256 (each part's) or the error's sentence, the rows staged in pieces of `ext`s (pages of 3, two a piece). */
-  async function render(columns: Column[], rows: unknown[], exts: (piece: number) => 'pqv' | 'ndjson', maxRows = 7): Promise<string> {
+  type Ext = 'pqv' | 'ndjson' | 'groups';
+
+  /**
+   * The parts (their bytes) or the error's sentence, the rows staged in pieces of `ext`s (pages of
+   * 3, two a piece; `groups`: staged values with the row groups a lane encodes).
+   */
+  async function files(columns: Column[], rows: unknown[], exts: (piece: number) => Ext, maxRows: number): Promise<Buffer[] | string> {
     const storage = new MemoryStorage();
     const taskId = `tsk_staged_${++n}`;
     await writeMeta(storage, taskId, { total: rows.length, pageSize: 3, columns });
     for (let p = 0, k = 0; p * 3 < rows.length; p += 2, k++) {
       const ext = exts(k);
-      await storage.putBuffer(keys.piece(taskId, p, Math.min(p + 2, Math.ceil(rows.length / 3)), ext), encodeStaged(ext, rows.slice(p * 3, (p + 2) * 3), columns));
+      const staged = encodeStaged(ext === 'groups' ? 'pqv' : ext, rows.slice(p * 3, (p + 2) * 3), columns);
+      await storage.putBuffer(keys.piece(taskId, p, Math.min(p + 2, Math.ceil(rows.length / 3)), ext === 'groups' ? 'pqv' : ext), ext === 'groups' ? (encodeGroups(staged, columns) ?? staged) : staged);
     }
     const task = { id: taskId, type: 'parquet', options: { max_file_rows: maxRows }, fileName: 'staged', createdAt: new Date('2026-12-01T00:00:00Z') } as unknown as TaskRow;
     try {
       const out = await renderParquet({ storage, dataDir }, { task, settings: {} as StoredSettings, signal: new AbortController().signal, onProgress: () => {} });
-      const parts = out.filter((o) => o.name.endsWith('.parquet'));
-      return (await Promise.all(parts.map(async (o) => createHash('sha256').update(await storage.getBuffer(o.key)).digest('hex')))).join();
+      return await Promise.all(out.filter((o) => o.name.endsWith('.parquet')).map((o) => storage.getBuffer(o.key)));
     } catch (err) {
       return `error: ${(err as Error).message}`;
     }
+  }
+
+  /** The file's sha256 (each part's) or the error's sentence. */
+  async function render(columns: Column[], rows: unknown[], exts: (piece: number) => Ext, maxRows = 7): Promise<string> {
+    const out = await files(columns, rows, exts, maxRows);
+    return typeof out === 'string' ? out : out.map((b) => createHash('sha256').update(b).digest('hex')).join();
+  }
+
+  /** Each part's schema and rows as hyparquet reads them (the row groups may differ, not the values), or the error. */
+  async function read(columns: Column[], rows: unknown[], exts: (piece: number) => Ext, maxRows = 7): Promise<string> {
+    const out = await files(columns, rows, exts, maxRows);
+    if (typeof out === 'string') return out;
+    const parts = await Promise.all(
+      out.map(async (b) => {
+        const file = b.buffer.slice(b.byteOffset, b.byteOffset + b.length) as ArrayBuffer;
+        const meta = parquetMetadata(file);
+        // Rows as arrays: a column named __proto__ would set an object's prototype.
+        let rows: unknown[][] = [];
+        await parquetRead({ file, rowFormat: 'array', onComplete: (r: unknown[][]) => (rows = r) });
+        return { schema: meta.schema, rows };
+      }),
+    );
+    return JSON.stringify(parts, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : Object.is(v, -0) ? '-0' : v instanceof Date ? v.toISOString() : v));
   }
 
   it('writes the same files, byte for byte, as from the JSON lines (or fails with the same sentence), mixed pieces too', async () => {
@@ -155,13 +185,54 @@ describe('the render fed staged values', () => {
     expect(files).toBeGreaterThan(60);
   });
 
+  it("writes a lane's row groups as they are, and the same values as from the values alone (a part's row limit, a late type, a misfit)", async () => {
+    let used = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(row, { maxLength: 30 }), fc.boolean(), fc.integer({ min: 0, max: 3 }), fc.constantFrom(4, 7, 100), async (generated, withTypes, mix, maxRows) => {
+        const rows = JSON.parse(JSON.stringify(generated)) as unknown[];
+        const c = withTypes ? typed : columns;
+        const alone = await read(c, rows, () => 'pqv', maxRows);
+        expect(await read(c, rows, () => 'groups', maxRows)).toBe(alone);
+        expect(await read(c, rows, (k) => ((k + mix) % 3 === 0 ? 'groups' : (k + mix) % 3 === 1 ? 'pqv' : 'ndjson'), maxRows)).toBe(alone);
+        if ((await render(c, rows, () => 'groups', maxRows)) !== (await render(c, rows, () => 'pqv', maxRows))) used++;
+      }),
+      { numRuns: 120 },
+    );
+    // Random rows rarely keep one kind per column from piece to piece; some did, and their groups were taken.
+    expect(used).toBeGreaterThan(0);
+  });
+
+  it("takes every piece's row groups when the kinds hold, and only stitches them (offsets rebased, one footer)", async () => {
+    const rows = Array.from({ length: 40 }, (_, i) => ({ id: i, amount: i + 0.5, when: `2026-12-01T10:${String(i).padStart(2, '0')}:00Z`, n: `n${i % 3}`, gone: null }));
+    const c = cols('id', 'amount', 'when', 'n', 'gone');
+    const [grouped] = (await files(c, rows, () => 'groups', 1e9)) as Buffer[];
+    const [alone] = (await files(c, rows, () => 'pqv', 1e9)) as Buffer[];
+    const toFile = (b: Buffer) => b.buffer.slice(b.byteOffset, b.byteOffset + b.length) as ArrayBuffer;
+    // A group per piece (6 rows each) against one group of all the rows.
+    expect(parquetMetadata(toFile(grouped!)).row_groups.map((g) => Number(g.num_rows))).toEqual([6, 6, 6, 6, 6, 6, 4]);
+    expect(parquetMetadata(toFile(alone!)).row_groups).toHaveLength(1);
+    expect(await read(c, rows, () => 'groups', 1e9)).toBe(await read(c, rows, () => 'ndjson', 1e9));
+  });
+
+  it('keeps a piece without groups, or with broken ones, to its values', () => {
+    const v = encodeStaged('pqv', [{ id: 1 }, { id: 2.5 }], cols('id'));
+    expect(splitPiece(v)).toEqual({ values: v, groups: null });
+    const g = encodeGroups(v, cols('id'))!;
+    expect(splitPiece(g)!.values.equals(v)).toBe(true);
+    expect(splitPiece(g)!.groups).toMatchObject({ kinds: ['double'], rows: 2 });
+    expect(splitPiece(g.subarray(0, g.length - 1))).toBeNull();
+    // A template type's misfit: no groups (the render names the row).
+    expect(encodeGroups(encodeStaged('pqv', [{ id: 'n/a' }], cols('id')), [{ key: 'id', title: 'id', type: 'integer' }])).toBeNull();
+  });
+
   it('writes the same file for a late decimal, a column null until late, a late text and a late misfit', async () => {
     const rows = Array.from({ length: 60 }, (_, i) => ({ id: i === 50 ? 'n/a' : i, amount: i === 41 ? 1.5 : i, when: i < 30 ? null : '2026-12-01 10:00:00', n: i < 55 ? i : `x${i}` }));
     for (const c of [columns, typed]) {
       const lines = await render(c, rows, () => 'ndjson', 1e9);
       expect(await render(c, rows, () => 'pqv', 1e9)).toBe(lines);
+      expect(await read(c, rows, () => 'groups', 1e9)).toBe(await read(c, rows, () => 'ndjson', 1e9));
     }
-    expect(await render(typed, rows, () => 'pqv', 1e9)).toMatch(/^error: row 51, column "id": "n\/a" is not an integer/);
+    for (const ext of ['pqv', 'groups'] as const) expect(await render(typed, rows, () => ext, 1e9)).toMatch(/^error: row 51, column "id": "n\/a" is not an integer/);
   });
 
   it('refuses a broken piece of staged values as storage_failed', async () => {

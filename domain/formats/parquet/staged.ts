@@ -4,7 +4,8 @@
 // the date-times read from their bytes 5 %, `node --cpu-prof` of warm renders, 2026-12-01).
 //
 // A fragment (a piece holds the fragments of its pages, one after another):
-//   0x56 ('V'), rows (varint), columns (varint), one byte per column: the kinds of value the
+//   0x56 ('V'), rows (varint), the fragment's bytes from its start (varint; both written in five
+//   bytes, filled in when the fragment ends), columns (varint), one byte per column: the kinds of value the
 //   fragment holds there (types.ts' bits: INT 1, FRACTION 2, BOOL 4, NESTED 8, DATE 16,
 //   LOCAL_TIME 32, ZONED_TIME 64, TEXT 128), then each row's values, column by column:
 //   a tag, and for
@@ -67,11 +68,11 @@ export class ValuesOut {
     this.o = 0;
     this.rows = 0;
     this.bits.fill(0);
-    // Magic, rows (a varint of up to 5 bytes, written fixed-width: 0x80-continued), columns, bits.
+    // Magic, rows and length (varints of 5 bytes each, written fixed-width: 0x80-continued), columns, bits.
     this.room(16 + this.columns);
     this.out[this.o++] = MAGIC;
     this.rowsAt = this.o;
-    this.o += 5;
+    this.o += 10;
     this.varint(this.columns);
     this.bitsAt = this.o;
     this.o += this.columns;
@@ -85,11 +86,13 @@ export class ValuesOut {
   end(): Buffer {
     if (this.rows === 0) return Buffer.alloc(0);
     const o = this.out;
-    let v = this.rows;
-    // Five 7-bit groups, every one but the last with its continuation bit: a varint any reader reads.
-    for (let k = 0; k < 5; k++, v = Math.floor(v / 128)) o[this.rowsAt + k] = (v & 0x7f) | (k < 4 ? 0x80 : 0);
+    fixedVarint(o, this.rowsAt, this.rows);
+    fixedVarint(o, this.rowsAt + 5, this.o);
     o.set(this.bits, this.bitsAt);
-    return Buffer.from(o.subarray(0, this.o));
+    // A copy of its own (the buffer is kept for the next page), not zero-filled first.
+    const bytes = Buffer.allocUnsafeSlow(this.o);
+    o.copy(bytes, 0, 0, this.o);
+    return bytes;
   }
 
   room(n: number): void {
@@ -187,6 +190,11 @@ export class ValuesOut {
   }
 }
 
+/** `v` as a varint of exactly five bytes at `at` (7-bit groups, every one but the last continued). */
+function fixedVarint(o: Buffer, at: number, v: number): void {
+  for (let k = 0; k < 5; k++, v = Math.floor(v / 128)) o[at + k] = (v & 0x7f) | (k < 4 ? 0x80 : 0);
+}
+
 /**
  * Rows parsed from a source page (a masked page, or one the byte path does not read) as one
  * fragment: each column's own value, as the staged JSON lines held it (encodeJsonLines).
@@ -244,20 +252,24 @@ export class ValuesReader implements V.ScannedRow {
     this.view = new DataView(b.buffer, b.byteOffset, b.length);
     this.at = 0;
     this.left = 0;
+    this.fragmentEnd = 0;
     this.bits.fill(0);
   }
 
-  /** Only the headers: every fragment's bits OR-ed into `bits`, and the rows counted. */
+  /** Only the headers of `b`'s fragments: their bits OR-ed into `bits`; the rows they hold. */
   headers(b: Buffer): number {
     this.open(b);
     let rows = 0;
     while (this.header()) {
       rows += this.left;
-      // Past the rows: each value read and dropped.
-      for (; this.left > 0; this.left--) for (let c = 0; c < this.columns; c++) this.skip();
+      this.at = this.fragmentEnd;
     }
+    this.left = 0;
     return rows;
   }
+
+  /** Where the fragment whose header was read last ends. */
+  private fragmentEnd = 0;
 
   private fail(): never {
     throw new StagedValuesError();
@@ -280,8 +292,11 @@ export class ValuesReader implements V.ScannedRow {
   /** The next fragment's header; false at the piece's end. */
   private header(): boolean {
     if (this.at >= this.b.length) return false;
+    const start = this.at;
     if (this.b[this.at++] !== MAGIC) this.fail();
     this.left = this.varint();
+    this.fragmentEnd = start + this.varint();
+    if (this.fragmentEnd > this.b.length || this.fragmentEnd <= start) this.fail();
     if (this.varint() !== this.columns || this.at + this.columns > this.b.length) this.fail();
     for (let c = 0; c < this.columns; c++) this.bits[c]! |= this.b[this.at + c]!;
     this.at += this.columns;
@@ -290,7 +305,11 @@ export class ValuesReader implements V.ScannedRow {
 
   /** The next row's values (false: the piece has no more rows). */
   next(): boolean {
-    while (this.left === 0) if (!this.header()) return false;
+    while (this.left === 0) {
+      // A fragment ends exactly where its header says.
+      if (this.at !== this.fragmentEnd && this.fragmentEnd !== 0) this.fail();
+      if (!this.header()) return false;
+    }
     this.left--;
     for (let c = 0; c < this.columns; c++) this.read(c);
     return true;
@@ -338,10 +357,6 @@ export class ValuesReader implements V.ScannedRow {
     if (this.at + n > this.b.length) this.fail();
     this.starts[c] = this.at;
     this.ends[c] = this.at += n;
-  }
-
-  private skip(): void {
-    this.read(0);
   }
 
   momentOf(col: number): boolean {

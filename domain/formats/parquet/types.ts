@@ -108,8 +108,10 @@ function fitsAsRead(kind: Kind, s: ScannedRow, col: number): boolean {
   }
 }
 
+export const sameKinds = (a: readonly Kind[], b: readonly Kind[]): boolean => a.length === b.length && a.every((k, i) => k === b[i]);
+
 /** The kind of everything a column held: one kind of value, integers with fractions as doubles, else text. */
-function kindOf(bits: number): Kind {
+export function kindOf(bits: number): Kind {
   switch (bits) {
     case 0:
       return 'string'; // all null: nothing tells a type, and text holds any later value
@@ -203,6 +205,11 @@ export class TypePass {
       // Text already (a column null so far is not: kindOf(0) is its stand-in, not a kind seen).
       this.text[c] = this.bits[c] !== 0 && kindOf(this.bits[c]!) === 'string';
     }
+  }
+
+  /** Rows seen elsewhere (a piece's row groups taken as the lane encoded them): only counted. */
+  skipRows(n: number): void {
+    this.rowNo += n;
   }
 
   add(row: Record<string, unknown>): void {

@@ -1,0 +1,139 @@
+// Row groups encoded where a Parquet export's piece is staged (ADR 0056): the lane that fetched the
+// pages encodes their staged values as row groups under the kinds its piece holds (the template's
+// types, else its values' headers), and stores them after the values, in the same object. The
+// render writes a piece's groups as they are when the file's kinds are those, and only stitches:
+// offsets rebased, the footer written. A piece whose kinds are not the file's (a type that widens
+// later: a decimal on page 13, a column null until late) is encoded again from its values, never
+// written under the wrong type; so is one whose groups would cross a part's row limit.
+//
+// A piece with groups: 0x47 ('G'; a piece of values alone begins with staged.ts' 0x56), the
+// groups' description as JSON and its length before it (uint32 LE), the values' length (uint32
+// LE) and the values, then each group's chunk bytes back to back.
+import type { Column } from '../columns.js';
+import { type ChunkSummary, type EncodedGroup, type EncodedGroups, encodeChunk, EncodeWork } from './encode.js';
+import { GROUP_BYTES, GROUP_ROWS, GroupFiller } from './parts.js';
+import { stagedKeys, ValuesReader } from './staged.js';
+import { type Kind, kindOf, templateKind, uniqueKeys } from './types.js';
+
+const GROUPS_MAGIC = 0x47;
+
+interface GroupsJson {
+  kinds: Kind[];
+  rows: number;
+  groups: Array<{ rows: number; at: number; length: number; chunks: Array<{ at: number; s: unknown[] }> }>;
+}
+
+/** A bound as JSON keeps it exactly: a bigint as its digits, -0 as itself. */
+const bound = (v: number | bigint): string => (typeof v === 'bigint' ? `b${v}` : Object.is(v, -0) ? 'n-0' : `n${v}`);
+const unbound = (s: string): number | bigint => (s[0] === 'b' ? BigInt(s.slice(1)) : Number(s.slice(1)));
+
+const summaryJson = (s: ChunkSummary): unknown[] => [s.physical, s.dictionaryBytes, s.bytes, s.uncompressed, s.rows, s.nulls, s.bounds ? bound(s.bounds.min) : null, s.bounds ? bound(s.bounds.max) : null];
+function summaryOf(j: unknown[]): ChunkSummary {
+  const [physical, dictionaryBytes, bytes, uncompressed, rows, nulls, min, max] = j as [ChunkSummary['physical'], number, number, number, number, number, string | null, string | null];
+  return { physical, dictionaryBytes, bytes, uncompressed, rows, nulls, bounds: min === null || max === null ? null : { min: unbound(min), max: unbound(max) } };
+}
+
+/** A filler and an encoder's working memory per column list and kinds, kept for the lane's next piece. */
+const kept = new Map<string, { fill: GroupFiller; work: EncodeWork }>();
+
+function filler(columns: Column[], kinds: Kind[]): { fill: GroupFiller; work: EncodeWork } {
+  const id = JSON.stringify([columns.map((c) => [c.key, c.type ?? null]), kinds]);
+  let k = kept.get(id);
+  if (!k) {
+    if (kept.size >= 8) kept.delete(kept.keys().next().value!);
+    k = { fill: new GroupFiller(columns, kinds), work: new EncodeWork() };
+    kept.set(id, k);
+  }
+  k.fill.reset();
+  k.fill.rowNo = 0;
+  return k;
+}
+
+/** The kinds a piece's values hold, per column: the template's type, else what its headers' bits say. */
+function pieceKinds(columns: Column[], bits: Uint8Array): Kind[] {
+  const keys = uniqueKeys(columns);
+  return columns.map((c) => templateKind(c) ?? kindOf(bits[keys.indexOf(c.key)]!));
+}
+
+/**
+ * A piece's staged values (its pages' fragments) with their row groups, as the piece to store;
+ * null when the groups cannot be made (a value its template type cannot hold: the render then
+ * fails the task on it, naming its row, as before), and the values are stored alone.
+ */
+export function encodeGroups(values: Buffer, columns: Column[]): Buffer | null {
+  if (values.length === 0 || columns.length === 0) return null;
+  const reader = new ValuesReader(stagedKeys(columns).length);
+  const rows = reader.headers(values);
+  const kinds = pieceKinds(columns, reader.bits);
+  const { fill, work } = filler(columns, kinds);
+  const names = fill.columns.map((c) => c.key);
+  const size = values.length / Math.max(1, rows);
+  const groups: EncodedGroup[] = [];
+  const encode = () => {
+    const chunks: EncodedGroup['chunks'] = [];
+    const pieces: Uint8Array[] = [];
+    let at = 0;
+    fill.group.forEach((col, i) => {
+      const enc = encodeChunk(col, names[i]!, at, work);
+      chunks.push({ at, summary: enc.summary });
+      pieces.push(...enc.pieces);
+      at += enc.bytes;
+    });
+    groups.push({ rows: fill.rows, bytes: Buffer.concat(pieces, at), chunks });
+    fill.reset();
+  };
+  try {
+    reader.open(values);
+    let bytes = 0;
+    while (reader.next()) {
+      fill.addScanned(reader, values);
+      bytes += size;
+      if (fill.rows >= GROUP_ROWS || bytes >= GROUP_BYTES) {
+        encode();
+        bytes = 0;
+      }
+    }
+    if (fill.rows > 0) encode();
+  } catch {
+    // A misfit of a template type (render_failed): the render meets it again and says where.
+    fill.reset();
+    return null;
+  }
+  const json: GroupsJson = { kinds: fill.kinds, rows, groups: [] };
+  let at = 0;
+  for (const g of groups) {
+    json.groups.push({ rows: g.rows, at, length: g.bytes.length, chunks: g.chunks.map((c) => ({ at: c.at, s: summaryJson(c.summary) })) });
+    at += g.bytes.length;
+  }
+  const text = Buffer.from(JSON.stringify(json), 'utf8');
+  const head = Buffer.alloc(9);
+  head[0] = GROUPS_MAGIC;
+  head.writeUInt32LE(text.length, 1);
+  head.writeUInt32LE(values.length, 5);
+  return Buffer.concat([head, text, values, ...groups.map((g) => g.bytes)]);
+}
+
+/**
+ * A staged piece's values, and its row groups when the lane encoded them (a piece staged without,
+ * by a preview, a page the lane parsed or an export staged before, has only values). Null: the
+ * piece is neither (the render's storage_failed).
+ */
+export function splitPiece(bytes: Buffer): { values: Buffer; groups: EncodedGroups | null } | null {
+  if (bytes[0] !== GROUPS_MAGIC) return { values: bytes, groups: null };
+  if (bytes.length < 9) return null;
+  const jsonLength = bytes.readUInt32LE(1);
+  const valuesLength = bytes.readUInt32LE(5);
+  const valuesAt = 9 + jsonLength;
+  const groupsAt = valuesAt + valuesLength;
+  if (groupsAt > bytes.length) return null;
+  let json: GroupsJson;
+  try {
+    json = JSON.parse(bytes.toString('utf8', 9, valuesAt)) as GroupsJson;
+  } catch {
+    return null;
+  }
+  const groups = json.groups.map((g) => ({ rows: g.rows, bytes: bytes.subarray(groupsAt + g.at, groupsAt + g.at + g.length), chunks: g.chunks.map((c) => ({ at: c.at, summary: summaryOf(c.s) })) }));
+  const end = json.groups.reduce((e, g) => Math.max(e, groupsAt + g.at + g.length), groupsAt);
+  if (end !== bytes.length) return null;
+  return { values: bytes.subarray(valuesAt, groupsAt), groups: { kinds: json.kinds, rows: json.rows, groups } };
+}
