@@ -18,7 +18,7 @@ import { readMeta, type SourceMeta } from '../domain/staging/meta.js';
 import { maskKeyId } from '../domain/projects/mask-key.js';
 import { plansHash } from '../model/mask.js';
 import type { PageEncoder } from '../domain/staging/page-encoder.js';
-import { stagedExt } from '../domain/staging/pieces.js';
+import { pieceLimits, stagedExt } from '../domain/staging/pieces.js';
 import { sheetLabel, taskSheets } from '../domain/staging/sheets.js';
 import { taskCancelled } from '../domain/tasks/queries.js';
 import { setLaneProgress } from '../domain/tasks/status.js';
@@ -97,7 +97,7 @@ async function openLane({ db, storage, source, encoder, load, maskKey }: FetchPa
   const ext = stagedExt(task.type);
   const mask = maskJob(task.type, meta, plansHash(meta.masks) ? pinnedKey(meta, await maskKey(task.projectId)) : undefined, task.options.time_zone);
   const style = csvStyle(task.options);
-  const chunk = new LaneChunk(input, meta, ctx.info.heartbeatDetails);
+  const chunk = new LaneChunk(input, meta, ctx.info.heartbeatDetails, pieceLimits(ext));
   // Parquet's pages arrive as bytes too: staged as the columns' values by the byte transcoder
   // (docs/adr/0056-parquet-export-pipeline.md); only Excel's are parsed (its sheets read whole rows).
   const target = { sourceUrl: sheets[sheet]!.sourceUrl, projectId: task.projectId, limits, pageSize: meta.pageSize, bytes: ext !== 'ndjson' };

@@ -40,6 +40,8 @@ export class LaneChunk {
     private readonly range: Range,
     private readonly probed: { total: number; pageSize: number },
     checkpoint: unknown,
+    /** When a piece is due (pieces.ts' pieceLimits). */
+    private readonly limits: { ms: number; bytes: number } = { ms: PIECE_MAX_MS, bytes: PIECE_MAX_BYTES },
   ) {
     this.attemptFrom = Math.max(range.fromPage, resumeAt(checkpoint) ?? range.fromPage);
     this.storedTo = this.nextPage = this.attemptFrom;
@@ -65,7 +67,7 @@ export class LaneChunk {
 
   /** The piece in waiting is big or old enough to store (what a crash redoes stays bounded). */
   pieceDue(): boolean {
-    return this.parts.length > 0 && (this.bytes >= PIECE_MAX_BYTES || Date.now() - this.pendingSince >= PIECE_MAX_MS);
+    return this.parts.length > 0 && (this.bytes >= this.limits.bytes || Date.now() - this.pendingSince >= this.limits.ms);
   }
 
   /** The pages fetched and not yet stored, or undefined; they stay here until `stored` says so. */

@@ -12,7 +12,7 @@ import { ParquetParts } from '../formats/parquet/parts.js';
 import { LineScanner, type ScannedRow } from '../formats/parquet/scan.js';
 import { stagedKeys, StagedValuesError, ValuesReader } from '../formats/parquet/staged.js';
 import type { EncodedGroups } from '../formats/parquet/encode.js';
-import { splitPiece } from '../formats/parquet/groups.js';
+import { splitPiece, taken } from '../formats/parquet/groups.js';
 import { type Kind, sameKinds, TypePass, uniqueKeys } from '../formats/parquet/types.js';
 import type { Storage } from '../../platform/storage/index.js';
 import { resolveSplit } from '../formats/split.js';
@@ -65,7 +65,8 @@ async function eachStagedRow(storage: Storage, chain: Piece[], meta: SourceMeta,
       try {
         // Row groups the lane encoded: written as they are where the file takes them (the rows
         // counted by the values' headers), else each row read from the values.
-        if (split.groups && split.groups.rows === expected && values.headers(split.values) === expected && (await onGroups(split.groups))) rows = expected;
+        const use = split.groups && split.groups.rows === expected && expected >= taken.minRows && values.headers(split.values) === expected;
+        if (use && (await onGroups(split.groups!))) rows = expected;
         else
           for (values.open(split.values); values.next(); rows++) {
             const flushing = each(values, null, split.values, size, true);

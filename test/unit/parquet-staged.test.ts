@@ -8,12 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { parquetMetadata, parquetRead } from 'hyparquet';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TaskRow } from '../../db/schema.js';
 import type { Column } from '../../domain/formats/columns.js';
 import { momentAt, readMoment } from '../../domain/formats/parquet/dates.js';
 import * as V from '../../domain/formats/parquet/scan.js';
-import { encodeGroups, splitPiece } from '../../domain/formats/parquet/groups.js';
+import { encodeGroups, splitPiece, taken } from '../../domain/formats/parquet/groups.js';
 import { encodeValues, stagedKeys, ValuesReader } from '../../domain/formats/parquet/staged.js';
 import { ValuesTranscoder } from '../../domain/formats/parquet/transcode.js';
 import { ownValue } from '../../domain/formats/own.js';
@@ -115,7 +115,13 @@ describe('the staged values reader', () => {
 
 describe('the render fed staged values', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'dc-pq-staged-'));
-  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  // Pieces of a few rows here: their groups are taken all the same (a lane's are taken from 8,192 rows).
+  const minRows = taken.minRows;
+  beforeAll(() => (taken.minRows = 0));
+  afterAll(() => {
+    taken.minRows = minRows;
+    rmSync(dataDir, { recursive: true, force: true });
+  });
   const columns = cols(...KEYS, 'id');
   const typed: Column[] = [{ key: 'id', title: 'id', type: 'integer' }, { key: 'when', title: 'when', type: 'datetime' }, { key: 'amount', title: 'amount', type: 'number' }, ...cols(...KEYS.slice(3))];
   let n = 0;
@@ -233,6 +239,17 @@ describe('the render fed staged values', () => {
       expect(await read(c, rows, () => 'groups', 1e9)).toBe(await read(c, rows, () => 'ndjson', 1e9));
     }
     for (const ext of ['pqv', 'groups'] as const) expect(await render(typed, rows, () => ext, 1e9)).toMatch(/^error: row 51, column "id": "n\/a" is not an integer/);
+  });
+
+  it("gathers the rows of pieces whose groups are small into groups of its own (a slow source's pieces)", async () => {
+    const rows = Array.from({ length: 40 }, (_, i) => ({ id: i, n: `n${i % 3}` }));
+    taken.minRows = 7;
+    try {
+      const [file] = (await files(cols('id', 'n'), rows, () => 'groups', 1e9)) as Buffer[];
+      expect(parquetMetadata(file!.buffer.slice(file!.byteOffset, file!.byteOffset + file!.length) as ArrayBuffer).row_groups.map((g) => Number(g.num_rows))).toEqual([40]);
+    } finally {
+      taken.minRows = 0;
+    }
   });
 
   it('refuses a broken piece of staged values as storage_failed', async () => {

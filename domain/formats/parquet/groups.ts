@@ -17,6 +17,14 @@ import { type Kind, kindOf, templateKind, uniqueKeys } from './types.js';
 
 const GROUPS_MAGIC = 0x47;
 
+/**
+ * A piece's groups are taken as they are only when they hold this many rows at least: a slow
+ * source's lane stores small pieces (a second's pages), whose row groups would make a file of many
+ * small groups (a dictionary each, a longer footer); their rows are gathered by the render into
+ * groups of GROUP_ROWS instead, which costs what it did before, little beside such a fetch.
+ */
+export const taken = { minRows: 8192 }; // (a test lowers it, to take the groups of small pieces)
+
 interface GroupsJson {
   kinds: Kind[];
   rows: number;
@@ -33,14 +41,20 @@ function summaryOf(j: unknown[]): ChunkSummary {
   return { physical, dictionaryBytes, bytes, uncompressed, rows, nulls, bounds: min === null || max === null ? null : { min: unbound(min), max: unbound(max) } };
 }
 
-/** A filler and an encoder's working memory per column list and kinds, kept for the lane's next piece. */
+/**
+ * A filler and an encoder's working memory per column list and kinds, kept for the lane's next
+ * piece (a piece's buffers are a few MB; new ones per piece were garbage to collect): at most 2
+ * (the lanes of one export share one), none for a piece past KEEP_BYTES (a rare huge page).
+ */
 const kept = new Map<string, { fill: GroupFiller; work: EncodeWork }>();
+const KEEP_BYTES = 8 << 20;
 
-function filler(columns: Column[], kinds: Kind[]): { fill: GroupFiller; work: EncodeWork } {
+function filler(columns: Column[], kinds: Kind[], bytes: number): { fill: GroupFiller; work: EncodeWork } {
+  if (bytes > KEEP_BYTES) return { fill: new GroupFiller(columns, kinds), work: new EncodeWork() };
   const id = JSON.stringify([columns.map((c) => [c.key, c.type ?? null]), kinds]);
   let k = kept.get(id);
   if (!k) {
-    if (kept.size >= 8) kept.delete(kept.keys().next().value!);
+    if (kept.size >= 2) kept.delete(kept.keys().next().value!);
     k = { fill: new GroupFiller(columns, kinds), work: new EncodeWork() };
     kept.set(id, k);
   }
@@ -65,7 +79,7 @@ export function encodeGroups(values: Buffer, columns: Column[]): Buffer | null {
   const reader = new ValuesReader(stagedKeys(columns).length);
   const rows = reader.headers(values);
   const kinds = pieceKinds(columns, reader.bits);
-  const { fill, work } = filler(columns, kinds);
+  const { fill, work } = filler(columns, kinds, values.length);
   const names = fill.columns.map((c) => c.key);
   const size = values.length / Math.max(1, rows);
   const groups: EncodedGroup[] = [];
@@ -132,8 +146,15 @@ export function splitPiece(bytes: Buffer): { values: Buffer; groups: EncodedGrou
   } catch {
     return null;
   }
+  // Every group with a chunk per column, the groups back to back to the piece's end, their rows the piece's.
+  let end = groupsAt;
+  let rows = 0;
+  for (const g of json.groups) {
+    if (groupsAt + g.at !== end || g.chunks.length !== json.kinds.length) return null;
+    end += g.length;
+    rows += g.rows;
+  }
+  if (end !== bytes.length || rows !== json.rows) return null;
   const groups = json.groups.map((g) => ({ rows: g.rows, bytes: bytes.subarray(groupsAt + g.at, groupsAt + g.at + g.length), chunks: g.chunks.map((c) => ({ at: c.at, summary: summaryOf(c.s) })) }));
-  const end = json.groups.reduce((e, g) => Math.max(e, groupsAt + g.at + g.length), groupsAt);
-  if (end !== bytes.length) return null;
   return { values: bytes.subarray(valuesAt, groupsAt), groups: { kinds: json.kinds, rows: json.rows, groups } };
 }
