@@ -108,6 +108,30 @@ export async function* readAhead(storage: Storage, chain: Piece[], signal: Abort
   }
 }
 
+/**
+ * As readAhead, but of each piece for which `prefix` names a length only its first bytes (one range
+ * read; `whole`: they are all of it): a Parquet piece's row groups come first, and the render reads
+ * the rest only when it needs the values (render-parquet.ts).
+ */
+export async function* readAheadPrefixes(storage: Storage, chain: Piece[], signal: AbortSignal, prefix: (piece: Piece) => number | null): AsyncGenerator<{ piece: Piece; bytes: Buffer; whole: boolean }> {
+  const read = async (piece: Piece) => {
+    const n = prefix(piece);
+    if (n === null) return { bytes: await storage.getBuffer(piece.key), whole: true };
+    const chunks: Buffer[] = [];
+    for await (const c of await storage.getStream(piece.key, { start: 0, end: n - 1 })) chunks.push(c as Buffer);
+    const bytes = Buffer.concat(chunks);
+    return { bytes, whole: bytes.length < n };
+  };
+  let reading = chain[0] && read(chain[0]);
+  for (const [i, piece] of chain.entries()) {
+    const got = await reading!;
+    reading = chain[i + 1] && read(chain[i + 1]!);
+    reading?.catch(() => {}); // awaited on the next turn, or abandoned when this one fails
+    if (signal.aborted) throw signal.reason;
+    yield { piece, ...got };
+  }
+}
+
 export type StagedExt = 'csv' | 'jsonl' | 'ndjson' | 'pqv';
 
 /**

@@ -12,13 +12,13 @@ import { ParquetParts } from '../formats/parquet/parts.js';
 import { LineScanner, type ScannedRow } from '../formats/parquet/scan.js';
 import { stagedKeys, StagedValuesError, ValuesReader } from '../formats/parquet/staged.js';
 import type { EncodedGroups } from '../formats/parquet/encode.js';
-import { splitPiece, taken } from '../formats/parquet/groups.js';
+import { PREFIX_BYTES, readGroups, taken, valuesOf } from '../formats/parquet/groups.js';
 import { type Kind, sameKinds, TypePass, uniqueKeys } from '../formats/parquet/types.js';
 import type { Storage } from '../../platform/storage/index.js';
 import { resolveSplit } from '../formats/split.js';
 import { readMeta, type SourceMeta } from './meta.js';
 import { storeParts } from './outputs.js';
-import { orderedPieces, type Piece, readAhead } from './pieces.js';
+import { orderedPieces, type Piece, readAheadPrefixes } from './pieces.js';
 import type { RenderDeps, RenderJob } from './render-csv.js';
 import { tempPath } from './tmp.js';
 
@@ -52,30 +52,42 @@ type Each = (scanned: ScannedRow | null, row: Record<string, unknown> | null, by
 async function eachStagedRow(storage: Storage, chain: Piece[], meta: SourceMeta, signal: AbortSignal, each: Each, onPiece: (piece: Piece, bits: Uint8Array | null) => void, onGroups: OnGroups): Promise<void> {
   const scanner = new LineScanner(uniqueKeys(meta.columns));
   const values = new ValuesReader(stagedKeys(meta.columns).length);
-  for await (const { piece, bytes } of readAhead(storage, chain, signal)) {
+  const prefix = (piece: Piece) => (piece.key.endsWith('.pqv') ? PREFIX_BYTES : null);
+  for await (const read of readAheadPrefixes(storage, chain, signal, prefix)) {
+    const { piece } = read;
+    let { bytes } = read;
     const expected = rowsInPages(piece.from, piece.to, meta.total, meta.pageSize);
-    // The rows' share of the piece's bytes: what bounds a row group's memory.
-    const size = bytes.length / Math.max(1, expected);
     let rows = 0;
     const name = () => piece.key.split('/').pop();
+    let bits: Uint8Array | null = null;
     if (piece.key.endsWith('.pqv')) {
       const broken = () => new DomainError('storage_failed', `staged piece ${name()} is not valid staged values`);
-      const split = splitPiece(bytes);
-      if (!split) throw broken();
-      try {
-        // Row groups the lane encoded: written as they are where the file takes them (the rows
-        // counted by the values' headers), else each row read from the values.
-        const use = split.groups && split.groups.rows === expected && expected >= taken.minRows && values.headers(split.values) === expected;
-        if (use && (await onGroups(split.groups!))) rows = expected;
-        else
-          for (values.open(split.values); values.next(); rows++) {
-            const flushing = each(values, null, split.values, size, true);
+      // The piece's first bytes: its row groups, when the lane encoded them; the rest is read only
+      // when its values are (the groups not taken, or a piece of values alone).
+      const whole = async () => (read.whole ? bytes : (bytes = await storage.getBuffer(piece.key)));
+      let found = readGroups(bytes);
+      if (found === 'more') found = readGroups(await whole());
+      if (found === null || found === 'more') throw broken();
+      if (found !== 'values' && found.groups.rows === expected && expected >= taken.minRows && (await onGroups(found.groups))) {
+        rows = expected;
+        bits = found.bits;
+      } else {
+        const staged = valuesOf(await whole());
+        if (!staged) throw broken();
+        // The rows' share of the piece's bytes: what bounds a row group's memory.
+        const size = staged.length / Math.max(1, expected);
+        try {
+          for (values.open(staged); values.next(); rows++) {
+            const flushing = each(values, null, staged, size, true);
             if (flushing) await flushing;
           }
-      } catch (err) {
-        throw err instanceof StagedValuesError ? broken() : err;
+        } catch (err) {
+          throw err instanceof StagedValuesError ? broken() : err;
+        }
+        bits = values.bits;
       }
     } else {
+      const size = bytes.length / Math.max(1, expected);
       // Text is copied from the bytes as they are only where they are UTF-8 (JSON.parse would mend them).
       const utf8 = isUtf8(bytes);
       for (let at = 0; at < bytes.length; ) {
@@ -91,7 +103,7 @@ async function eachStagedRow(storage: Storage, chain: Piece[], meta: SourceMeta,
       }
     }
     if (rows !== expected) throw new DomainError('storage_failed', `staged piece ${name()} holds ${rows} rows where ${expected} were fetched`);
-    onPiece(piece, piece.key.endsWith('.pqv') ? values.bits : null);
+    onPiece(piece, bits);
   }
 }
 

@@ -8,12 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { parquetMetadata, parquetRead } from 'hyparquet';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TaskRow } from '../../db/schema.js';
 import type { Column } from '../../domain/formats/columns.js';
 import { momentAt, readMoment } from '../../domain/formats/parquet/dates.js';
 import * as V from '../../domain/formats/parquet/scan.js';
-import { encodeGroups, splitPiece, taken } from '../../domain/formats/parquet/groups.js';
+import { encodeGroups, readGroups, taken, valuesOf } from '../../domain/formats/parquet/groups.js';
 import { encodeValues, stagedKeys, ValuesReader } from '../../domain/formats/parquet/staged.js';
 import { ValuesTranscoder } from '../../domain/formats/parquet/transcode.js';
 import { ownValue } from '../../domain/formats/own.js';
@@ -211,7 +211,11 @@ describe('the render fed staged values', () => {
   it("takes every piece's row groups when the kinds hold, and only stitches them (offsets rebased, one footer)", async () => {
     const rows = Array.from({ length: 40 }, (_, i) => ({ id: i, amount: i + 0.5, when: `2026-12-01T10:${String(i).padStart(2, '0')}:00Z`, n: `n${i % 3}`, gone: null }));
     const c = cols('id', 'amount', 'when', 'n', 'gone');
+    // Only the pieces' first bytes are read (their groups), never a whole piece.
+    const whole = vi.spyOn(MemoryStorage.prototype, 'getBuffer');
     const [grouped] = (await files(c, rows, () => 'groups', 1e9)) as Buffer[];
+    expect(whole.mock.calls.filter(([key]) => key.endsWith('.pqv'))).toEqual([]);
+    whole.mockRestore();
     const [alone] = (await files(c, rows, () => 'pqv', 1e9)) as Buffer[];
     const toFile = (b: Buffer) => b.buffer.slice(b.byteOffset, b.byteOffset + b.length) as ArrayBuffer;
     // A group per piece (6 rows each) against one group of all the rows.
@@ -222,11 +226,21 @@ describe('the render fed staged values', () => {
 
   it('keeps a piece without groups, or with broken ones, to its values', () => {
     const v = encodeStaged('pqv', [{ id: 1 }, { id: 2.5 }], cols('id'));
-    expect(splitPiece(v)).toEqual({ values: v, groups: null });
+    expect(readGroups(v)).toBe('values');
+    expect(valuesOf(v)).toBe(v);
     const g = encodeGroups(v, cols('id'))!;
-    expect(splitPiece(g)!.values.equals(v)).toBe(true);
-    expect(splitPiece(g)!.groups).toMatchObject({ kinds: ['double'], rows: 2 });
-    expect(splitPiece(g.subarray(0, g.length - 1))).toBeNull();
+    expect(valuesOf(g)!.equals(v)).toBe(true);
+    const found = readGroups(g);
+    expect(found).toMatchObject({ groups: { kinds: ['double'], rows: 2 } });
+    expect([...(found as { bits: Uint8Array }).bits]).toEqual([3]);
+    // Only its first bytes: the groups are there without the values; fewer, and the whole piece is wanted.
+    const groupsEnd = 9 + g.readUInt32LE(1) + g.readUInt32LE(5);
+    expect(readGroups(g.subarray(0, groupsEnd))).toMatchObject({ groups: { rows: 2 } });
+    expect(readGroups(g.subarray(0, groupsEnd - 1))).toBe('more');
+    expect(readGroups(Buffer.concat([g.subarray(0, 9), Buffer.from('{')]))).toBe('more');
+    const bad = Buffer.from(g);
+    bad.write('x', 9);
+    expect(readGroups(bad)).toBeNull();
     // A template type's misfit: no groups (the render names the row).
     expect(encodeGroups(encodeStaged('pqv', [{ id: 'n/a' }], cols('id')), [{ key: 'id', title: 'id', type: 'integer' }])).toBeNull();
   });

@@ -7,8 +7,10 @@
 // written under the wrong type; so is one whose groups would cross a part's row limit.
 //
 // A piece with groups: 0x47 ('G'; a piece of values alone begins with staged.ts' 0x56), the
-// groups' description as JSON and its length before it (uint32 LE), the values' length (uint32
-// LE) and the values, then each group's chunk bytes back to back.
+// lengths of the groups' description and of their bytes (uint32 LE each), the description (JSON:
+// the rows, the kinds the values hold, each group's rows and chunks), each group's chunk bytes back
+// to back, then the values. The groups come first so that the render, which needs only them when
+// it takes them, reads only the piece's first bytes (PREFIX_BYTES).
 import type { Column } from '../columns.js';
 import { type ChunkSummary, type EncodedGroup, type EncodedGroups, encodeChunk, EncodeWork } from './encode.js';
 import { GROUP_BYTES, GROUP_ROWS, GroupFiller } from './parts.js';
@@ -28,6 +30,8 @@ export const taken = { minRows: 8192 }; // (a test lowers it, to take the groups
 interface GroupsJson {
   kinds: Kind[];
   rows: number;
+  /** The values' kinds per staged column (their headers' bits, OR-ed): what the type pass takes. */
+  bits: number[];
   groups: Array<{ rows: number; at: number; length: number; chunks: Array<{ at: number; s: unknown[] }> }>;
 }
 
@@ -78,6 +82,7 @@ export function encodeGroups(values: Buffer, columns: Column[]): Buffer | null {
   if (values.length === 0 || columns.length === 0) return null;
   const reader = new ValuesReader(stagedKeys(columns).length);
   const rows = reader.headers(values);
+  const bits = [...reader.bits];
   const kinds = pieceKinds(columns, reader.bits);
   const { fill, work } = filler(columns, kinds, values.length);
   const names = fill.columns.map((c) => c.key);
@@ -113,7 +118,7 @@ export function encodeGroups(values: Buffer, columns: Column[]): Buffer | null {
     fill.reset();
     return null;
   }
-  const json: GroupsJson = { kinds: fill.kinds, rows, groups: [] };
+  const json: GroupsJson = { kinds: fill.kinds, rows, bits, groups: [] };
   let at = 0;
   for (const g of groups) {
     json.groups.push({ rows: g.rows, at, length: g.bytes.length, chunks: g.chunks.map((c) => ({ at: c.at, s: summaryJson(c.summary) })) });
@@ -123,38 +128,55 @@ export function encodeGroups(values: Buffer, columns: Column[]): Buffer | null {
   const head = Buffer.alloc(9);
   head[0] = GROUPS_MAGIC;
   head.writeUInt32LE(text.length, 1);
-  head.writeUInt32LE(values.length, 5);
-  return Buffer.concat([head, text, values, ...groups.map((g) => g.bytes)]);
+  head.writeUInt32LE(at, 5);
+  return Buffer.concat([head, text, ...groups.map((g) => g.bytes), values]);
+}
+
+/** How much of a piece the render reads first: a 4 MiB piece's groups and their description fit. */
+export const PREFIX_BYTES = 2 << 20;
+
+/** A piece's groups as the render reads them from its first bytes, with the kinds its values hold. */
+export interface PieceGroups {
+  groups: EncodedGroups;
+  bits: Uint8Array;
 }
 
 /**
- * A staged piece's values, and its row groups when the lane encoded them (a piece staged without,
- * by a preview, a page the lane parsed or an export staged before, has only values). Null: the
- * piece is neither (the render's storage_failed).
+ * What a staged piece's first bytes (or all of them) hold: its groups (`PieceGroups`), 'values'
+ * (a piece of values alone: staged by a preview, from a page the lane parsed, or whose groups could
+ * not be made), 'more' (its groups run past these bytes: read the whole piece), or null (neither:
+ * the render's storage_failed).
  */
-export function splitPiece(bytes: Buffer): { values: Buffer; groups: EncodedGroups | null } | null {
-  if (bytes[0] !== GROUPS_MAGIC) return { values: bytes, groups: null };
+export function readGroups(bytes: Buffer): PieceGroups | 'values' | 'more' | null {
+  if (bytes.length === 0 || bytes[0] !== GROUPS_MAGIC) return 'values';
   if (bytes.length < 9) return null;
   const jsonLength = bytes.readUInt32LE(1);
-  const valuesLength = bytes.readUInt32LE(5);
-  const valuesAt = 9 + jsonLength;
-  const groupsAt = valuesAt + valuesLength;
-  if (groupsAt > bytes.length) return null;
+  const groupsLength = bytes.readUInt32LE(5);
+  const groupsAt = 9 + jsonLength;
+  if (groupsAt + groupsLength > bytes.length) return 'more';
   let json: GroupsJson;
   try {
-    json = JSON.parse(bytes.toString('utf8', 9, valuesAt)) as GroupsJson;
+    json = JSON.parse(bytes.toString('utf8', 9, groupsAt)) as GroupsJson;
   } catch {
     return null;
   }
-  // Every group with a chunk per column, the groups back to back to the piece's end, their rows the piece's.
-  let end = groupsAt;
+  // Every group with a chunk per column, the groups back to back, their rows the piece's.
+  let end = 0;
   let rows = 0;
   for (const g of json.groups) {
-    if (groupsAt + g.at !== end || g.chunks.length !== json.kinds.length) return null;
+    if (g.at !== end || g.chunks.length !== json.kinds.length) return null;
     end += g.length;
     rows += g.rows;
   }
-  if (end !== bytes.length || rows !== json.rows) return null;
+  if (end !== groupsLength || rows !== json.rows) return null;
   const groups = json.groups.map((g) => ({ rows: g.rows, bytes: bytes.subarray(groupsAt + g.at, groupsAt + g.at + g.length), chunks: g.chunks.map((c) => ({ at: c.at, summary: summaryOf(c.s) })) }));
-  return { values: bytes.subarray(valuesAt, groupsAt), groups: { kinds: json.kinds, rows: json.rows, groups } };
+  return { groups: { kinds: json.kinds, rows: json.rows, groups }, bits: Uint8Array.from(json.bits) };
+}
+
+/** A whole staged piece's values (after its groups, if it has them); null when it is neither kind of piece. */
+export function valuesOf(bytes: Buffer): Buffer | null {
+  if (bytes.length === 0 || bytes[0] !== GROUPS_MAGIC) return bytes;
+  if (bytes.length < 9) return null;
+  const at = 9 + bytes.readUInt32LE(1) + bytes.readUInt32LE(5);
+  return at <= bytes.length ? bytes.subarray(at) : null;
 }
