@@ -116,10 +116,9 @@ async function openLane({ db, storage, source, encoder, load, maskKey }: FetchPa
      * so the render only stitches them (ADR 0056).
      */
     async store() {
-      const piece = chunk.piece();
+      const piece = chunk.piece(ext === 'pqv' ? (parts) => encodeGroups(parts, meta.columns) ?? Buffer.concat(parts) : undefined);
       if (!piece) return;
-      const body = ext === 'pqv' ? (encodeGroups(piece.body, meta.columns) ?? piece.body) : piece.body;
-      await storage.putBuffer(keys.piece(input.taskId, piece.from, piece.to, ext, sheet), body);
+      await storage.putBuffer(keys.piece(input.taskId, piece.from, piece.to, ext, sheet), piece.body);
       chunk.stored(piece);
       heartbeat(ctx, chunk.checkpoint());
     },

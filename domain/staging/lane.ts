@@ -70,10 +70,14 @@ export class LaneChunk {
     return this.parts.length > 0 && (this.bytes >= this.limits.bytes || Date.now() - this.pendingSince >= this.limits.ms);
   }
 
-  /** The pages fetched and not yet stored, or undefined; they stay here until `stored` says so. */
-  piece(): PendingPiece | undefined {
+  /**
+   * The pages fetched and not yet stored, or undefined; they stay here until `stored` says so.
+   * `join` makes the piece's body of its pages' fragments (a Parquet piece's holds its row groups
+   * too); by default they are joined as they are.
+   */
+  piece(join?: (parts: Buffer[]) => Buffer): PendingPiece | undefined {
     if (this.nextPage === this.storedTo) return undefined;
-    const body = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.bytes);
+    const body = join ? join(this.parts) : this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.bytes);
     return { from: this.storedTo, to: this.nextPage, body };
   }
 

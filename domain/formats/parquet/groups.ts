@@ -74,20 +74,26 @@ function pieceKinds(columns: Column[], bits: Uint8Array): Kind[] {
 }
 
 /**
- * A piece's staged values (its pages' fragments) with their row groups, as the piece to store;
- * null when the groups cannot be made (a value its template type cannot hold: the render then
+ * A piece's staged values (its pages' fragments, in order) with their row groups, as the piece to
+ * store (joined once: the fragments are read where they are); null when the groups cannot be made (a value its template type cannot hold: the render then
  * fails the task on it, naming its row, as before), and the values are stored alone.
  */
-export function encodeGroups(values: Buffer, columns: Column[]): Buffer | null {
-  if (values.length === 0 || columns.length === 0) return null;
+export function encodeGroups(fragments: Buffer[], columns: Column[]): Buffer | null {
+  const bytes = fragments.reduce((n, f) => n + f.length, 0);
+  if (bytes === 0 || columns.length === 0) return null;
   const reader = new ValuesReader(stagedKeys(columns).length);
-  const rows = reader.headers(values);
-  const bits = [...reader.bits];
-  const kinds = pieceKinds(columns, reader.bits);
-  const { fill, work } = filler(columns, kinds, values.length);
+  let rows = 0;
+  const bits = new Array<number>(reader.columns).fill(0);
+  for (const f of fragments) {
+    rows += reader.headers(f);
+    reader.bits.forEach((b, c) => (bits[c]! |= b));
+  }
+  const kinds = pieceKinds(columns, Uint8Array.from(bits));
+  const { fill, work } = filler(columns, kinds, bytes);
   const names = fill.columns.map((c) => c.key);
-  const size = values.length / Math.max(1, rows);
-  const groups: EncodedGroup[] = [];
+  const size = bytes / Math.max(1, rows);
+  // Each group's pages as the encoder made them: joined once, with the piece.
+  const groups: Array<Omit<EncodedGroup, 'bytes'> & { pieces: Uint8Array[]; length: number }> = [];
   const encode = () => {
     const chunks: EncodedGroup['chunks'] = [];
     const pieces: Uint8Array[] = [];
@@ -98,18 +104,20 @@ export function encodeGroups(values: Buffer, columns: Column[]): Buffer | null {
       pieces.push(...enc.pieces);
       at += enc.bytes;
     });
-    groups.push({ rows: fill.rows, bytes: Buffer.concat(pieces, at), chunks });
+    groups.push({ rows: fill.rows, pieces, length: at, chunks });
     fill.reset();
   };
   try {
-    reader.open(values);
-    let bytes = 0;
-    while (reader.next()) {
-      fill.addScanned(reader, values);
-      bytes += size;
-      if (fill.rows >= GROUP_ROWS || bytes >= GROUP_BYTES) {
-        encode();
-        bytes = 0;
+    // Fragment by fragment (each a page's, whole in itself): the piece's values are not joined first.
+    let inGroup = 0;
+    for (const f of fragments) {
+      for (reader.open(f); reader.next(); ) {
+        fill.addScanned(reader, f);
+        inGroup += size;
+        if (fill.rows >= GROUP_ROWS || inGroup >= GROUP_BYTES) {
+          encode();
+          inGroup = 0;
+        }
       }
     }
     if (fill.rows > 0) encode();
@@ -121,15 +129,15 @@ export function encodeGroups(values: Buffer, columns: Column[]): Buffer | null {
   const json: GroupsJson = { kinds: fill.kinds, rows, bits, groups: [] };
   let at = 0;
   for (const g of groups) {
-    json.groups.push({ rows: g.rows, at, length: g.bytes.length, chunks: g.chunks.map((c) => ({ at: c.at, s: summaryJson(c.summary) })) });
-    at += g.bytes.length;
+    json.groups.push({ rows: g.rows, at, length: g.length, chunks: g.chunks.map((c) => ({ at: c.at, s: summaryJson(c.summary) })) });
+    at += g.length;
   }
   const text = Buffer.from(JSON.stringify(json), 'utf8');
   const head = Buffer.alloc(9);
   head[0] = GROUPS_MAGIC;
   head.writeUInt32LE(text.length, 1);
   head.writeUInt32LE(at, 5);
-  return Buffer.concat([head, text, ...groups.map((g) => g.bytes), values]);
+  return Buffer.concat([head, text, ...groups.flatMap((g) => g.pieces), ...fragments]);
 }
 
 /** How much of a piece the render reads first: a 4 MiB piece's groups and their description fit. */
