@@ -322,11 +322,20 @@ export class ValuesReader implements V.ScannedRow {
     this.moment[c] = 0;
     switch (t) {
       case V.INT:
-      case V.NUMBER:
         if (this.at + 8 > b.length) this.fail();
         this.numbers[c] = this.view.getFloat64(this.at, true);
         this.at += 8;
         break;
+      case V.NUMBER: {
+        if (this.at + 8 > b.length) this.fail();
+        const v = this.view.getFloat64(this.at, true);
+        this.numbers[c] = v;
+        this.at += 8;
+        // A fraction shows as NUMBER_FAST, whose value the writer reads from `numbers` (a double a
+        // call returns is a new heap number: a million of them for a column of amounts).
+        this.kinds[c] = Number.isInteger(v) ? V.NUMBER : V.NUMBER_FAST;
+        return;
+      }
       case MOMENT:
         if (this.at + 13 > b.length) this.fail();
         this.moment[c] = 1 | (b[this.at]! << 1);
@@ -385,6 +394,7 @@ export class ValuesReader implements V.ScannedRow {
         return false;
       case V.INT:
       case V.NUMBER:
+      case V.NUMBER_FAST:
         return this.numbers[col]!;
       case V.TEXT:
         return this.b.toString('utf8', this.starts[col]!, this.ends[col]!);
