@@ -6,7 +6,6 @@ import { Context } from '@temporalio/activity';
 import type { FetchPagesInput, FetchPagesOutput } from '../model/activities.js';
 import { DomainError } from '../domain/errors.js';
 import { csvStyle } from '../domain/formats/csv/encode.js';
-import { encodeGroups } from '../domain/formats/parquet/groups.js';
 import type { TaskRow } from '../db/schema.js';
 import type { SourceLimits } from '../domain/source/limiter.js';
 import { type LaneAnswer, LaneRequests } from '../domain/source/lane-requests.js';
@@ -116,7 +115,10 @@ async function openLane({ db, storage, source, encoder, load, maskKey }: FetchPa
      * so the render only stitches them (ADR 0056).
      */
     async store() {
-      const piece = chunk.piece(ext === 'pqv' ? (parts) => encodeGroups(parts, meta.columns) ?? Buffer.concat(parts) : undefined);
+      // A Parquet piece's row groups are encoded first (on the encoder's thread, the lane waiting).
+      const parts = ext === 'pqv' ? chunk.pendingParts() : undefined;
+      const body = parts && (await encoder.piece(parts, meta.columns));
+      const piece = chunk.piece(body ? (now) => (now.length === parts!.length ? body : Buffer.concat(now)) : undefined);
       if (!piece) return;
       await storage.putBuffer(keys.piece(input.taskId, piece.from, piece.to, ext, sheet), piece.body);
       chunk.stored(piece);

@@ -70,6 +70,11 @@ export class LaneChunk {
     return this.parts.length > 0 && (this.bytes >= this.limits.bytes || Date.now() - this.pendingSince >= this.limits.ms);
   }
 
+  /** The fragments of the pages in waiting (a copy of the list), or undefined when none wait. */
+  pendingParts(): Buffer[] | undefined {
+    return this.nextPage === this.storedTo ? undefined : [...this.parts];
+  }
+
   /**
    * The pages fetched and not yet stored, or undefined; they stay here until `stored` says so.
    * `join` makes the piece's body of its pages' fragments (a Parquet piece's holds its row groups

@@ -12,7 +12,7 @@ import type { CsvStyle } from '../formats/csv/encode.js';
 import { pageWhere, type SourcePage } from '../source/client.js';
 import { checkPage } from '../source/polite.js';
 import { encodeStaged, type StagedExt } from './pieces.js';
-import encodeHere, { type EncodeResult, type EncodeTask } from './page-encoder.worker.js';
+import encodeHere, { type EncodeResult, type EncodeTask, encodePiece, type GroupsTask } from './page-encoder.worker.js';
 
 // From the TypeScript sources (tsx, vitest) the thread needs tsx too; dist/ runs plain JavaScript.
 const fromSources = import.meta.url.endsWith('.ts');
@@ -20,8 +20,35 @@ const workerFile = new URL(`./page-encoder.worker.${fromSources ? 'ts' : 'js'}`,
 
 export class PageEncoder {
   private pool: Piscina | undefined;
+  private groupPool: Piscina | undefined;
 
-  constructor(private readonly threads: number) {}
+  /**
+   * `threads`: for pages (SOURCE_DECODE_THREADS); `groupThreads`: for a Parquet piece's row groups
+   * (PARQUET_ENCODE_THREADS): 0, on the calling thread.
+   */
+  constructor(
+    private readonly threads: number,
+    private readonly groupThreads = 0,
+  ) {}
+
+  /**
+   * A Parquet piece's body from its pages' staged values: its row groups encoded (ADR 0056), on a
+   * thread of their own when PARQUET_ENCODE_THREADS gives one (off by default: slower on 2 cores),
+   * so the lanes' thread goes on fetching and transcoding meanwhile (the pages cross by copy: the
+   * lane keeps them until the piece is stored). A thread that fails leaves the values alone: the
+   * render encodes them.
+   */
+  async piece(parts: Buffer[], columns: Column[]): Promise<Buffer> {
+    if (this.groupThreads === 0) return encodePiece({ groups: parts, columns });
+    try {
+      const { Piscina } = await import('piscina');
+      this.groupPool ??= new Piscina({ filename: workerFile, minThreads: 0, maxThreads: this.groupThreads, idleTimeout: 30_000, ...(fromSources ? { execArgv: ['--import', 'tsx'] } : {}) });
+      const out = (await this.groupPool.run({ groups: parts, columns } satisfies GroupsTask)) as Uint8Array;
+      return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+    } catch {
+      return Buffer.concat(parts);
+    }
+  }
 
   /** The staged CSV (or JSON Lines) bytes of one fetched page, after the same checks as on the calling thread. */
   async encode(body: Buffer, page: number, pageSize: number, probed: { total: number; pageSize: number }, columns: Column[], ext: 'csv' | 'jsonl' | 'pqv' = 'csv', style?: CsvStyle, mask?: MaskJob): Promise<Buffer> {
@@ -62,6 +89,6 @@ export class PageEncoder {
   }
 
   async close(): Promise<void> {
-    await this.pool?.destroy();
+    await Promise.all([this.pool?.destroy(), this.groupPool?.destroy()]);
   }
 }

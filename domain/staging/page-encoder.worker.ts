@@ -9,6 +9,7 @@ import type { Column } from '../formats/columns.js';
 import type { CsvStyle } from '../formats/csv/encode.js';
 import { transcoderFor } from '../formats/csv/transcode.js';
 import { jsonlTranscoderFor } from '../formats/jsonl-transcode.js';
+import { encodeGroups } from '../formats/parquet/groups.js';
 import { valuesTranscoderFor } from '../formats/parquet/transcode.js';
 import { type MaskJob, pageMasker } from '../formats/mask/rows.js';
 import { encodeStaged } from './pieces.js';
@@ -29,7 +30,26 @@ export interface EncodeTask {
 
 export type EncodeResult = { ok: true; staged: Uint8Array } | { ok: false; code: TaskErrorCode; message: string; retryable: boolean };
 
-export default function encodePage(task: EncodeTask): EncodeResult {
+/** A Parquet piece's pages' staged values in, the piece with its row groups out (groups.ts). */
+export interface GroupsTask {
+  groups: Uint8Array[];
+  columns: Column[];
+}
+
+/** The piece to store: its row groups and values, or its values alone when the groups cannot be made. */
+export function encodePiece(task: GroupsTask): Buffer {
+  const parts = task.groups.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength));
+  return encodeGroups(parts, task.columns) ?? Buffer.concat(parts);
+}
+
+/** The thread's entry: a page (EncodeTask) or a Parquet piece's row groups (GroupsTask). */
+export default function encode(task: GroupsTask): Uint8Array;
+export default function encode(task: EncodeTask): EncodeResult;
+export default function encode(task: EncodeTask | GroupsTask): EncodeResult | Uint8Array {
+  return 'groups' in task ? encodePiece(task) : encodePage(task);
+}
+
+function encodePage(task: EncodeTask): EncodeResult {
   try {
     const body = Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength);
     // Plain pages go straight from JSON bytes to CSV bytes; any other is parsed (and judged) below.
