@@ -1,9 +1,11 @@
-// Parquet: the staged rows (JSON lines, as the source sent them) become typed columns
-// (domain/formats/parquet/). The column types come from the template or from every row
-// (docs/adr/0032-jsonl-parquet-compression.md, amended 2026-11-27); the rows are typed and written
-// in one pass under the types of the first piece, and written again only when a later row changes
-// a type (docs/adr/0050-parquet-writer.md). Each line's bytes are read in place, a line the scanner
-// cannot read parsed.
+// Parquet: the staged pieces become typed columns (domain/formats/parquet/). The column types come
+// from the template or from every row (docs/adr/0032-jsonl-parquet-compression.md, amended
+// 2026-11-27); the rows are typed and written in one pass under the types of the first piece, and
+// written again only when a later row changes a type (docs/adr/0050-parquet-writer.md). A piece of
+// staged values (docs/adr/0056-parquet-export-pipeline.md) gives its kinds by its headers and its
+// rows by their tags, and the row groups its lane encoded are written as they are where the file's
+// types are theirs: then the render only stitches (1M rows: 0.95 CPU s before, 0.06-0.25 after).
+// A piece of JSON lines (staged before) is read line by line, by the scanner or parsed.
 import { isUtf8 } from 'node:buffer';
 import type { RenderedFile } from '../../model/activities.js';
 import { pageCount, rowsInPages } from '../../model/plan.js';
