@@ -143,7 +143,6 @@ const feeds = {
     },
 };
 
-
 export async function renderParquet({ storage, dataDir, maxParts }: RenderDeps, { task, settings, onProgress, signal }: RenderJob): Promise<RenderedFile[]> {
   const meta = await readMeta(storage, task.id);
   const chain = await orderedPieces(storage, task.id, pageCount(meta.total, meta.pageSize));
