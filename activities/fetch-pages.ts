@@ -118,7 +118,7 @@ async function openLane({ db, storage, source, encoder, load, maskKey }: FetchPa
       // A Parquet piece's row groups are encoded first (on the encoder's thread, the lane waiting).
       const parts = ext === 'pqv' ? chunk.pendingParts() : undefined;
       const body = parts && (await encoder.piece(parts, meta.columns));
-      const piece = chunk.piece(body ? (now) => (now.length === parts!.length ? body : Buffer.concat(now)) : undefined);
+      const piece = chunk.piece(body ? (now) => (now.length === parts!.length ? body : now) : undefined);
       if (!piece) return;
       await storage.putBuffer(keys.piece(input.taskId, piece.from, piece.to, ext, sheet), piece.body);
       chunk.stored(piece);

@@ -193,7 +193,7 @@ async function stagedRender(rows: number, file: string): Promise<() => Promise<v
     const cpu0 = process.cpuUsage();
     fragments.push(transcoder.transcode(body)!.values);
     const due = fragments.reduce((n, f) => n + f.length, 0) >= pieceBytes || p === pages - 1;
-    const piece = due ? (encodeGroups(fragments, columns) ?? Buffer.concat(fragments)) : null;
+    const piece = due ? (encodeGroups(fragments, columns) ?? fragments) : null;
     const cpu = process.cpuUsage(cpu0);
     staging.ms += performance.now() - t0;
     staging.cpuMs += (cpu.user + cpu.system) / 1000;

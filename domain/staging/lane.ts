@@ -17,7 +17,8 @@ export interface PendingPiece {
   from: number;
   /** Exclusive. */
   to: number;
-  body: Buffer;
+  /** The piece's bytes, or its parts to be written back to back. */
+  body: Buffer | readonly Buffer[];
 }
 
 /** How often a lane writes its progress to the task row at most (besides its last word). */
@@ -80,7 +81,7 @@ export class LaneChunk {
    * `join` makes the piece's body of its pages' fragments (a Parquet piece's holds its row groups
    * too); by default they are joined as they are.
    */
-  piece(join?: (parts: Buffer[]) => Buffer): PendingPiece | undefined {
+  piece(join?: (parts: Buffer[]) => Buffer | readonly Buffer[]): PendingPiece | undefined {
     if (this.nextPage === this.storedTo) return undefined;
     const body = join ? join(this.parts) : this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.bytes);
     return { from: this.storedTo, to: this.nextPage, body };

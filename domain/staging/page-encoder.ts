@@ -38,15 +38,15 @@ export class PageEncoder {
    * lane keeps them until the piece is stored). A thread that fails leaves the values alone: the
    * render encodes them.
    */
-  async piece(parts: Buffer[], columns: Column[]): Promise<Buffer> {
+  async piece(parts: Buffer[], columns: Column[]): Promise<Buffer[]> {
     if (this.groupThreads === 0) return encodePiece({ groups: parts, columns });
     try {
       const { Piscina } = await import('piscina');
       this.groupPool ??= new Piscina({ filename: workerFile, minThreads: 0, maxThreads: this.groupThreads, idleTimeout: 30_000, ...(fromSources ? { execArgv: ['--import', 'tsx'] } : {}) });
-      const out = (await this.groupPool.run({ groups: parts, columns } satisfies GroupsTask)) as Uint8Array;
-      return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+      const out = (await this.groupPool.run({ groups: parts, columns } satisfies GroupsTask)) as Uint8Array[];
+      return out.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength));
     } catch {
-      return Buffer.concat(parts);
+      return parts;
     }
   }
 

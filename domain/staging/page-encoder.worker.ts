@@ -36,16 +36,16 @@ export interface GroupsTask {
   columns: Column[];
 }
 
-/** The piece to store: its row groups and values, or its values alone when the groups cannot be made. */
-export function encodePiece(task: GroupsTask): Buffer {
+/** The piece to store, as its parts: its row groups and values, or its values alone when the groups cannot be made. */
+export function encodePiece(task: GroupsTask): Buffer[] {
   const parts = task.groups.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength));
-  return encodeGroups(parts, task.columns) ?? Buffer.concat(parts);
+  return encodeGroups(parts, task.columns) ?? parts;
 }
 
 /** The thread's entry: a page (EncodeTask) or a Parquet piece's row groups (GroupsTask). */
-export default function encode(task: GroupsTask): Uint8Array;
+export default function encode(task: GroupsTask): Uint8Array[];
 export default function encode(task: EncodeTask): EncodeResult;
-export default function encode(task: EncodeTask | GroupsTask): EncodeResult | Uint8Array {
+export default function encode(task: EncodeTask | GroupsTask): EncodeResult | Uint8Array[] {
   return 'groups' in task ? encodePiece(task) : encodePage(task);
 }
 

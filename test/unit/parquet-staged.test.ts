@@ -139,7 +139,7 @@ describe('the render fed staged values', () => {
     for (let p = 0, k = 0; p * 3 < rows.length; p += 2, k++) {
       const ext = exts(k);
       const staged = encodeStaged(ext === 'groups' ? 'pqv' : ext, rows.slice(p * 3, (p + 2) * 3), columns);
-      await storage.putBuffer(keys.piece(taskId, p, Math.min(p + 2, Math.ceil(rows.length / 3)), ext === 'groups' ? 'pqv' : ext), ext === 'groups' ? (encodeGroups([staged], columns) ?? staged) : staged);
+      await storage.putBuffer(keys.piece(taskId, p, Math.min(p + 2, Math.ceil(rows.length / 3)), ext === 'groups' ? 'pqv' : ext), ext === 'groups' ? Buffer.concat(encodeGroups([staged], columns) ?? [staged]) : staged);
     }
     const task = { id: taskId, type: 'parquet', options: { max_file_rows: maxRows }, fileName: 'staged', createdAt: new Date('2026-12-01T00:00:00Z') } as unknown as TaskRow;
     try {
@@ -228,7 +228,7 @@ describe('the render fed staged values', () => {
     const v = encodeStaged('pqv', [{ id: 1 }, { id: 2.5 }], cols('id'));
     expect(readGroups(v)).toBe('values');
     expect(valuesOf(v)).toBe(v);
-    const g = encodeGroups([v.subarray(0, 0), v], cols('id'))!;
+    const g = Buffer.concat(encodeGroups([v.subarray(0, 0), v], cols('id'))!);
     expect(valuesOf(g)!.equals(v)).toBe(true);
     const found = readGroups(g);
     expect(found).toMatchObject({ groups: { kinds: ['double'], rows: 2 } });

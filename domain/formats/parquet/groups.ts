@@ -74,11 +74,12 @@ function pieceKinds(columns: Column[], bits: Uint8Array): Kind[] {
 }
 
 /**
- * A piece's staged values (its pages' fragments, in order) with their row groups, as the piece to
- * store (joined once: the fragments are read where they are); null when the groups cannot be made (a value its template type cannot hold: the render then
+ * A piece's staged values (its pages' fragments, in order) with their row groups, as the parts of
+ * the piece to store (never joined here: the fragments are read where they are, and the store
+ * writes the parts back to back); null when the groups cannot be made (a value its template type cannot hold: the render then
  * fails the task on it, naming its row, as before), and the values are stored alone.
  */
-export function encodeGroups(fragments: Buffer[], columns: Column[]): Buffer | null {
+export function encodeGroups(fragments: Buffer[], columns: Column[]): Buffer[] | null {
   const bytes = fragments.reduce((n, f) => n + f.length, 0);
   if (bytes === 0 || columns.length === 0) return null;
   const reader = new ValuesReader(stagedKeys(columns).length);
@@ -137,7 +138,8 @@ export function encodeGroups(fragments: Buffer[], columns: Column[]): Buffer | n
   head[0] = GROUPS_MAGIC;
   head.writeUInt32LE(text.length, 1);
   head.writeUInt32LE(at, 5);
-  return Buffer.concat([head, text, ...groups.flatMap((g) => g.pieces), ...fragments]);
+  // The piece's parts, in order; the store writes them back to back (Storage.putBuffer), unjoined.
+  return [head, text, ...groups.flatMap((g) => g.pieces.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength))), ...fragments];
 }
 
 /** How much of a piece the render reads first: a 4 MiB piece's groups and their description fit. */
