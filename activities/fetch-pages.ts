@@ -2,6 +2,7 @@
 // fetches page after page, stores them in pieces keyed by their page range and heartbeats each
 // piece's end (docs/adr/0011-staged-pieces.md), so no row travels through history. What is
 // bookkeeping (the chunk's pages, pieces, checkpoint and endings) is domain/staging/lane.ts's.
+import type { Config } from '../platform/config.js';
 import { Context } from '@temporalio/activity';
 import type { FetchPagesInput, FetchPagesOutput } from '../model/activities.js';
 import { DomainError } from '../domain/errors.js';
@@ -17,7 +18,7 @@ import { readMeta, type SourceMeta } from '../domain/staging/meta.js';
 import { maskKeyId } from '../domain/projects/mask-key.js';
 import { plansHash } from '../model/mask.js';
 import type { PageEncoder } from '../domain/staging/page-encoder.js';
-import { stagedExt } from '../domain/staging/pieces.js';
+import { pieceLimits, stagedExt } from '../domain/staging/pieces.js';
 import { sheetLabel, taskSheets } from '../domain/staging/sheets.js';
 import { taskCancelled } from '../domain/tasks/queries.js';
 import { setLaneProgress } from '../domain/tasks/status.js';
@@ -34,6 +35,8 @@ export interface FetchPagesDeps extends Pick<ActivityDeps, 'db' | 'storage'> {
   load(taskId: string): Promise<{ task: TaskRow; limits: SourceLimits }>;
   /** The project's hash-mask key (domain/projects/mask-key.ts), read only when a sheet's plan hashes. */
   maskKey(projectId: string): Promise<string>;
+  /** PARQUET_STAGING: what a Parquet export's lanes stage. */
+  parquetStaging: Config['PARQUET_STAGING'];
 }
 
 /**
@@ -88,17 +91,17 @@ function pinnedKey(meta: SourceMeta, key: string): string {
 type Lane = Awaited<ReturnType<typeof openLane>>;
 
 /** One attempt's wiring: its chunk of the lane, its requests, and where its pieces and progress go. */
-async function openLane({ db, storage, source, encoder, load, maskKey }: FetchPagesDeps, input: FetchPagesInput, ctx: Context) {
+async function openLane({ db, storage, source, encoder, load, maskKey, parquetStaging }: FetchPagesDeps, input: FetchPagesInput, ctx: Context) {
   const { task, limits } = await load(input.taskId);
   const sheet = input.sheet ?? 0;
   const sheets = taskSheets(task);
   const meta = await readMeta(storage, input.taskId, sheet);
-  const ext = stagedExt(task.type);
+  const ext = stagedExt(task.type, parquetStaging);
   const mask = maskJob(task.type, meta, plansHash(meta.masks) ? pinnedKey(meta, await maskKey(task.projectId)) : undefined, task.options.time_zone);
   const style = csvStyle(task.options);
-  const chunk = new LaneChunk(input, meta, ctx.info.heartbeatDetails);
-  // Parquet's pages arrive as bytes too: staged as the columns' JSON lines by the byte transcoder
-  // (docs/adr/0050-parquet-writer.md); only Excel's are parsed (its sheets read whole rows).
+  const chunk = new LaneChunk(input, meta, ctx.info.heartbeatDetails, pieceLimits(ext));
+  // Parquet's pages arrive as bytes too: staged as the columns' values by the byte transcoder
+  // (docs/adr/0056-parquet-export-pipeline.md); only Excel's are parsed (its sheets read whole rows).
   const target = { sourceUrl: sheets[sheet]!.sourceUrl, projectId: task.projectId, limits, pageSize: meta.pageSize, bytes: ext !== 'ndjson' || task.type === 'parquet' };
   const requests = new LaneRequests(source, target, ctx.cancellationSignal, async () => ((await taskCancelled(db, input.taskId)) ? 0 : PAUSE_GRACE_MS));
   return {
@@ -109,9 +112,16 @@ async function openLane({ db, storage, source, encoder, load, maskKey }: FetchPa
     labelled: (err: unknown): never => {
       throw inSheet(err, sheetLabel(sheets, sheet));
     },
-    /** The pages in waiting as one piece, then its end heartbeated: only a stored boundary is. */
+    /**
+     * The pages in waiting as one piece, then its end heartbeated: only a stored boundary is. A
+     * Parquet export's piece holds its row groups too, encoded here, while the other lanes fetch,
+     * so the render only stitches them (ADR 0056).
+     */
     async store() {
-      const piece = chunk.piece();
+      // A Parquet piece's row groups are encoded first (on the encoder's thread, the lane waiting).
+      const parts = ext === 'pqv' ? chunk.pendingParts() : undefined;
+      const body = parts && (await encoder.piece(parts, meta.columns));
+      const piece = chunk.piece(body ? (now) => (now.length === parts!.length ? body : now) : undefined);
       if (!piece) return;
       await storage.putBuffer(keys.piece(input.taskId, piece.from, piece.to, ext, sheet), piece.body);
       chunk.stored(piece);

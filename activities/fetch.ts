@@ -37,7 +37,7 @@ export function createFetchActivities({ db, storage, config, destinationKeys }: 
     client: sourceClientOptions(config),
     databaseUrl: config.DATABASE_URL,
   });
-  const encoder = new PageEncoder(config.SOURCE_DECODE_THREADS);
+  const encoder = new PageEncoder(config.SOURCE_DECODE_THREADS, config.PARQUET_ENCODE_THREADS);
   // Every attempt (first run, retry, resume, a later chunk) reads the project afresh: a host an
   // admin removed from source_hosts is not asked again, whatever was allowed at submission.
   const load = async (taskId: string) => {
@@ -87,6 +87,6 @@ export function createFetchActivities({ db, storage, config, destinationKeys }: 
       }
     },
 
-    fetchPages: createFetchPages({ db, storage, source, encoder, load, maskKey: (projectId) => maskKeyOf(db, projectId, destinationKeys) }),
+    fetchPages: createFetchPages({ db, storage, source, encoder, load, maskKey: (projectId) => maskKeyOf(db, projectId, destinationKeys), parquetStaging: config.PARQUET_STAGING }),
   });
 }

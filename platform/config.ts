@@ -74,6 +74,15 @@ const schema = z.object({
   // page-encoder.ts). Default 0, all on that one: on 2 cores a thread costs more than it frees, the
   // source and Temporal needing the other core (ADR 0019); a worker with cores to spare may set it.
   SOURCE_DECODE_THREADS: z.coerce.number().int().min(0).max(64).default(0),
+  // Threads that encode a Parquet export's row groups as its lanes store their pieces (ADR 0056).
+  // Default 0, on the lanes' thread: on 2 cores a thread made the export slower (1M rows: 5.4-6.4
+  // s and 2.6-2.8 worker CPU s against 4.3-4.5 s and 2.2 CPU s), the source and Temporal needing
+  // the other core, as for SOURCE_DECODE_THREADS; a worker with cores to spare may set it.
+  PARQUET_ENCODE_THREADS: z.coerce.number().int().min(0).max(64).default(0),
+  // What a Parquet export's lanes stage: its columns' values with their row groups (ADR 0056), or
+  // JSON lines as 1.0 did, which every worker's render reads: for a rolling upgrade from 1.0, whose
+  // workers cannot read values (docs/operations.md, "Upgrading").
+  PARQUET_STAGING: z.enum(['values', 'lines']).default('values'),
   SOURCE_RETRY_INITIAL_MS: positiveInt.default(1000),
   // The ceiling on a project's source_retry_max_attempts (its own setting, default 5, picks below it).
   SOURCE_RETRY_MAX_ATTEMPTS: positiveInt.default(20),

@@ -17,7 +17,8 @@ export interface PendingPiece {
   from: number;
   /** Exclusive. */
   to: number;
-  body: Buffer;
+  /** The piece's bytes, or its parts to be written back to back. */
+  body: Buffer | readonly Buffer[];
 }
 
 /** How often a lane writes its progress to the task row at most (besides its last word). */
@@ -40,6 +41,8 @@ export class LaneChunk {
     private readonly range: Range,
     private readonly probed: { total: number; pageSize: number },
     checkpoint: unknown,
+    /** When a piece is due (pieces.ts' pieceLimits). */
+    private readonly limits: { ms: number; bytes: number } = { ms: PIECE_MAX_MS, bytes: PIECE_MAX_BYTES },
   ) {
     this.attemptFrom = Math.max(range.fromPage, resumeAt(checkpoint) ?? range.fromPage);
     this.storedTo = this.nextPage = this.attemptFrom;
@@ -65,13 +68,22 @@ export class LaneChunk {
 
   /** The piece in waiting is big or old enough to store (what a crash redoes stays bounded). */
   pieceDue(): boolean {
-    return this.parts.length > 0 && (this.bytes >= PIECE_MAX_BYTES || Date.now() - this.pendingSince >= PIECE_MAX_MS);
+    return this.parts.length > 0 && (this.bytes >= this.limits.bytes || Date.now() - this.pendingSince >= this.limits.ms);
   }
 
-  /** The pages fetched and not yet stored, or undefined; they stay here until `stored` says so. */
-  piece(): PendingPiece | undefined {
+  /** The fragments of the pages in waiting (a copy of the list), or undefined when none wait. */
+  pendingParts(): Buffer[] | undefined {
+    return this.nextPage === this.storedTo ? undefined : [...this.parts];
+  }
+
+  /**
+   * The pages fetched and not yet stored, or undefined; they stay here until `stored` says so.
+   * `join` makes the piece's body of its pages' fragments (a Parquet piece's holds its row groups
+   * too); by default they are joined as they are.
+   */
+  piece(join?: (parts: Buffer[]) => Buffer | readonly Buffer[]): PendingPiece | undefined {
     if (this.nextPage === this.storedTo) return undefined;
-    const body = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.bytes);
+    const body = join ? join(this.parts) : this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.bytes);
     return { from: this.storedTo, to: this.nextPage, body };
   }
 

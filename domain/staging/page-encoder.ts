@@ -12,7 +12,7 @@ import type { CsvStyle } from '../formats/csv/encode.js';
 import { pageWhere, type SourcePage } from '../source/client.js';
 import { checkPage } from '../source/polite.js';
 import { encodeStaged, type StagedExt } from './pieces.js';
-import encodeHere, { type EncodeResult, type EncodeTask } from './page-encoder.worker.js';
+import encodeHere, { type EncodeResult, type EncodeTask, encodePiece, type GroupsTask } from './page-encoder.worker.js';
 
 // From the TypeScript sources (tsx, vitest) the thread needs tsx too; dist/ runs plain JavaScript.
 const fromSources = import.meta.url.endsWith('.ts');
@@ -20,11 +20,38 @@ const workerFile = new URL(`./page-encoder.worker.${fromSources ? 'ts' : 'js'}`,
 
 export class PageEncoder {
   private pool: Piscina | undefined;
+  private groupPool: Piscina | undefined;
 
-  constructor(private readonly threads: number) {}
+  /**
+   * `threads`: for pages (SOURCE_DECODE_THREADS); `groupThreads`: for a Parquet piece's row groups
+   * (PARQUET_ENCODE_THREADS): 0, on the calling thread.
+   */
+  constructor(
+    private readonly threads: number,
+    private readonly groupThreads = 0,
+  ) {}
+
+  /**
+   * A Parquet piece's body from its pages' staged values: its row groups encoded (ADR 0056), on a
+   * thread of their own when PARQUET_ENCODE_THREADS gives one (off by default: slower on 2 cores),
+   * so the lanes' thread goes on fetching and transcoding meanwhile (the pages cross by copy: the
+   * lane keeps them until the piece is stored). A thread that fails leaves the values alone: the
+   * render encodes them.
+   */
+  async piece(parts: Buffer[], columns: Column[]): Promise<Buffer[]> {
+    if (this.groupThreads === 0) return encodePiece({ groups: parts, columns });
+    try {
+      const { Piscina } = await import('piscina');
+      this.groupPool ??= new Piscina({ filename: workerFile, minThreads: 0, maxThreads: this.groupThreads, idleTimeout: 30_000, ...(fromSources ? { execArgv: ['--import', 'tsx'] } : {}) });
+      const out = (await this.groupPool.run({ groups: parts, columns } satisfies GroupsTask)) as Uint8Array[];
+      return out.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength));
+    } catch {
+      return parts;
+    }
+  }
 
   /** The staged CSV (or JSON Lines) bytes of one fetched page, after the same checks as on the calling thread. */
-  async encode(body: Buffer, page: number, pageSize: number, probed: { total: number; pageSize: number }, columns: Column[], ext: 'csv' | 'jsonl' = 'csv', style?: CsvStyle, mask?: MaskJob): Promise<Buffer> {
+  async encode(body: Buffer, page: number, pageSize: number, probed: { total: number; pageSize: number }, columns: Column[], ext: 'csv' | 'jsonl' | 'pqv' = 'csv', style?: CsvStyle, mask?: MaskJob): Promise<Buffer> {
     const task: EncodeTask = { body, page, where: pageWhere(page, pageSize), probed, columns, ext, style, mask };
     const result: EncodeResult = this.threads > 0 ? await this.run(task) : encodeHere(task);
     if (!result.ok) {
@@ -35,13 +62,13 @@ export class PageEncoder {
 
   /**
    * The staged fragment of one fetched page: a CSV, JSON Lines or Parquet export's page bytes
-   * transcoded (above; Parquet's to the columns' JSON lines), an Excel export's parsed page checked
+   * transcoded (above; Parquet's to the columns' staged values), an Excel export's parsed page checked
    * against the probe and kept as JSON lines. Masked columns are masked here, before anything is
    * staged. `style`: a CSV task's dialect and time_zone.
    */
   async stage(answer: Buffer | SourcePage, page: number, probed: { total: number; pageSize: number; columns: Column[] }, ext: StagedExt, style?: CsvStyle, mask?: MaskJob): Promise<Buffer> {
-    // A Parquet export's page bytes (staged as 'ndjson') become the columns' JSON lines, as JSON Lines'.
-    if (Buffer.isBuffer(answer)) return this.encode(answer, page, probed.pageSize, probed, probed.columns, ext === 'csv' ? 'csv' : 'jsonl', style, mask);
+    // A Parquet export's page bytes become its staged values (ADR 0056), a JSON Lines export's its lines.
+    if (Buffer.isBuffer(answer)) return this.encode(answer, page, probed.pageSize, probed, probed.columns, ext === 'csv' ? 'csv' : ext === 'pqv' ? 'pqv' : 'jsonl', style, mask);
     checkPage(answer.total, answer.data.length, page, probed);
     return encodeStaged(ext, mask ? pageMasker(mask)(answer.data) : answer.data, probed.columns, style);
   }
@@ -62,6 +89,6 @@ export class PageEncoder {
   }
 
   async close(): Promise<void> {
-    await this.pool?.destroy();
+    await Promise.all([this.pool?.destroy(), this.groupPool?.destroy()]);
   }
 }

@@ -1,9 +1,26 @@
 import { createReadStream } from 'node:fs';
-import { copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { randomToken } from '../crypto.js';
 import { assertKey, type ByteRange, type Storage } from './types.js';
+
+/** Parts written back to back with one writev a turn (a short write goes on from where it stopped). */
+async function writeParts(path: string, parts: readonly Buffer[]): Promise<void> {
+  const fh = await open(path, 'w');
+  try {
+    let rest = parts.filter((p) => p.length > 0);
+    while (rest.length > 0) {
+      let { bytesWritten: n } = await fh.writev(rest);
+      let k = 0;
+      while (k < rest.length && n >= rest[k]!.length) n -= rest[k++]!.length;
+      rest = rest.slice(k);
+      if (n > 0) rest[0] = rest[0]!.subarray(n);
+    }
+  } finally {
+    await fh.close();
+  }
+}
 
 export class LocalStorage implements Storage {
   readonly kind = 'local' as const;
@@ -35,17 +52,18 @@ export class LocalStorage implements Storage {
     }
   }
 
-  async putBuffer(key: string, body: Buffer): Promise<void> {
+  async putBuffer(key: string, body: Buffer | readonly Buffer[]): Promise<void> {
     const dest = this.path(key);
     await this.ensureDir(dirname(dest));
+    const write = (tmp: string) => (Buffer.isBuffer(body) ? writeFile(tmp, body) : writeParts(tmp, body));
     try {
-      await this.atomicWrite(dest, (tmp) => writeFile(tmp, body));
+      await this.atomicWrite(dest, write);
     } catch (err) {
       // The directory was removed meanwhile (deletePrefix of a restarted export): make it again.
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       this.dirs.delete(dirname(dest));
       await this.ensureDir(dirname(dest));
-      await this.atomicWrite(dest, (tmp) => writeFile(tmp, body));
+      await this.atomicWrite(dest, write);
     }
   }
 

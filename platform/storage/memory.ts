@@ -21,9 +21,9 @@ export class MemoryStorage implements Storage {
     await rm(localPath, { force: true });
   }
 
-  async putBuffer(key: string, body: Buffer): Promise<void> {
+  async putBuffer(key: string, body: Buffer | readonly Buffer[]): Promise<void> {
     assertKey(key);
-    this.objects.set(key, body);
+    this.objects.set(key, Buffer.isBuffer(body) ? body : Buffer.concat(body));
   }
 
   async getBuffer(key: string): Promise<Buffer> {

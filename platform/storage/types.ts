@@ -8,7 +8,12 @@ export interface Storage {
   readonly kind: 'local' | 's3' | 'memory';
   /** Moves (local) or uploads (s3) a finished local file to key; the key appears whole or not at all. */
   putFile(key: string, localPath: string): Promise<void>;
-  putBuffer(key: string, body: Buffer): Promise<void>;
+  /**
+   * The object `body`, or the parts of one written back to back (a Parquet export's piece: its row
+   * groups and its pages' values, not joined first: a 4 MiB join per piece doubled the worker's
+   * full collections, ADR 0056).
+   */
+  putBuffer(key: string, body: Buffer | readonly Buffer[]): Promise<void>;
   getBuffer(key: string): Promise<Buffer>;
   /** The object, or the bytes `start` to `end` (inclusive) of it: a download's Range. */
   getStream(key: string, range?: ByteRange): Promise<Readable>;

@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DomainError } from '../../domain/errors.js';
 import { encodeCsvRows } from '../../domain/formats/csv/encode.js';
 import { PageEncoder } from '../../domain/staging/page-encoder.js';
+import { encodeStaged } from '../../domain/staging/pieces.js';
 
 const columns = [
   { key: 'id', title: 'ID' },
@@ -17,9 +18,20 @@ const rows = [
 const body = (o: unknown) => Buffer.from(JSON.stringify(o));
 const probed = { total: 3, pageSize: 3 };
 
-const threaded = new PageEncoder(1);
+const threaded = new PageEncoder(1, 1);
 const inline = new PageEncoder(0);
 afterAll(() => threaded.close());
+
+describe("a Parquet piece's row groups", () => {
+  it('are the same bytes encoded on a thread as on the calling thread', async () => {
+    const parts = [0, 1].map((p) => encodeStaged('pqv', rows.map((r) => ({ ...r, id: r.id + 3 * p })), columns));
+    const here = Buffer.concat(await inline.piece(parts, columns));
+    expect(here[0]).toBe(0x47); // groups first (domain/formats/parquet/groups.ts)
+    expect(Buffer.concat(await threaded.piece(parts, columns)).equals(here)).toBe(true);
+    // The lane's pages are still its own (copied to the thread, not moved).
+    expect(parts.every((p) => p.length > 0)).toBe(true);
+  });
+});
 
 async function failure(p: Promise<unknown>): Promise<DomainError> {
   const err = await p.then(

@@ -25,12 +25,15 @@ const PAGES = 13;
 const PROTO = ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf'];
 const NUL = 'a\u0000b';
 
-/** Renders `rows` staged as pages of 10, two pages a piece, as a fetch stores them; the file read back. */
-async function rendered(taskId: string, columns: Column[], rows: Record<string, unknown>[]) {
+/**
+ * Renders `rows` staged as pages of 10, two pages a piece, as a fetch stores them (staged values,
+ * ADR 0056; the JSON lines staged before them by `ext: 'ndjson'`); the file read back.
+ */
+async function rendered(taskId: string, columns: Column[], rows: Record<string, unknown>[], ext: 'pqv' | 'ndjson' = 'pqv') {
   const storage = new MemoryStorage();
   await writeMeta(storage, taskId, { total: rows.length, pageSize: PAGE, columns });
   for (let p = 0; p * PAGE < rows.length; p += 2) {
-    await storage.putBuffer(keys.piece(taskId, p, Math.min(p + 2, Math.ceil(rows.length / PAGE)), 'ndjson'), encodeStaged('ndjson', rows.slice(p * PAGE, (p + 2) * PAGE), columns));
+    await storage.putBuffer(keys.piece(taskId, p, Math.min(p + 2, Math.ceil(rows.length / PAGE)), ext), encodeStaged(ext, rows.slice(p * PAGE, (p + 2) * PAGE), columns));
   }
   const task = { id: taskId, type: 'parquet', options: {}, fileName: 'exact', createdAt: new Date('2026-11-24T00:00:00Z') } as unknown as TaskRow;
   const render = renderParquet({ storage, dataDir }, { task, settings: {} as StoredSettings, signal: new AbortController().signal, onProgress: () => {} });
@@ -87,6 +90,10 @@ describe('the Parquet render, read back by pyarrow and DuckDB', () => {
       view.rows.forEach((got, i) => expect(got, `${reader} row ${i + 1}`).toEqual(expected[i]));
       expect(view.rows, reader).toHaveLength(rows.length);
     }
+    // The same rows staged as JSON lines, as an export staged before ADR 0056 holds them: the same file.
+    const before = await rendered('tsk_exact_lines', columns, rows, 'ndjson');
+    const [old] = await before.render;
+    expect((await before.storage.getBuffer(old!.key)).equals(await storage.getBuffer(out!.key))).toBe(true);
   });
 
   it('keeps an own key named like a prototype member, and writes null where a row lacks it', async () => {

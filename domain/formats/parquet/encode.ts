@@ -8,12 +8,14 @@ import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
 import { writeRleBitPackedHybrid } from 'hyparquet-writer/src/encoding.js';
 import { snappyCompress } from './snappy.js';
 import type { ColumnValues } from './columns.js';
+import type { Kind } from './types.js';
 
 export interface EncodedChunk {
   /** The chunk's bytes in file order (page headers and compressed pages). */
   pieces: Uint8Array[];
   bytes: number;
   chunk: ColumnChunk;
+  summary: ChunkSummary;
 }
 
 const varint = (out: number[], v: number) => {
@@ -189,10 +191,59 @@ function values(work: EncodeWork, col: ColumnValues): { data: Uint8Array; encodi
   return { data: packedIds(dict.ids.subarray(0, col.count), width), encoding: 'RLE_DICTIONARY', dict: { plain: plainText(work, col, dict.first, dict.size), size: dict.size } };
 }
 
-function statistics(col: ColumnValues): Statistics {
-  const nulls = BigInt(col.rows - col.count);
-  const b = col.bounds();
-  return b ? { null_count: nulls, min_value: b.min, max_value: b.max } : { null_count: nulls };
+/** A row group encoded before its file is written (groups.ts): its chunks' bytes back to back. */
+export interface EncodedGroup {
+  rows: number;
+  bytes: Buffer;
+  /** Each column's chunk: where it starts in `bytes`, and its summary. */
+  chunks: Array<{ at: number; summary: ChunkSummary }>;
+}
+
+/** A staged piece's row groups, encoded where it was staged under `kinds` (the written columns'). */
+export interface EncodedGroups {
+  kinds: Kind[];
+  rows: number;
+  groups: EncodedGroup[];
+}
+
+/**
+ * What a column chunk's metadata needs besides its place: kept with a chunk encoded before its
+ * file is written (groups.ts), so its metadata is made the same way once its offset is known.
+ */
+export interface ChunkSummary {
+  physical: ColumnValues['physical'];
+  /** The dictionary page's bytes (header and body) before the data page; 0: none. */
+  dictionaryBytes: number;
+  bytes: number;
+  uncompressed: number;
+  rows: number;
+  nulls: number;
+  bounds: { min: number | bigint; max: number | bigint } | null;
+}
+
+function statistics(s: ChunkSummary): Statistics {
+  const nulls = BigInt(s.nulls);
+  return s.bounds ? { null_count: nulls, min_value: s.bounds.min, max_value: s.bounds.max } : { null_count: nulls };
+}
+
+/** A column chunk's metadata, its pages written at `offset` in the file. */
+export function chunkOf(s: ChunkSummary, name: string, offset: number): ColumnChunk {
+  const dict = s.dictionaryBytes > 0;
+  return {
+    file_offset: BigInt(offset),
+    meta_data: {
+      type: s.physical,
+      encodings: dict ? ['PLAIN', 'RLE', 'RLE_DICTIONARY'] : ['PLAIN', 'RLE'],
+      path_in_schema: [name],
+      codec: 'SNAPPY',
+      num_values: BigInt(s.rows),
+      total_uncompressed_size: BigInt(s.uncompressed),
+      total_compressed_size: BigInt(s.bytes),
+      data_page_offset: BigInt(offset + s.dictionaryBytes),
+      dictionary_page_offset: dict ? BigInt(offset) : undefined,
+      statistics: statistics(s),
+    },
+  };
 }
 
 /** One column chunk of a row group, to be written at `offset` in the file. */
@@ -207,21 +258,14 @@ export function encodeChunk(col: ColumnValues, name: string, offset: number, wor
   const pages = [...(dict ? [page(work, 'DICTIONARY_PAGE', dict.plain, dict.size, 'PLAIN')] : []), page(work, 'DATA_PAGE', raw, col.rows, encoding)];
   const pieces = pages.flatMap((p) => [p.head, p.body]);
   const bytes = pieces.reduce((s, p) => s + p.length, 0);
-  const dataAt = offset + (dict ? pages[0]!.head.length + pages[0]!.body.length : 0);
-  const chunk: ColumnChunk = {
-    file_offset: BigInt(offset),
-    meta_data: {
-      type: col.physical,
-      encodings: dict ? ['PLAIN', 'RLE', 'RLE_DICTIONARY'] : ['PLAIN', 'RLE'],
-      path_in_schema: [name],
-      codec: 'SNAPPY',
-      num_values: BigInt(col.rows),
-      total_uncompressed_size: BigInt(pages.reduce((s, p) => s + p.head.length + p.raw, 0)),
-      total_compressed_size: BigInt(bytes),
-      data_page_offset: BigInt(dataAt),
-      dictionary_page_offset: dict ? BigInt(offset) : undefined,
-      statistics: statistics(col),
-    },
+  const summary: ChunkSummary = {
+    physical: col.physical,
+    dictionaryBytes: dict ? pages[0]!.head.length + pages[0]!.body.length : 0,
+    bytes,
+    uncompressed: pages.reduce((s, p) => s + p.head.length + p.raw, 0),
+    rows: col.rows,
+    nulls: col.rows - col.count,
+    bounds: col.bounds(),
   };
-  return { pieces, bytes, chunk };
+  return { pieces, bytes, chunk: chunkOf(summary, name, offset), summary };
 }

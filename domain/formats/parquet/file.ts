@@ -8,7 +8,7 @@ import type { FileMetaData, RowGroup, SchemaElement } from 'hyparquet';
 import { ByteWriter } from 'hyparquet-writer';
 import { writeMetadata } from 'hyparquet-writer/src/metadata.js';
 import type { ColumnValues } from './columns.js';
-import { encodeChunk, EncodeWork } from './encode.js';
+import { chunkOf, encodeChunk, type EncodedGroup, EncodeWork } from './encode.js';
 
 const MAGIC = Buffer.from('PAR1', 'latin1');
 
@@ -71,6 +71,20 @@ export class ParquetFile {
     const total = chunks.reduce((s, c) => s + c.meta_data!.total_uncompressed_size, 0n);
     const compressed = chunks.reduce((s, c) => s + c.meta_data!.total_compressed_size, 0n);
     this.groups.push({ columns: chunks, total_byte_size: total, num_rows: BigInt(rows), total_compressed_size: compressed });
+    await this.sink.flush();
+  }
+
+  /**
+   * One row group encoded before (groups.ts): its bytes written as they are, each chunk's metadata
+   * made for where it lands (a footer's offsets are the file's, so they are set here).
+   */
+  async appendEncoded(group: EncodedGroup): Promise<void> {
+    const base = this.sink.bytes;
+    this.sink.push(group.bytes);
+    const chunks = group.chunks.map(({ at, summary }, i) => chunkOf(summary, this.names[i]!, base + at));
+    this.rows += group.rows;
+    const total = group.chunks.reduce((s, c) => s + BigInt(c.summary.uncompressed), 0n);
+    this.groups.push({ columns: chunks, total_byte_size: total, num_rows: BigInt(group.rows), total_compressed_size: BigInt(group.bytes.length) });
     await this.sink.flush();
   }
 

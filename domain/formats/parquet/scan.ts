@@ -22,12 +22,28 @@ export const NUMBER_FAST = 9;
 
 import { momentAt, readMoment } from './dates.js';
 
+/**
+ * One row's values as the render reads them (types.ts' TypePass, parts.ts' writer): per column its
+ * kind (the constants above), where its bytes are, its number; from a staged JSON line (LineScanner)
+ * or from staged values (staged.ts).
+ */
+export interface ScannedRow {
+  readonly kinds: Uint8Array;
+  readonly starts: Int32Array;
+  readonly ends: Int32Array;
+  readonly numbers: Float64Array;
+  /** Whether a TEXT value names a moment, then in `readMoment`. */
+  momentOf(col: number): boolean;
+  numberAt(col: number): number;
+  decoded(col: number): unknown;
+}
+
 const POW10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
 
 const isWs = (c: number | undefined) => c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
 const isDigit = (c: number | undefined) => c !== undefined && c >= 0x30 && c <= 0x39;
 
-export class LineScanner {
+export class LineScanner implements ScannedRow {
   readonly kinds: Uint8Array;
   readonly starts: Int32Array;
   readonly ends: Int32Array;

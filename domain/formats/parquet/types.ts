@@ -9,7 +9,7 @@ import { ownReader } from '../own.js';
 import { numericText } from '../template/values.js';
 import { parseMoment, readMoment } from './dates.js';
 import * as V from './scan.js';
-import type { LineScanner } from './scan.js';
+import type { LineScanner, ScannedRow } from './scan.js';
 
 export type Kind = 'int64' | 'double' | 'boolean' | 'date' | 'timestamp' | 'timestamp_utc' | 'string' | 'json';
 
@@ -66,7 +66,7 @@ function seen(v: unknown): number {
 const momentBits = () => (readMoment.dateOnly ? DATE : readMoment.zoned ? ZONED_TIME : LOCAL_TIME);
 
 /** seen() of a value the line scanner located (scan.ts), read from its bytes where it can be. */
-function seenAt(s: LineScanner, col: number): number {
+function seenAt(s: ScannedRow, col: number): number {
   switch (s.kinds[col]) {
     case V.INT:
       return INT;
@@ -90,7 +90,7 @@ function seenAt(s: LineScanner, col: number): number {
 }
 
 /** Whether a value the scanner located fits a template's kind as it stands; false: convert it to see. */
-function fitsAsRead(kind: Kind, s: LineScanner, col: number): boolean {
+function fitsAsRead(kind: Kind, s: ScannedRow, col: number): boolean {
   const t = s.kinds[col];
   switch (kind) {
     case 'double':
@@ -108,8 +108,10 @@ function fitsAsRead(kind: Kind, s: LineScanner, col: number): boolean {
   }
 }
 
+export const sameKinds = (a: readonly Kind[], b: readonly Kind[]): boolean => a.length === b.length && a.every((k, i) => k === b[i]);
+
 /** The kind of everything a column held: one kind of value, integers with fractions as doubles, else text. */
-function kindOf(bits: number): Kind {
+export function kindOf(bits: number): Kind {
   switch (bits) {
     case 0:
       return 'string'; // all null: nothing tells a type, and text holds any later value
@@ -171,8 +173,12 @@ export class TypePass {
     return true;
   }
 
-  /** The line `scanner` has just read (its scan() answered true). */
-  addScanned(scanner: LineScanner): void {
+  /**
+   * The line `scanner` has just read (its scan() answered true), or a row of staged values.
+   * `inferred` false: only the template-typed columns are looked at (the others' kinds are added
+   * a piece at a time, addBits).
+   */
+  addScanned(scanner: ScannedRow, inferred = true): void {
     const at = this.rowNo++;
     for (let c = 0; c < this.columns.length; c++) {
       if (!this.first[c]) continue;
@@ -181,11 +187,29 @@ export class TypePass {
       const check = this.check[c];
       if (check) {
         if (!fitsAsRead(this.template[c]!, scanner, k)) check(scanner.decoded(k), at);
-      } else if (!this.text[c]) {
+      } else if (inferred && !this.text[c]) {
         this.bits[c]! |= seenAt(scanner, k);
         this.text[c] = kindOf(this.bits[c]!) === 'string';
       }
     }
+  }
+
+  /**
+   * The kinds of value a piece of staged values holds, per column (its headers' bits, staged.ts,
+   * in uniqueKeys' order): what addScanned(…, false) leaves to them.
+   */
+  addBits(bits: Uint8Array): void {
+    for (let c = 0; c < this.columns.length; c++) {
+      if (!this.first[c] || this.check[c] || this.text[c]) continue;
+      this.bits[c]! |= bits[this.slot[c]!]!;
+      // Text already (a column null so far is not: kindOf(0) is its stand-in, not a kind seen).
+      this.text[c] = this.bits[c] !== 0 && kindOf(this.bits[c]!) === 'string';
+    }
+  }
+
+  /** Rows seen elsewhere (a piece's row groups taken as the lane encoded them): only counted. */
+  skipRows(n: number): void {
+    this.rowNo += n;
   }
 
   add(row: Record<string, unknown>): void {
