@@ -94,15 +94,30 @@ export async function orderedPieces(storage: Storage, taskId: string, pages: num
 }
 
 /**
- * Each piece of the chain with its bytes, the next one read while the caller works on this one;
- * the abort signal is checked before each piece is handed over (the caller's catch cleans up).
+ * Pieces read at once ahead of the one being written: a render's reads were most of its time (45
+ * pieces of 1 MiB, one at a time: 42–90 ms of waiting in a 500,000-row CSV render; the writes and
+ * hashing 20 ms). A render holds at most this many pieces besides the one it writes (1 MiB each).
+ */
+export const READ_AHEAD = 4;
+
+/**
+ * Each piece of the chain with its bytes, the next READ_AHEAD read while the caller works on this
+ * one; the abort signal is checked before each piece is handed over (the caller's catch cleans up).
  */
 export async function* readAhead(storage: Storage, chain: Piece[], signal: AbortSignal): AsyncGenerator<{ piece: Piece; bytes: Buffer }> {
-  let reading = chain[0] && storage.getBuffer(chain[0].key);
+  const reading: Promise<Buffer>[] = [];
+  const readNext = () => {
+    const next = chain[reading.length];
+    if (!next) return;
+    const read = storage.getBuffer(next.key);
+    read.catch(() => {}); // awaited in its turn, or abandoned when an earlier one fails
+    reading.push(read);
+  };
+  for (let i = 0; i < READ_AHEAD; i++) readNext();
   for (const [i, piece] of chain.entries()) {
-    const bytes = await reading!;
-    reading = chain[i + 1] && storage.getBuffer(chain[i + 1]!.key);
-    reading?.catch(() => {}); // awaited on the next turn, or abandoned when this one fails
+    const bytes = await reading[i]!;
+    delete reading[i]; // the array keeps its length (the next index to read); the bytes are let go
+    readNext();
     if (signal.aborted) throw signal.reason;
     yield { piece, bytes };
   }

@@ -1,7 +1,8 @@
 // The merge's choice of staged pieces: every page exactly once, in order, whatever a stalled
 // attempt left beside its retry's pieces; incomplete staging is found, not papered over.
 import { describe, expect, it } from 'vitest';
-import { type Piece, parsePiece, pieceChain } from '../../domain/staging/pieces.js';
+import { type Piece, parsePiece, pieceChain, READ_AHEAD, readAhead } from '../../domain/staging/pieces.js';
+import { MemoryStorage } from '../../platform/storage/memory.js';
 
 const piece = (from: number, to: number): Piece => ({ key: `staging/t/pages/${String(from).padStart(8, '0')}-${String(to).padStart(8, '0')}.csv`, from, to });
 const ranges = (chain: Piece[] | null) => chain?.map((p) => [p.from, p.to]) ?? null;
@@ -32,5 +33,41 @@ describe('pieceChain', () => {
     expect(ranges(pieceChain([...legacy, piece(2, 10)], 10))).toEqual([[0, 1], [1, 2], [2, 10]]);
     expect(parsePiece('staging/t/pages/00000012-00000012.csv')).toBeNull();
     expect(parsePiece('staging/t/meta.json')).toBeNull();
+  });
+});
+
+describe('readAhead', () => {
+  it('hands the pieces over in order with READ_AHEAD reads in flight at most, and stops at an abort', async () => {
+    const storage = new MemoryStorage();
+    const chain = Array.from({ length: 12 }, (_, i) => piece(i, i + 1));
+    for (const p of chain) await storage.putBuffer(p.key, Buffer.from(`piece ${p.from}`));
+    let inFlight = 0;
+    let most = 0;
+    const get = storage.getBuffer.bind(storage);
+    storage.getBuffer = async (key: string) => {
+      most = Math.max(most, ++inFlight);
+      await new Promise((r) => setTimeout(r, 2));
+      inFlight -= 1;
+      return get(key);
+    };
+    const got: string[] = [];
+    for await (const { piece: p, bytes } of readAhead(storage, chain, new AbortController().signal)) {
+      got.push(`${p.from}:${bytes.toString()}`);
+      await new Promise((r) => setTimeout(r, 5)); // the writer is slower than the reads
+    }
+    expect(got).toEqual(chain.map((p) => `${p.from}:piece ${p.from}`));
+    expect(most).toBe(READ_AHEAD);
+
+    const abort = new AbortController();
+    const seen: number[] = [];
+    await expect(
+      (async () => {
+        for await (const { piece: p } of readAhead(storage, chain, abort.signal)) {
+          seen.push(p.from);
+          if (p.from === 2) abort.abort(new Error('cancelled'));
+        }
+      })(),
+    ).rejects.toThrow('cancelled');
+    expect(seen).toEqual([0, 1, 2]);
   });
 });
