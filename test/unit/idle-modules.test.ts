@@ -44,6 +44,8 @@ it('the modules both processes of npm start import at start leave mail parsing a
   expect(loadsPackage(loaded, '@temporalio/worker')).toBe(true);
   expect(loadsFile(loaded, 'domain/staging/render.ts')).toBe(true);
   expect(loadsPackage(loaded, 'smtp-server')).toBe(true);
-  for (const pkg of ['mailparser', 'nodemailer', 'hyparquet', 'hyparquet-writer', 'htmlparser2', '@electric-sql/pglite']) expect(loadsPackage(loaded, pkg), pkg).toBe(false);
+  for (const pkg of ['mailparser', 'hyparquet', 'hyparquet-writer', 'htmlparser2', '@electric-sql/pglite']) expect(loadsPackage(loaded, pkg), pkg).toBe(false);
+  // smtp-server (the mail catcher) loads a few of nodemailer's shared helpers; its transports and mailer stay unloaded.
+  expect(loaded.filter((u) => u.includes('/node_modules/nodemailer/') && /\/(smtp-transport|mailer|mail-composer|mime-node)\/|\/nodemailer\.js$/.test(u))).toEqual([]);
   for (const file of ['domain/staging/render-xlsx.ts', 'domain/staging/render-parquet.ts', 'domain/formats/xlsx/workbook.ts', 'db/pglite-database.ts']) expect(loadsFile(loaded, file), file).toBe(false);
 }, 60_000);
