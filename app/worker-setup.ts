@@ -94,7 +94,7 @@ function workerOptions(opts: WorkerOptions, activities: ReturnType<typeof create
  */
 // isolateExecutionTimeout is read from the options as given (the SDK's own default, '5s', is only
 // replaced in debugMode) though its type does not list it (@temporalio/worker 1.24, worker-options.js).
-const onMainThread = { debugMode: true, isolateExecutionTimeout: '5s' } as Partial<TemporalWorkerOptions>;
+export const onMainThread = { debugMode: true, isolateExecutionTimeout: '5s' } as Partial<TemporalWorkerOptions>;
 
 /**
  * A sync run is local activities inside its workflow task, at most SYNC_SLOTS runs at once per API
