@@ -66,9 +66,10 @@ export async function connectWorker(config: Config, address: string): Promise<Na
 
 /**
  * `watch: false`: the queue is watched elsewhere (the embedded start's API process, whose in-process
- * PGlite hears the task notices; app/start.ts).
+ * PGlite hears the task notices; app/start.ts). `workflowsOnMainThread`: no workflow thread
+ * (app/worker-setup.ts; the embedded start's worker process, docs/adr/0055-idle-memory-of-npm-start.md).
  */
-export async function startWorker(core: Core, address: string, temporal: Client, opts: { watch?: boolean } = {}): Promise<RunningWorker> {
+export async function startWorker(core: Core, address: string, temporal: Client, opts: { watch?: boolean; workflowsOnMainThread?: boolean } = {}): Promise<RunningWorker> {
   const connection = await connectWorker(core.config, address);
   const options = {
     connection,
@@ -76,6 +77,7 @@ export async function startWorker(core: Core, address: string, temporal: Client,
     taskQueue: core.config.TEMPORAL_TASK_QUEUE,
     deps: { db: core.database.db, storage: core.storage, config: core.config, linkSecret: core.secrets.linkSecret, destinationKeys: core.secrets.destinationKeys, temporal },
     workflowBundle: await cachedWorkflowBundle(join(core.config.DATA_DIR, 'cache')),
+    workflowsOnMainThread: opts.workflowsOnMainThread ?? false,
   };
   // A resume makes a fresh Worker from the same options: the connection and bundle are reused.
   const supervisor = await WorkerSupervisor.start({ create: (report) => createWorker({ ...options, onDatabaseUnavailable: report }), probe: () => core.database.ping(), log: lifecycleLog() });

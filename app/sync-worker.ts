@@ -25,6 +25,10 @@ export async function startSyncWorker(core: Core, address: string, temporal: Cli
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     queues: 'sync' as const,
+    // No workflow thread of its own: a sync run's workflow code is a few calls between local
+    // activities on this thread anyway, and the thread (its own V8 isolate with the SDK and the
+    // workflow bundle loaded again) cost this process ~19 MB idle (docs/adr/0055-idle-memory-of-npm-start.md).
+    workflowsOnMainThread: true,
     deps: { db: core.database.db, storage: core.storage, config, linkSecret: core.secrets.linkSecret, destinationKeys: core.secrets.destinationKeys, temporal },
     workflowBundle: await cachedWorkflowBundle(join(config.DATA_DIR, 'cache')),
   };

@@ -23,6 +23,11 @@ export interface WorkerOptions {
    * app/sync-worker.ts), or both (one process doing everything: the tests' environment).
    */
   queues?: 'export' | 'sync' | 'both';
+  /**
+   * Workflows run on this thread (in a vm context of their own) instead of a workflow thread of
+   * their own (docs/adr/0055-idle-memory-of-npm-start.md).
+   */
+  workflowsOnMainThread?: boolean;
 }
 
 /** Tells the supervisor about activities that found the database unreachable; the failure goes on as it is. */
@@ -77,8 +82,19 @@ function workerOptions(opts: WorkerOptions, activities: ReturnType<typeof create
     // and a fetch resumed after a crash redoes at most about a second of pages.
     maxHeartbeatThrottleInterval: '1 second',
     ...(opts.onDatabaseUnavailable ? { interceptors: { activity: [databaseWatch(opts.onDatabaseUnavailable)] } } : {}),
+    ...(opts.workflowsOnMainThread ? onMainThread : {}),
   };
 }
+
+/**
+ * Workflows in a vm context on the Worker's own thread, as the SDK's replayer runs them: the SDK calls
+ * it `debugMode` (it exists so a debugger can reach workflow code), which also lifts the limit on a
+ * workflow activation's run time; that limit is set back to the SDK's default here, so a workflow
+ * stuck in a loop still fails its task as it would on a workflow thread.
+ */
+// isolateExecutionTimeout is read from the options as given (the SDK's own default, '5s', is only
+// replaced in debugMode) though its type does not list it (@temporalio/worker 1.24, worker-options.js).
+export const onMainThread = { debugMode: true, isolateExecutionTimeout: '5s' } as Partial<TemporalWorkerOptions>;
 
 /**
  * A sync run is local activities inside its workflow task, at most SYNC_SLOTS runs at once per API

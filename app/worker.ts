@@ -38,7 +38,10 @@ try {
   const core = await openCore(config, { prepared: embedded });
   const client = await connectTemporal(config, config.TEMPORAL_ADDRESS);
   const metricsServer = embedded ? null : await serveWorkerMetrics(config, core.secrets.adminToken, config.WORKER_METRICS_PORT ?? DEFAULT_WORKER_METRICS_PORT);
-  const w = await startWorker(core, config.TEMPORAL_ADDRESS, client, { watch: !embedded });
+  // The embedded start's workflows run on this process's thread, not a workflow thread of their
+  // own: ~15 MB less idle, the `npm start` group's memory goal (docs/adr/0055-idle-memory-of-npm-start.md).
+  // A worker of the split deployment keeps the thread, which gives its workflow code a core of its own under load.
+  const w = await startWorker(core, config.TEMPORAL_ADDRESS, client, { watch: !embedded, workflowsOnMainThread: embedded });
   if (!embedded) {
     await ensureCleanupSchedule(client, config);
     await ensureAdmissionSweepSchedule(client, config);

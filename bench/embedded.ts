@@ -63,8 +63,11 @@ export async function startEmbedded(extraEnv: Record<string, string> = {}, nodeA
     LINK_SECRET: 'bench-link-secret-0123456789',
     LOG_LEVEL: 'warn',
     DEMO_SOURCE: 'off',
-    // As `npm start` sets it (package.json): glibc's malloc arenas capped, ~30 MB less resident.
+    // As `npm start` sets them (package.json): glibc's malloc arenas capped, ~30 MB less resident;
+    // blocks of 32 KiB and more mapped on their own, so V8's compiler zones (PGlite's WebAssembly
+    // tiering up) go back to the system when freed: ~84 MB less idle (docs/adr/0055-idle-memory-of-npm-start.md).
     MALLOC_ARENA_MAX: '2',
+    MALLOC_MMAP_THRESHOLD_: '32768',
     ...extraEnv,
   };
   // No DATABASE_URL and no TEMPORAL_ADDRESS: the embedded defaults (undefined drops the parent's).

@@ -57,6 +57,19 @@ export function processTree(pid: number, exclude?: number): number[] {
   return [pid, ...children.flatMap((c) => processTree(c, exclude))];
 }
 
+/**
+ * Proportional set size in MB (smaps_rollup): a page shared by n processes counts 1/n in each, so
+ * the file pages of the node binary and the Temporal core bridge, resident once for the `npm start`
+ * group, are not counted once per process as in a VmRSS sum. 0 for a process gone meanwhile.
+ */
+export function pssMb(pid: number): number {
+  try {
+    return Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
 /** VmRSS summed over processes (each read once; a process gone meanwhile counts 0). */
 export function treeRssMb(pids: number[]): number {
   return pids.reduce((mb, p) => {

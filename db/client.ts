@@ -1,17 +1,13 @@
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { DrizzleQueryError } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import { migrateSchema } from './migrate.js';
-import { openPglite, pgliteOptions } from './pglite.js';
 import { preparing } from './prepared.js';
 import * as schema from './schema.js';
-import { serveOverWire, type WireServer } from './wire.js';
+import type { WireServer } from './wire.js';
 import type { FromPgliteThread, PgliteThreadData, ToPgliteThread } from './pglite-thread.js';
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
@@ -104,24 +100,11 @@ function wrapTransactionErrors(db: Db): Db {
 export async function openDatabase(opts: { url?: string; dataDir: string; memory?: { loadDataDir?: Blob }; poolMax?: number; thread?: boolean }): Promise<Database> {
   if (opts.url) return postgresDatabase(opts.url, opts.poolMax);
   if (opts.thread && !opts.memory) return threadedPglite(join(opts.dataDir, 'pglite'), opts.poolMax);
-  const client = opts.memory ? await PGlite.create({ ...pgliteOptions, ...opts.memory }) : await openPglite(join(opts.dataDir, 'pglite'));
-  const db = drizzlePglite(client, { schema });
-  return {
-    db: db as unknown as Db,
-    kind: 'pglite',
-    migrate: () => migrateSchema(db, (config) => migratePglite(db, config)),
-    ping: async () => {
-      await client.query('select 1');
-    },
-    listen: async (channel, onNotice, onConnect) => {
-      // PGlite is in-process: a NOTIFY from any query on this instance reaches its listeners.
-      const unlisten = await client.listen(channel, onNotice);
-      onConnect?.();
-      return unlisten;
-    },
-    close: () => client.close(),
-    serveWire: () => serveOverWire(client),
-  };
+  // Loaded only here: a process on Postgres (or reaching PGlite's thread over its wire) never holds
+  // PGlite's JavaScript (db/pglite-database.ts).
+  const { openPgliteDatabase } = await import('./pglite-database.js');
+  const pglite = await openPgliteDatabase(opts);
+  return { ...pglite, db: pglite.db as unknown as Db };
 }
 
 function postgresDatabase(url: string, poolMax = 10): Database {

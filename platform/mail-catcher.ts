@@ -1,10 +1,14 @@
 // `npm start` without SMTP_URL: an SMTP server on the loopback that keeps the last mails it is sent
 // (in memory, MAIL_CATCHER_KEEP of them) instead of delivering them, so a newcomer sees the whole
 // flow with no mail server of their own. The admin reads them at GET /v1/admin/mails and /mails.
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { randomToken } from './crypto.js';
+
+// mailparser (with html-to-text, he, libmime, encodings) is ~5 MB of an idle API process's heap
+// (docs/adr/0055-idle-memory-of-npm-start.md): loaded when the first mail arrives.
+const simpleParser = (raw: Buffer, options: import('mailparser').SimpleParserOptions) => (createRequire(import.meta.url)('mailparser') as typeof import('mailparser')).simpleParser(raw, options);
 
 const MAIL_CATCHER_KEEP = 200;
 const MAX_MAIL_BYTES = 5 * 1024 * 1024;

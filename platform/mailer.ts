@@ -1,8 +1,12 @@
 // Sending one e-mail through SMTP_URL with nodemailer. The URL may hold credentials: it is handed
 // to nodemailer only, never put into an error or a log line (nodemailer's own logger stays off).
 // A failure is classified by what reached the server (docs/adr/0031-task-emails.md).
+import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
-import { createTransport } from 'nodemailer';
+
+// nodemailer is ~2 MB of each process's heap and most never send a mail: loaded with the first one
+// (docs/adr/0055-idle-memory-of-npm-start.md).
+const loadNodemailer = () => createRequire(import.meta.url)('nodemailer') as typeof import('nodemailer');
 
 export interface OutgoingMail {
   from: string;
@@ -89,7 +93,7 @@ export async function sendMail(smtpUrl: string, mail: OutgoingMail, opts: SendOp
   let handedOver = false;
   const beforeData = opts.beforeData ?? (() => Promise.resolve());
   try {
-    const transport = createTransport({ url: smtpUrl, ...TIMEOUTS, logger: false, debug: false, disableFileAccess: true, disableUrlAccess: true });
+    const transport = loadNodemailer().createTransport({ url: smtpUrl, ...TIMEOUTS, logger: false, debug: false, disableFileAccess: true, disableUrlAccess: true });
     transport.use('stream', (m, done) => {
       m.message.processFunc((input) => watched(input, (sent) => (handedOver = sent), beforeData));
       done();

@@ -77,12 +77,13 @@ export async function startDevServer(opts: {
  * Stops the server (its process group, `$1`) when our end of the watchdog's stdin closes: the kernel
  * closes it when our process ends, whatever the way, so the server never outlives us (Linux and
  * macOS alike; a parent-death signal is Linux only). In a group of its own, so neither Ctrl-C nor a
- * kill of our group reaches it first; it ends once the server is gone (looked at every second).
- * A POSIX shell, not `node -e`: ~2 MB resident instead of ~40 MB for the whole life of `npm start`.
+ * kill of our group reaches it first. A server that ends while we live ends its watchdog with it
+ * (watchOver). A POSIX shell, not `node -e`: ~2 MB resident instead of ~40 MB for the whole life of
+ * `npm start`; one process, not a second shell polling the server with a `sleep` child, which was
+ * another ~3 MB of the group's VmRSS (docs/adr/0055-idle-memory-of-npm-start.md).
  */
 const WATCHDOG = `
 g=$1
-(while kill -0 "$g" 2>/dev/null; do sleep 1; done; kill $$ 2>/dev/null) &
 while read -r _; do :; done
 kill -s TERM -- "-$g" 2>/dev/null
 i=0
@@ -97,6 +98,9 @@ function watchOver(server: ChildProcess): void {
   dog.stdin?.on('error', () => {});
   (dog.stdin as unknown as { unref?: () => void } | null)?.unref?.();
   dog.unref();
+  // The server gone on its own: nothing left to watch. Ended before it reads end-of-input, so it
+  // never signals a process group whose number may have been given to another since.
+  server.once('exit', () => dog.exitCode === null && dog.signalCode === null && dog.kill('SIGTERM'));
 }
 
 function killGroup(pid: number, signal: NodeJS.Signals): boolean {

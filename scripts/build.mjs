@@ -16,6 +16,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const root = resolve(import.meta.dirname, '..');
 const out = join(root, 'dist');
@@ -58,7 +59,9 @@ const { code } = await bundleWorkflowCode({
   workflowsPath: join(out, 'workflows', 'index.js'),
   logger: { log: quiet, trace: quiet, debug: quiet, info: quiet, warn: console.warn, error: console.error },
 });
-writeFileSync(join(out, 'workflow-bundle.js'), code);
+// One byte a character in every process that runs workflows (app/bundle-text.ts, just compiled).
+const { oneByteSource } = await import(pathToFileURL(join(out, 'app', 'bundle-text.js')).href);
+writeFileSync(join(out, 'workflow-bundle.js'), oneByteSource(code));
 const { buildConsole } = await import('./build-console.mjs');
 await buildConsole();
 // The image's build (Dockerfile) copies no client/, so it has none to pack.

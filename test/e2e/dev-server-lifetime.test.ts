@@ -4,13 +4,13 @@
 // found through DATA_DIR/temporal.pid and stopped when its command line is our dev server's, and a
 // recorded pid now used by another program is left alone.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { afterAll, expect, it } from 'vitest';
-import { resolveTemporalBin, stopStaleDevServer } from '../../platform/temporal-server.js';
+import { resolveTemporalBin, startDevServer, stopStaleDevServer } from '../../platform/temporal-server.js';
 import { type Embedded, pidAlive, startEmbedded } from '../support/embedded.js';
 import { freePort } from '../support/ports.js';
 
@@ -85,5 +85,36 @@ it("stops a dev server an earlier run left running (found by DATA_DIR/temporal.p
     expect(pidAlive(other.pid!)).toBe(true);
   } finally {
     other.kill('SIGKILL');
+  }
+}, 120_000);
+
+/** The pids of the watchdogs (platform/temporal-server.ts) watching the server `serverPid`. */
+function watchdogsOf(serverPid: number): number[] {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        const argv = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0');
+        return argv[0] === '/bin/sh' && argv.includes('watchdog') && argv.includes(String(serverPid));
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map(Number);
+}
+
+it('a dev server that ends on its own takes its watchdog with it, and the watchdog is one process with no child', async () => {
+  const port = await freePort();
+  const server = await startDevServer({ port, uiPort: await freePort() });
+  const pid = server.child.pid!;
+  try {
+    const dogs = watchdogsOf(pid);
+    expect(dogs).toHaveLength(1);
+    // Waiting on its stdin alone: no polling shell or sleep beside it (~3 MB of npm start's VmRSS).
+    expect(readFileSync(`/proc/${dogs[0]}/task/${dogs[0]}/children`, 'utf8').trim()).toBe('');
+    server.child.kill('SIGKILL');
+    await eventually(() => !pidAlive(dogs[0]!), 'the watchdog gone with its server', 10_000);
+  } finally {
+    await server.stop();
   }
 }, 120_000);

@@ -3,7 +3,7 @@
 // in a staged piece, a file, a log line or a message. The job is plain data: it crosses to the
 // page-encoding threads (domain/staging/page-encoder.ts).
 import type { MaskPlan } from '../../../model/mask.js';
-import { groupOf } from '../xlsx/workbook.js';
+import { groupOf } from '../xlsx/group.js';
 import { timeZone } from '../time-zone.js';
 import { maskValue } from './text.js';
 

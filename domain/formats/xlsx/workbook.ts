@@ -8,6 +8,7 @@
 import { rm } from 'node:fs/promises';
 import { type Area, layoutArea } from '../template/areas.js';
 import { htmlToRuns } from '../template/html.js';
+import { groupOf } from './group.js';
 import { areaWidth, type SheetLayout } from '../template/layout.js';
 import type { SheetChart } from '../charts.js';
 import { addSheetCharts, hasDrawing } from './chart-parts.js';
@@ -107,17 +108,6 @@ function content(input: SheetInput, looks: Looks, sample: unknown[]): SheetConte
     autofilter: input.autofilter ?? true,
     zone: timeZone(input.timeZone),
   };
-}
-
-/** Rows of one page element: a row, or in a three-dimensional table a group (named or not). */
-export function groupOf(el: unknown): { name?: string; rows: unknown[] } {
-  if (Array.isArray(el)) return { rows: el };
-  if (el && typeof el === 'object') {
-    const keys = Object.keys(el);
-    const only = keys.length === 1 ? (el as Record<string, unknown>)[keys[0]!] : undefined;
-    if (Array.isArray(only)) return { name: keys[0]!, rows: only };
-  }
-  return { rows: [el] };
 }
 
 export function writeWorkbook(input: WorkbookInput): Promise<WrittenPart[]> {
