@@ -17,9 +17,13 @@ const config = startUp();
 lowerCpuPriority(config.WORKER_NICE);
 const embedded = process.env[EMBEDDED_WORKER_ENV] === '1' && typeof process.send === 'function';
 
+/** To the API process, while it is there (gone, 'disconnect' ends this process; a send would throw). */
+const send = (m: FromWorker) => {
+  if (process.connected) process.send!(m);
+};
+
 /** The embedded start's worker answers its API process's metrics requests, and ends with it. */
 function linkToApiProcess(): void {
-  const send = (m: FromWorker) => process.send!(m);
   process.on('message', (m: ToWorker) => {
     if (m.kind === 'metrics') void metricsParts().then((parts) => send({ kind: 'metrics', id: m.id, ...parts }));
   });
@@ -56,7 +60,7 @@ try {
     () => core.database.close(),
     async () => health?.close(),
   ]);
-  if (embedded) process.send!({ kind: 'ready' } satisfies FromWorker);
+  if (embedded) send({ kind: 'ready' });
   else {
     const metricsPort = (metricsServer!.address() as AddressInfo).port;
     lifecycleLog().info(
