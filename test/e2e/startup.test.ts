@@ -45,6 +45,20 @@ describe('start-up', () => {
     }
   });
 
+  it("stops when the API's port is taken, naming the setting, its worker process ending with it", async () => {
+    const port = await freePort();
+    const squatter = createServer();
+    await new Promise<void>((r) => squatter.listen(port, r));
+    try {
+      const res = await run('app/start.ts', { PORT: String(port), TEMPORAL_PORT: String(await freePort()), TEMPORAL_UI_PORT: String(await freePort()), DATA_DIR: mkdtempSync(join(tmpdir(), 'dc-')), LOG_LEVEL: 'warn' });
+      expect(res.code).toBe(1);
+      expect(res.out).toContain(`cannot start: port ${port} is already in use (PORT)`);
+      expect(res.out).not.toContain('ERR_IPC_CHANNEL_CLOSED');
+    } finally {
+      squatter.close();
+    }
+  }, 90_000);
+
   it('says which dependency it cannot reach', async () => {
     const dead = `127.0.0.1:${await freePort()}`;
     const noDb = await run('app/worker.ts', { TEMPORAL_ADDRESS: dead, DATABASE_URL: databaseUrl('dc_missing_db'), DATA_DIR: mkdtempSync(join(tmpdir(), 'dc-')) });
