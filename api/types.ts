@@ -17,11 +17,16 @@ export interface ApiDeps {
   secrets: Secrets;
   temporal: Client;
   /**
-   * A client over the NativeConnection of a worker in this process (the embedded start): the runs
-   * of submissions (sync and ordinary) start eagerly on that worker (docs/adr/0017-lean-sync-exports.md,
-   * ADR 0020). Absent in the API alone, whose runs go through the task queue.
+   * A client over the NativeConnection of a worker in this process polling both queues (the tests'
+   * one-process environment): runs of submissions (sync and ordinary) start eagerly on it
+   * (docs/adr/0017-lean-sync-exports.md, ADR 0020). Absent otherwise.
    */
   eagerTemporal?: Client | undefined;
+  /**
+   * This process's sync Worker, started if it is not polling yet (app/sync-worker.ts), and a client
+   * on its connection: before a sync run starts, which then starts eagerly on it.
+   */
+  wakeSyncWorker?: (() => Promise<Client>) | undefined;
   /** The embedded start's local SMTP catcher (no SMTP_URL): what GET /v1/admin/mails reads. */
   mailbox?: MailCatcher | undefined;
 }

@@ -11,7 +11,7 @@ try {
   const temporal = await connectTemporal(config, config.TEMPORAL_ADDRESS);
   // Sync exports run in the API process that waits on them (docs/adr/0054-sync-runs-in-the-api-process.md).
   const sync = await startSyncWorker(core, config.TEMPORAL_ADDRESS, temporal);
-  const server = await startApi({ ...core, temporal, eagerTemporal: sync.eager });
+  const server = await startApi({ ...core, temporal, wakeSyncWorker: () => sync.wake() });
   // /readyz is 503 from the signal on; the server stops accepting SHUTDOWN_DELAY_MS later.
   onShutdown([() => stopApi(server, config), () => sync.stop(), () => temporal.connection.close(), () => core.database.close()]);
   lifecycleLog().info({ port: config.PORT }, `[download-center] api listening on ${config.PORT}`);

@@ -75,7 +75,7 @@ async function main() {
   joinMetricsOf(() => worker.metrics());
   // Sync exports run in this process, beside the API that waits on them (docs/adr/0054-sync-runs-in-the-api-process.md).
   const sync = await startSyncWorker(core, address, temporal).catch(orStop);
-  const server = await startApi({ ...core, temporal, mailbox, eagerTemporal: sync.eager }, (app) => {
+  const server = await startApi({ ...core, temporal, mailbox, wakeSyncWorker: () => sync.wake() }, (app) => {
     if (config.DEMO_SOURCE) app.route('/demo', demoSourceApp());
   }).catch(orStop);
   // This process's PGlite hears the task notices, so the queue is watched here.

@@ -69,6 +69,9 @@ export async function benchSync(opts: { small?: number; large?: number; warmup?:
       return { ms, steps };
     };
     const metrics = async () => activityTimes(await (await fetch(`${svc.base}/metrics`, { headers: { authorization: `Bearer ${BENCH_ADMIN}` } })).text());
+    // The first after the start also starts the API process's sync Worker (app/sync-worker.ts).
+    const first = await once(1000);
+    console.error(`[bench] the first sync export after the start, 1,000 rows: ${round(first.ms)} ms, of which the sync Worker's start ${first.steps.worker ?? '—'} ms`);
     for (let i = 0; i < warmup; i++) await once(i % 2 ? 1000 : 10_000);
     const out: SyncRow[] = [];
     for (const [rows, requests] of [[1000, small], [10_000, large]] as const) {

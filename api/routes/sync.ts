@@ -3,7 +3,7 @@
 // observable; this handler only waits for it, within a per-process number of sync slots (the
 // semaphore the original design asks for), and degrades to 202 + the task when it cannot or should not wait.
 import { createRoute } from '@hono/zod-openapi';
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import type { Context } from 'hono';
 import type { TaskRow } from '../../db/schema.js';
 import { DomainError } from '../../domain/errors.js';
@@ -84,6 +84,20 @@ const syncRoute = createRoute({
   } as Responses,
 });
 
+/**
+ * The client a sync run starts through: that of this process's sync Worker, started on first use
+ * (app/sync-worker.ts), so the run starts eagerly on it. A Worker that cannot start is logged, not
+ * answered: the run starts through the task queue, where any sync Worker of the deployment takes
+ * it, or the request falls back on its timeout.
+ */
+async function eagerClient(ctx: ApiContext): Promise<Client | undefined> {
+  if (!ctx.wakeSyncWorker) return ctx.eagerTemporal;
+  return ctx.wakeSyncWorker().catch((err: unknown) => {
+    logger('sync').warn({ err }, 'the sync worker did not start; this run goes through the task queue');
+    return undefined;
+  });
+}
+
 export function syncApp(ctx: ApiContext) {
   const { config, storage, database } = ctx;
   const { admission } = ctx;
@@ -111,12 +125,14 @@ export function syncApp(ctx: ApiContext) {
     let running: TaskRow | undefined;
     try {
       const deadline = Date.now() + config.SYNC_TIMEOUT_MS;
+      const eager = await eagerClient(ctx);
+      timing.step('worker');
       const { task, created } = await submitTask(
         admission,
         c.get('project'),
         body,
         key,
-        startSync(admission, ctx.eagerTemporal, { inserted: () => timing.step('submit'), started: (eagerly) => timing.step('start', eagerly ? 'eager' : 'task queue') }),
+        startSync(admission, eager, { inserted: () => timing.step('submit'), started: (eagerly) => timing.step('start', eagerly ? 'eager' : 'task queue') }),
       );
       c.set('submitted', created ? 'accepted' : 'deduplicated');
       // The project had no free slot: the task waits in its queue like any other.
