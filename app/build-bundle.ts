@@ -2,7 +2,7 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { oneByteSource } from './bundle-text.js';
+import { bundleText } from './bundle-text.js';
 import { workflowsPath } from './worker-setup.js';
 
 const out = process.argv[2];
@@ -11,5 +11,5 @@ const quiet = () => {};
 const { code } = await bundleWorkflowCode({ workflowsPath, logger: { log: quiet, trace: quiet, debug: quiet, info: quiet, warn: console.warn, error: console.error } });
 mkdirSync(dirname(out), { recursive: true });
 // Beside the target, then rename: a worker starting meanwhile never reads half a bundle.
-writeFileSync(`${out}.${process.pid}.part`, oneByteSource(code));
+writeFileSync(`${out}.${process.pid}.part`, bundleText(code));
 renameSync(`${out}.${process.pid}.part`, out);

@@ -16,7 +16,7 @@ const compiled = import.meta.url.endsWith('.js');
 /** Where scripts/build.mjs writes the bundle: dist/workflow-bundle.js. */
 export const prebuiltBundlePath = fileURLToPath(new URL('../workflow-bundle.js', import.meta.url));
 
-/** Everything the bundle can depend on: workflow code, the pure lib code it imports, the SDK version. */
+/** Everything the bundle can depend on: workflow code, the pure lib code it imports, the SDK version, how it is written. */
 function sourcesHash(): string {
   const hash = createHash('sha256');
   for (const dir of ['workflows', 'model']) {
@@ -24,6 +24,8 @@ function sourcesHash(): string {
     for (const f of files) hash.update(f).update(readFileSync(join(projectRoot, dir, f)));
   }
   hash.update(readFileSync(join(projectRoot, 'package-lock.json')));
+  // How the bundle's text is written (app/bundle-text.ts).
+  hash.update(readFileSync(join(projectRoot, 'app', 'bundle-text.ts')));
   return hash.digest('hex').slice(0, 16);
 }
 

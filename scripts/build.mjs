@@ -59,9 +59,9 @@ const { code } = await bundleWorkflowCode({
   workflowsPath: join(out, 'workflows', 'index.js'),
   logger: { log: quiet, trace: quiet, debug: quiet, info: quiet, warn: console.warn, error: console.error },
 });
-// One byte a character in every process that runs workflows (app/bundle-text.ts, just compiled).
-const { oneByteSource } = await import(pathToFileURL(join(out, 'app', 'bundle-text.js')).href);
-writeFileSync(join(out, 'workflow-bundle.js'), oneByteSource(code));
+// One byte a character, the source map without the sources' text, in every process that runs workflows (app/bundle-text.ts, just compiled).
+const { bundleText } = await import(pathToFileURL(join(out, 'app', 'bundle-text.js')).href);
+writeFileSync(join(out, 'workflow-bundle.js'), bundleText(code));
 const { buildConsole } = await import('./build-console.mjs');
 await buildConsole();
 // The image's build (Dockerfile) copies no client/, so it has none to pack.
