@@ -12,26 +12,11 @@ import { ParquetParts } from '../../domain/formats/parquet/parts.js';
 import { LineScanner } from '../../domain/formats/parquet/scan.js';
 import { TypePass, uniqueKeys } from '../../domain/formats/parquet/types.js';
 import { ownValue } from '../../domain/formats/own.js';
+import { dateText, jsonRow, KEYS, same } from '../support/json-rows.js';
 
-const KEYS = ['id', 'amount', 'when', '__proto__', 'constructor', 'é ü', 'q"uote', 'n'];
-const dateText = fc.stringMatching(/^\d{4}-[01]\d-[0-3]\d([T ][0-2]\d:[0-6]\d(:[0-6]\d(\.\d{1,4})?)?(Z|[+-][0-2]\d:?[0-6]\d)?)?$/);
-const value: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constant(null),
-  fc.boolean(),
-  fc.integer(),
-  fc.maxSafeInteger(),
-  fc.double({ noNaN: true, noDefaultInfinity: true }),
-  fc.constantFrom(-0, 0.1, 1.5, 1e21, 2 ** 53, 2 ** 63, 123456789012345.6, 0.000001, 5e-7, 12.34, -98.7),
-  dateText,
-  fc.string({ unit: 'binary' }),
-  fc.constantFrom('', '1,234', '007', '12%', 'true', '2024-02-30', '0001-01-01T00:00:00+01:00'),
-  fc.jsonValue({ maxDepth: 2 }).filter((v) => typeof v === 'object'),
-);
-const row = fc.dictionary(fc.constantFrom(...KEYS, 'other', 'idx', 'n\\'), value, { maxKeys: 6 });
+const row = jsonRow();
 const line = (r: Record<string, unknown>) => Buffer.from(JSON.stringify(r), 'utf8');
 
-/** Equal as JSON.parse gives them: -0 is not 0, objects compared by their JSON. */
-const same = (a: unknown, b: unknown) => (typeof a === 'object' && a !== null ? JSON.stringify(a) === JSON.stringify(b) : Object.is(a, b));
 
 describe('the line scanner', () => {
   it('reads every column value as JSON.parse does, or leaves the line to it', () => {

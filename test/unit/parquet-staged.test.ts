@@ -24,6 +24,7 @@ import { renderParquet } from '../../domain/staging/render-parquet.js';
 import type { StoredSettings } from '../../model/project-settings.js';
 import { MemoryStorage } from '../../platform/storage/memory.js';
 import { generatedPages, mutatedPages } from '../support/json-pages.js';
+import { jsonRow, KEYS, same } from '../support/json-rows.js';
 
 const cols = (...ks: string[]): Column[] => ks.map((key) => ({ key, title: key }));
 
@@ -64,24 +65,8 @@ describe('the page transcoder to staged values', () => {
   });
 });
 
-/** Equal as JSON.parse gives them: -0 is not 0, objects compared by their JSON. */
-const same = (a: unknown, b: unknown) => (typeof a === 'object' && a !== null ? JSON.stringify(a) === JSON.stringify(b) : Object.is(a, b));
 
-const KEYS = ['id', 'amount', 'when', '__proto__', 'constructor', 'é ü', 'q"uote', 'n'];
-const dateText = fc.stringMatching(/^\d{4}-[01]\d-[0-3]\d([T ][0-2]\d:[0-6]\d(:[0-6]\d(\.\d{1,4})?)?(Z|[+-][0-2]\d:?[0-6]\d)?)?$/);
-const value: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constant(null),
-  fc.boolean(),
-  fc.integer(),
-  fc.maxSafeInteger(),
-  fc.double({ noNaN: true, noDefaultInfinity: true }),
-  fc.constantFrom(-0, 0.1, 1.5, 1e21, 2 ** 53, 2 ** 63, 123456789012345.6, 0.000001, 5e-7, 12.34, -98.7),
-  dateText,
-  fc.string({ unit: 'binary' }),
-  fc.constantFrom('', '1,234', '007', '12%', 'true', '2024-02-30', '0001-01-01T00:00:00+01:00', '\ud800', 'a\udc00'),
-  fc.jsonValue({ maxDepth: 2 }).filter((v) => typeof v === 'object'),
-);
-const row = fc.dictionary(fc.constantFrom(...KEYS, 'other', 'idx', 'n\\'), value, { maxKeys: 6 });
+const row = jsonRow({ loneSurrogates: true });
 
 describe('the staged values reader', () => {
   it("reads every column's value as JSON.parse does, and its moment as momentAt does", () => {
