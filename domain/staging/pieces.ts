@@ -96,28 +96,38 @@ export async function orderedPieces(storage: Storage, taskId: string, pages: num
 /**
  * Pieces read at once ahead of the one being written: a render's reads were most of its time (45
  * pieces of 1 MiB, one at a time: 42–90 ms of waiting in a 500,000-row CSV render; the writes and
- * hashing 20 ms). A render holds at most this many pieces besides the one it writes (1 MiB each).
+ * hashing 20 ms). At most this many, and no more than fit in READ_AHEAD_BYTES at the size of the
+ * largest piece read so far (at least one).
  */
 export const READ_AHEAD = 4;
+/**
+ * A piece is PIECE_MAX_BYTES plus the page that crossed it, so a source of big pages makes big
+ * pieces: from 4 MiB pages on, one is read ahead. Before any piece is seen, READ_AHEAD are asked
+ * for, each at most PIECE_MAX_BYTES + SOURCE_MAX_PAGE_BYTES: the order of the lanes' own pages in flight.
+ */
+export const READ_AHEAD_BYTES = 8 * PIECE_MAX_BYTES;
 
 /**
- * Each piece of the chain with its bytes, the next READ_AHEAD read while the caller works on this
- * one; the abort signal is checked before each piece is handed over (the caller's catch cleans up).
+ * Each piece of the chain with its bytes, the next ones read while the caller works on this one;
+ * the abort signal is checked before each piece is handed over (the caller's catch cleans up).
  */
 export async function* readAhead(storage: Storage, chain: Piece[], signal: AbortSignal): AsyncGenerator<{ piece: Piece; bytes: Buffer }> {
-  const reading: Promise<Buffer>[] = [];
-  const readNext = () => {
-    const next = chain[reading.length];
-    if (!next) return;
-    const read = storage.getBuffer(next.key);
-    read.catch(() => {}); // awaited in its turn, or abandoned when an earlier one fails
-    reading.push(read);
+  const ahead: Promise<Buffer>[] = [];
+  let next = 0;
+  let largest = 1;
+  const fill = () => {
+    const depth = Math.max(1, Math.min(READ_AHEAD, Math.floor(READ_AHEAD_BYTES / largest)));
+    while (ahead.length < depth && next < chain.length) {
+      const read = storage.getBuffer(chain[next++]!.key);
+      read.catch(() => {}); // awaited in its turn, or abandoned when an earlier one fails
+      ahead.push(read);
+    }
   };
-  for (let i = 0; i < READ_AHEAD; i++) readNext();
-  for (const [i, piece] of chain.entries()) {
-    const bytes = await reading[i]!;
-    delete reading[i]; // the array keeps its length (the next index to read); the bytes are let go
-    readNext();
+  fill();
+  for (const piece of chain) {
+    const bytes = await ahead.shift()!;
+    largest = Math.max(largest, bytes.length);
+    fill();
     if (signal.aborted) throw signal.reason;
     yield { piece, bytes };
   }

@@ -1,7 +1,7 @@
 // The merge's choice of staged pieces: every page exactly once, in order, whatever a stalled
 // attempt left beside its retry's pieces; incomplete staging is found, not papered over.
 import { describe, expect, it } from 'vitest';
-import { type Piece, parsePiece, pieceChain, READ_AHEAD, readAhead } from '../../domain/staging/pieces.js';
+import { type Piece, parsePiece, pieceChain, READ_AHEAD, READ_AHEAD_BYTES, readAhead } from '../../domain/staging/pieces.js';
 import { MemoryStorage } from '../../platform/storage/memory.js';
 
 const piece = (from: number, to: number): Piece => ({ key: `staging/t/pages/${String(from).padStart(8, '0')}-${String(to).padStart(8, '0')}.csv`, from, to });
@@ -37,6 +37,27 @@ describe('pieceChain', () => {
 });
 
 describe('readAhead', () => {
+  it('reads fewer pieces ahead once it has seen big ones (a source of big pages)', async () => {
+    const storage = new MemoryStorage();
+    const chain = Array.from({ length: 8 }, (_, i) => piece(i, i + 1));
+    // The first piece is small; the others each hold half the read-ahead budget.
+    for (const p of chain) await storage.putBuffer(p.key, Buffer.alloc(p.from === 0 ? 10 : READ_AHEAD_BYTES / 2, p.from));
+    let asked = 0;
+    const get = storage.getBuffer.bind(storage);
+    storage.getBuffer = (key: string) => {
+      asked += 1;
+      return get(key);
+    };
+    const ahead: number[] = [];
+    for await (const { piece: p, bytes } of readAhead(storage, chain, new AbortController().signal)) {
+      expect(bytes[0]).toBe(p.from);
+      ahead.push(asked - (p.from + 1)); // asked for beyond the piece handed over
+    }
+    // READ_AHEAD asked for before any size was known; two at most once the big pieces are seen.
+    expect(ahead[0]).toBe(READ_AHEAD);
+    expect(Math.max(...ahead.slice(2))).toBe(2);
+  });
+
   it('hands the pieces over in order with READ_AHEAD reads in flight at most, and stops at an abort', async () => {
     const storage = new MemoryStorage();
     const chain = Array.from({ length: 12 }, (_, i) => piece(i, i + 1));
