@@ -2,10 +2,10 @@
 // db/wire.ts). Killed mid-export, the worker process is started again by the API process, which stayed
 // up and answering (sync exports included: they run in the API process); the export completes
 // exactly, and /metrics holds the worker's series.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { afterAll, expect, it } from 'vitest';
 import { sha256Of, waitForPages } from '../support/crash.js';
-import { cleanUpEmbedded, type Embedded, pidAlive, startEmbedded } from '../support/embedded.js';
+import { cleanUpEmbedded, type Embedded, pidAlive, startEmbedded, workerPids } from '../support/embedded.js';
 import { type SourceServer, startSource } from '../support/source-server.js';
 
 const TOTAL = 100_000;
@@ -20,27 +20,6 @@ afterAll(async () => {
   await small?.close();
   await cleanUpEmbedded(svc, src);
 });
-
-/** The pids of processes running dist/app/worker.js whose DATA_DIR is this start's. */
-function workerPids(dataDir: string): number[] {
-  const pids: number[] = [];
-  for (const name of readdirPids()) {
-    try {
-      const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8');
-      const environ = readFileSync(`/proc/${name}/environ`, 'utf8');
-      if (cmd.includes('app/worker.js') && environ.split('\0').includes(`DATA_DIR=${dataDir}`)) pids.push(name);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
-}
-
-function readdirPids(): number[] {
-  return readdirSync('/proc')
-    .filter((n) => /^\d+$/.test(n))
-    .map(Number);
-}
 
 /** A process's niceness, from /proc/<pid>/stat (the 19th field). */
 const niceness = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);

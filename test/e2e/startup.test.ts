@@ -12,6 +12,7 @@ import { openCore } from '../../app/runtime.js';
 import { projectRoot } from '../../platform/paths.js';
 import { createDatabase, dropDatabase } from '../support/env.js';
 import { databaseUrl } from '../support/pg.js';
+import { workerPids } from '../support/embedded.js';
 import { freePort } from '../support/ports.js';
 
 function run(script: string, env: Record<string, string>): Promise<{ code: number | null; out: string }> {
@@ -50,10 +51,13 @@ describe('start-up', () => {
     const squatter = createServer();
     await new Promise<void>((r) => squatter.listen(port, r));
     try {
-      const res = await run('app/start.ts', { PORT: String(port), TEMPORAL_PORT: String(await freePort()), TEMPORAL_UI_PORT: String(await freePort()), DATA_DIR: mkdtempSync(join(tmpdir(), 'dc-')), LOG_LEVEL: 'warn' });
+      const dataDir = mkdtempSync(join(tmpdir(), 'dc-'));
+      const res = await run('app/start.ts', { PORT: String(port), TEMPORAL_PORT: String(await freePort()), TEMPORAL_UI_PORT: String(await freePort()), DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
       expect(res.code).toBe(1);
       expect(res.out).toContain(`cannot start: port ${port} is already in use (PORT)`);
       expect(res.out).not.toContain('ERR_IPC_CHANNEL_CLOSED');
+      // Its worker process, started before the port was tried, ended with it.
+      await expect.poll(() => workerPids(dataDir), { timeout: 15_000 }).toEqual([]);
     } finally {
       squatter.close();
     }

@@ -1,7 +1,7 @@
 // Runs the real `npm start` (embedded defaults: PGlite, spawned Temporal dev server, local files)
 // as a child process group, the way a newcomer's terminal does.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../../platform/paths.js';
@@ -82,4 +82,19 @@ export function pidAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** The pids of the worker processes (app/worker.js, or app/worker.ts through tsx) whose DATA_DIR is `dataDir`. */
+export function workerPids(dataDir: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8');
+      const environ = readFileSync(`/proc/${name}/environ`, 'utf8');
+      if (/app\/worker\.[jt]s/.test(cmd) && environ.split('\0').includes(`DATA_DIR=${dataDir}`)) pids.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
 }
