@@ -73,7 +73,9 @@ export async function startSyncWorker(core: Core, address: string, temporal: Cli
   let timer: NodeJS.Timeout | undefined;
   const check = async () => {
     if ((await syncBacklog(temporal, config.TEMPORAL_NAMESPACE, queue).catch(() => 0)) > 0) await wake().catch(() => {});
-    if (!started && !stopping) timer = setTimeout(() => void check(), BACKLOG_CHECK_MS).unref();
+    // Until a start has succeeded: one under way may still fail, and leave its run on the queue.
+    const polling = started !== undefined && (await started.then(() => true, () => false));
+    if (!polling && !stopping) timer = setTimeout(() => void check(), BACKLOG_CHECK_MS).unref();
   };
   void check();
   return {
